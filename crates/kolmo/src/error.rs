@@ -1,0 +1,246 @@
+//! The crate's one error type. Every variant carries the place of the problem: a file and line,
+//! a cell, a state or a row.
+
+use std::path::PathBuf;
+
+/// Result alias used throughout kolmo.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in kolmo.
+///
+/// Bad input (a board, a model, an argument) is reported with the place it was found; numerical
+/// failures say which solve failed and by how much.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is not valid in its format (syntax, unknown keys, wrong types).
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Line, counted from 1.
+        line: usize,
+        /// Column, counted from 1.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A Snakes and Ladders board is invalid.
+    #[error("{}{error}", location(.path, *.line))]
+    Board {
+        /// The board file, if the board came from one.
+        path: Option<PathBuf>,
+        /// The line of the offending entry in that file, counted from 1.
+        line: Option<usize>,
+        /// What is wrong.
+        error: BoardError,
+    },
+    /// A state's outgoing probabilities are invalid (negative, not finite, or not summing to 1).
+    #[error("state {state} ({name}): {message}")]
+    InvalidDistribution {
+        /// The state.
+        state: crate::StateId,
+        /// The state as the model describes it.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A state has no successors: every state of a Markov chain needs at least one transition.
+    #[error("state {state} ({name}) has no outgoing transitions")]
+    Deadlock {
+        /// The state.
+        state: crate::StateId,
+        /// The state as the model describes it.
+        name: String,
+    },
+    /// Exploration found more states than the model allows (`u32` indices, or the caller's limit).
+    #[error("the model has more than {limit} reachable states")]
+    TooManyStates {
+        /// The limit that was exceeded.
+        limit: usize,
+    },
+    /// The target is not reached with probability 1 from a state where that was required
+    /// (for example, expected visits from a start that can be trapped).
+    #[error(
+        "the target is not reached with probability 1 from state {state}; {} state(s) cannot reach it almost surely, e.g. {}",
+        states.len(),
+        preview(states)
+    )]
+    NotAlmostSure {
+        /// The state the question was asked from.
+        state: crate::StateId,
+        /// Every state that does not reach the target with probability 1 (sorted).
+        states: Vec<crate::StateId>,
+    },
+    /// A linear system turned out singular or its solution is not finite.
+    #[error("{what}: the linear system is numerically singular (pivot {pivot:e} at row {row})")]
+    Singular {
+        /// Which solve.
+        what: &'static str,
+        /// The row of the smallest pivot.
+        row: usize,
+        /// The pivot.
+        pivot: f64,
+    },
+    /// A caller-supplied option or argument is out of its domain.
+    #[error("invalid {name}: {message}")]
+    InvalidArgument {
+        /// The option or argument.
+        name: &'static str,
+        /// What is wrong, with the allowed range.
+        message: String,
+    },
+    /// A computation was stopped by its step limit before it finished.
+    #[error("{what} stopped after {limit} steps without finishing: {message}")]
+    LimitReached {
+        /// Which computation.
+        what: &'static str,
+        /// The limit.
+        limit: u64,
+        /// What was left unfinished.
+        message: String,
+    },
+}
+
+/// What is wrong with a Snakes and Ladders board. Wrapped in [`Error::Board`], which adds the file
+/// and line when the board came from a file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BoardError {
+    /// The board must have at least one cell after the start.
+    #[error("size {size} is out of range (1 to {max})")]
+    Size {
+        /// The given size.
+        size: i64,
+        /// The largest size supported.
+        max: u32,
+    },
+    /// The start cell is not on the board.
+    #[error("start cell {start} is not on the board (0 to {size})")]
+    Start {
+        /// The given start cell.
+        start: i64,
+        /// The board size (last cell).
+        size: u32,
+    },
+    /// The die is invalid.
+    #[error("die: {0}")]
+    Die(String),
+    /// A portal end lies outside the board.
+    #[error("{kind} {from} -> {to}: cell {cell} is not on the board (0 to {size})")]
+    OutOfRange {
+        /// "ladder", "snake" or "portal".
+        kind: &'static str,
+        /// Entrance.
+        from: i64,
+        /// Exit.
+        to: i64,
+        /// The offending end.
+        cell: i64,
+        /// The board size.
+        size: u32,
+    },
+    /// A portal starts on the last cell, which ends the game.
+    #[error("{kind} {from} -> {to} starts on the last cell {from}, where the game ends")]
+    FromLastCell {
+        /// "ladder", "snake" or "portal".
+        kind: &'static str,
+        /// Entrance (the last cell).
+        from: u32,
+        /// Exit.
+        to: u32,
+    },
+    /// Two portals start on the same cell.
+    #[error("two portals start on cell {from}: {first_kind} {from} -> {first_to}{} and {kind} {from} -> {to}", first_line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    Duplicate {
+        /// The shared entrance.
+        from: u32,
+        /// The first portal's kind.
+        first_kind: &'static str,
+        /// The first portal's exit.
+        first_to: u32,
+        /// The first portal's line in the board file.
+        first_line: Option<usize>,
+        /// The second portal's kind.
+        kind: &'static str,
+        /// The second portal's exit.
+        to: u32,
+    },
+    /// A portal leads to its own entrance.
+    #[error("{kind} {cell} -> {cell} leads to itself")]
+    ToItself {
+        /// "ladder", "snake" or "portal".
+        kind: &'static str,
+        /// The cell.
+        cell: u32,
+    },
+    /// A ladder leads down, or a snake up.
+    #[error("{kind} {from} -> {to} goes {}; list it under `{}` (or `portals` if the direction does not matter)", if *.from < *.to { "up" } else { "down" }, if *.from < *.to { "ladders" } else { "snakes" })]
+    WrongDirection {
+        /// "ladder" or "snake".
+        kind: &'static str,
+        /// Entrance.
+        from: u32,
+        /// Exit.
+        to: u32,
+    },
+    /// A bounce would reflect below cell 0.
+    #[error("rule bounce needs faces <= size + 1 (got {faces} faces on a board of size {size})")]
+    BounceTooFar {
+        /// Number of die faces.
+        faces: usize,
+        /// The board size.
+        size: u32,
+    },
+    /// The token can be trapped: from these reachable cells the last cell is not reached with
+    /// probability 1.
+    #[error("the token can be trapped: the last cell {size} is not reached with probability 1 from cell(s) {}", preview(cells))]
+    Trapped {
+        /// The reachable cells (standing positions) that cannot finish almost surely, sorted.
+        cells: Vec<u32>,
+        /// The board size.
+        size: u32,
+    },
+}
+
+fn location(path: &Option<PathBuf>, line: Option<usize>) -> String {
+    match (path, line) {
+        (Some(p), Some(l)) => format!("{}:{l}: ", p.display()),
+        (Some(p), None) => format!("{}: ", p.display()),
+        (None, Some(l)) => format!("line {l}: "),
+        (None, None) => String::new(),
+    }
+}
+
+fn preview(states: &[u32]) -> String {
+    const SHOWN: usize = 20;
+    let mut s = states
+        .iter()
+        .take(SHOWN)
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if states.len() > SHOWN {
+        s.push_str(&format!(", ... ({} in all)", states.len()));
+    }
+    s
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidArgument`].
+    pub(crate) fn arg(name: &'static str, message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            name,
+            message: message.into(),
+        }
+    }
+}

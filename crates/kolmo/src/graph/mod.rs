@@ -1,0 +1,9 @@
+//! Graph analysis on the transition structure, done before any numbers (Storm's
+//! `utility/graph.h`): strongly connected components, reachability, and the qualitative sets of
+//! states that reach a target with probability 0 or 1.
+
+mod reach;
+mod scc;
+
+pub use reach::{backward_reachable, forward_reachable, prob0, prob1, Qualitative};
+pub use scc::{Sccs, sccs};

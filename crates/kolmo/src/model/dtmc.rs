@@ -1,0 +1,185 @@
+use crate::sparse::CsrMatrix;
+use crate::{Error, Result, StateId};
+use std::collections::BTreeMap;
+
+use super::StateSet;
+
+/// Row sums must be within this distance of 1.
+pub const ROW_SUM_TOLERANCE: f64 = 1e-12;
+
+/// A discrete-time Markov chain: a row-stochastic `n × n` transition matrix `P` (row `s` is the
+/// distribution of the next state from `s`), initial state(s), named labels and state names.
+#[derive(Clone, Debug)]
+pub struct Dtmc {
+    matrix: CsrMatrix,
+    initial: Vec<StateId>,
+    labels: BTreeMap<String, StateSet>,
+    names: Option<Vec<String>>,
+}
+
+impl Dtmc {
+    /// A chain from its transition matrix (one row per state, `n × n`) and initial states.
+    ///
+    /// # Errors
+    /// - [`Error::InvalidArgument`] if the matrix is not square, has row groups with several rows,
+    ///   or an initial state is out of range;
+    /// - [`Error::Deadlock`] for a row without entries;
+    /// - [`Error::InvalidDistribution`] for a negative or non-finite probability or a row whose sum
+    ///   is farther than [`ROW_SUM_TOLERANCE`] from 1.
+    pub fn new(matrix: CsrMatrix, initial: Vec<StateId>) -> Result<Self> {
+        let n = matrix.ncols();
+        if matrix.nrows() != n || !matrix.has_trivial_row_grouping() {
+            return Err(Error::arg(
+                "transition matrix",
+                format!(
+                    "a Markov chain needs one row per state; got {} rows in {} groups over {n} states",
+                    matrix.nrows(),
+                    matrix.row_groups()
+                ),
+            ));
+        }
+        if let Some(&s) = initial.iter().find(|&&s| s as usize >= n) {
+            return Err(Error::arg(
+                "initial state",
+                format!("{s} is not a state (0 to {})", n.saturating_sub(1)),
+            ));
+        }
+        let dtmc = Self {
+            matrix,
+            initial,
+            labels: BTreeMap::new(),
+            names: None,
+        };
+        dtmc.validate()?;
+        Ok(dtmc)
+    }
+
+    fn validate(&self) -> Result<()> {
+        for s in 0..self.n() {
+            let (cols, vals) = self.matrix.row(s);
+            if cols.is_empty() {
+                return Err(Error::Deadlock {
+                    state: s as StateId,
+                    name: self.state_name(s as StateId),
+                });
+            }
+            let bad = |message: String| Error::InvalidDistribution {
+                state: s as StateId,
+                name: self.state_name(s as StateId),
+                message,
+            };
+            if let Some((c, p)) = cols.iter().zip(vals).find(|(_, p)| !(p.is_finite() && **p >= 0.0)) {
+                return Err(bad(format!("probability {p} to state {c} is not a number in [0, 1]")));
+            }
+            let sum: f64 = vals.iter().sum();
+            if (sum - 1.0).abs() > ROW_SUM_TOLERANCE {
+                return Err(bad(format!(
+                    "outgoing probabilities sum to {sum} (off by {:e})",
+                    sum - 1.0
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Attaches a name to every state (shown in errors and reports).
+    ///
+    /// # Panics
+    /// - panics if `names.len() != self.n()`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_names(mut self, names: Vec<String>) -> Self {
+        assert!(names.len() == self.n());
+        self.names = Some(names);
+        self
+    }
+
+    /// Adds (or replaces) the label `name` on `states`.
+    ///
+    /// # Panics
+    /// - panics if `states.universe() != self.n()`.
+    #[track_caller]
+    pub fn set_label(&mut self, name: impl Into<String>, states: StateSet) {
+        assert!(states.universe() == self.n());
+        self.labels.insert(name.into(), states);
+    }
+
+    /// The states labelled `name`, if the label exists.
+    #[must_use]
+    pub fn label(&self, name: &str) -> Option<&StateSet> {
+        self.labels.get(name)
+    }
+
+    /// All labels by name.
+    #[must_use]
+    pub fn labels(&self) -> &BTreeMap<String, StateSet> {
+        &self.labels
+    }
+
+    /// Number of states `n`.
+    #[must_use]
+    pub fn n(&self) -> usize {
+        self.matrix.ncols()
+    }
+
+    /// The transition matrix `P`, `n × n`.
+    #[must_use]
+    pub fn matrix(&self) -> &CsrMatrix {
+        &self.matrix
+    }
+
+    /// The initial states.
+    #[must_use]
+    pub fn initial(&self) -> &[StateId] {
+        &self.initial
+    }
+
+    /// The state's name, or its number when the chain has no names.
+    #[must_use]
+    pub fn state_name(&self, s: StateId) -> String {
+        match &self.names {
+            Some(n) => n[s as usize].clone(),
+            None => s.to_string(),
+        }
+    }
+
+    /// The states whose only transition is a self-loop (absorbing states).
+    #[must_use]
+    pub fn absorbing_states(&self) -> StateSet {
+        StateSet::from_states(
+            self.n(),
+            (0..self.n() as StateId).filter(|&s| self.matrix.row(s as usize).0 == [s]),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+
+    fn matrix(rows: &[&[(u32, f64)]]) -> CsrMatrix {
+        let mut b = CsrBuilder::new(rows.len());
+        for r in rows {
+            for &(c, p) in *r {
+                b.add(c, p);
+            }
+            b.finish_row();
+        }
+        b.build()
+    }
+
+    #[test]
+    fn validation_names_the_state() {
+        let e = Dtmc::new(matrix(&[&[(0, 0.5), (1, 0.4)], &[(1, 1.0)]]), vec![0]).unwrap_err();
+        assert!(matches!(e, Error::InvalidDistribution { state: 0, .. }), "{e}");
+        let e = Dtmc::new(matrix(&[&[(0, 1.0)], &[]]), vec![0]).unwrap_err();
+        assert!(matches!(e, Error::Deadlock { state: 1, .. }), "{e}");
+        let e = Dtmc::new(matrix(&[&[(0, 1.5), (1, -0.5)], &[(1, 1.0)]]), vec![0]).unwrap_err();
+        assert!(e.to_string().contains("-0.5"), "{e}");
+        let e = Dtmc::new(matrix(&[&[(0, 1.0)]]), vec![3]).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+        let ok = Dtmc::new(matrix(&[&[(1, 1.0)], &[(1, 1.0)]]), vec![0]).unwrap();
+        assert_eq!(ok.absorbing_states().to_vec(), vec![1]);
+    }
+}

@@ -1,0 +1,7 @@
+//! Models: the discrete-time Markov chain [`Dtmc`], sets of states and labels.
+
+mod dtmc;
+mod state_set;
+
+pub use dtmc::Dtmc;
+pub use state_set::StateSet;

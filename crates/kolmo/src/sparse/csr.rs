@@ -1,0 +1,195 @@
+use crate::StateId;
+use std::ops::Range;
+
+/// A sparse matrix in compressed sparse row form, with rows partitioned into consecutive
+/// **row groups**.
+///
+/// Shape: `nrows() × ncols()`; `row_groups()` groups, group `g` owning rows
+/// `group_rows(g)`. For a Markov chain rows and groups coincide (see
+/// [`has_trivial_row_grouping`](Self::has_trivial_row_grouping)) and `nrows() == ncols()`.
+///
+/// # Invariants
+/// - `row_ptr` has `nrows + 1` non-decreasing entries, from 0 to `nnz`;
+/// - within a row, column indices are strictly increasing and `< ncols` (no duplicates);
+/// - `group_ptr` has `groups + 1` non-decreasing entries, from 0 to `nrows`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsrMatrix<T = f64> {
+    pub(super) ncols: usize,
+    pub(super) row_ptr: Vec<usize>,
+    pub(super) cols: Vec<StateId>,
+    pub(super) vals: Vec<T>,
+    pub(super) group_ptr: Vec<usize>,
+}
+
+impl<T> CsrMatrix<T> {
+    /// Number of rows (choices; states for a Markov chain).
+    #[must_use]
+    pub fn nrows(&self) -> usize {
+        self.row_ptr.len() - 1
+    }
+
+    /// Number of columns (states).
+    #[must_use]
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+
+    /// Number of stored entries.
+    #[must_use]
+    pub fn nnz(&self) -> usize {
+        self.vals.len()
+    }
+
+    /// Number of row groups (states).
+    #[must_use]
+    pub fn row_groups(&self) -> usize {
+        self.group_ptr.len() - 1
+    }
+
+    /// Whether every group holds exactly one row (the matrix of a Markov chain).
+    #[must_use]
+    pub fn has_trivial_row_grouping(&self) -> bool {
+        self.row_groups() == self.nrows()
+    }
+
+    /// The rows of group `g`.
+    ///
+    /// # Panics
+    /// - panics if `g >= self.row_groups()`.
+    #[must_use]
+    #[track_caller]
+    pub fn group_rows(&self, g: usize) -> Range<usize> {
+        self.group_ptr[g]..self.group_ptr[g + 1]
+    }
+
+    /// Row `i` as (column indices, values), columns increasing.
+    ///
+    /// # Panics
+    /// - panics if `i >= self.nrows()`; see [`get_row`](Self::get_row).
+    #[must_use]
+    #[track_caller]
+    #[inline]
+    pub fn row(&self, i: usize) -> (&[StateId], &[T]) {
+        let r = self.row_ptr[i]..self.row_ptr[i + 1];
+        (&self.cols[r.clone()], &self.vals[r])
+    }
+
+    /// Row `i`, or `None` if it does not exist.
+    #[must_use]
+    pub fn get_row(&self, i: usize) -> Option<(&[StateId], &[T])> {
+        (i < self.nrows()).then(|| self.row(i))
+    }
+
+    /// The value at (`i`, `j`), or `None` when the entry is not stored.
+    ///
+    /// # Panics
+    /// - panics if `i >= self.nrows()`.
+    #[must_use]
+    #[track_caller]
+    pub fn get(&self, i: usize, j: StateId) -> Option<&T> {
+        let (c, v) = self.row(i);
+        c.binary_search(&j).ok().map(|k| &v[k])
+    }
+
+    /// The raw CSR arrays: row pointers (length `nrows + 1`), column indices and values
+    /// (length `nnz`).
+    #[must_use]
+    pub fn as_parts(&self) -> (&[usize], &[StateId], &[T]) {
+        (&self.row_ptr, &self.cols, &self.vals)
+    }
+
+    /// The sparsity pattern transposed: for each column `j`, the rows with an entry in column
+    /// `j` (ascending). Used for backward graph searches. Shape: `ncols` lists.
+    ///
+    /// # Complexity
+    /// O(nrows + nnz) time and space.
+    #[must_use]
+    pub fn transpose_pattern(&self) -> (Vec<usize>, Vec<u32>) {
+        let n = self.ncols;
+        let mut ptr = vec![0usize; n + 1];
+        for &c in &self.cols {
+            ptr[c as usize + 1] += 1;
+        }
+        for i in 0..n {
+            ptr[i + 1] += ptr[i];
+        }
+        let mut next = ptr.clone();
+        let mut rows = vec![0u32; self.cols.len()];
+        for i in 0..self.nrows() {
+            for &c in &self.cols[self.row_ptr[i]..self.row_ptr[i + 1]] {
+                rows[next[c as usize]] = i as u32;
+                next[c as usize] += 1;
+            }
+        }
+        (ptr, rows)
+    }
+}
+
+impl CsrMatrix<f64> {
+    /// `y = xᵀ A`: the row vector `x` (length `nrows`) times the matrix; the result has length
+    /// `ncols`. One step of a distribution's evolution, `π_{k+1} = π_k P`.
+    ///
+    /// # Panics
+    /// - panics if `x.len() != self.nrows()` or `y.len() != self.ncols()`.
+    #[track_caller]
+    pub fn vec_mul(&self, x: &[f64], y: &mut [f64]) {
+        assert!(x.len() == self.nrows() && y.len() == self.ncols);
+        y.fill(0.0);
+        for (i, &xi) in x.iter().enumerate() {
+            if xi == 0.0 {
+                continue;
+            }
+            let (c, v) = self.row(i);
+            for (&j, &p) in c.iter().zip(v) {
+                y[j as usize] += xi * p;
+            }
+        }
+    }
+
+    /// `y = A x`: the matrix times the column vector `x` (length `ncols`); the result has length
+    /// `nrows`.
+    ///
+    /// # Panics
+    /// - panics if `x.len() != self.ncols()` or `y.len() != self.nrows()`.
+    #[track_caller]
+    pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
+        assert!(x.len() == self.ncols && y.len() == self.nrows());
+        for (i, yi) in y.iter_mut().enumerate() {
+            let (c, v) = self.row(i);
+            *yi = c.iter().zip(v).map(|(&j, &p)| p * x[j as usize]).sum();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::CsrBuilder;
+
+    #[test]
+    fn products_and_transpose() {
+        // [[0.5, 0.5, 0], [0, 0, 1], [1, 0, 0]]
+        let mut b = CsrBuilder::new(3);
+        b.add(1, 0.5);
+        b.add(0, 0.5);
+        b.finish_row();
+        b.add(2, 1.0);
+        b.finish_row();
+        b.add(0, 0.25);
+        b.add(0, 0.75);
+        b.finish_row();
+        let a = b.build();
+        assert_eq!(a.nnz(), 4);
+        assert_eq!(a.row(0), (&[0u32, 1][..], &[0.5, 0.5][..]));
+        assert_eq!(a.get(2, 0), Some(&1.0));
+        assert_eq!(a.get(2, 1), None);
+        let mut y = vec![0.0; 3];
+        a.vec_mul(&[1.0, 0.0, 0.0], &mut y);
+        assert_eq!(y, vec![0.5, 0.5, 0.0]);
+        a.mul_vec(&[1.0, 2.0, 3.0], &mut y);
+        assert_eq!(y, vec![1.5, 3.0, 1.0]);
+        let (ptr, rows) = a.transpose_pattern();
+        assert_eq!(ptr, vec![0, 2, 3, 4]);
+        assert_eq!(rows, vec![0, 2, 0, 1]);
+        assert!(a.has_trivial_row_grouping());
+    }
+}
