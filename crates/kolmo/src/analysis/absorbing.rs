@@ -1,0 +1,348 @@
+//! Absorbing-chain analysis for a target set (Kemeny & Snell, *Finite Markov Chains*, 1960,
+//! ch. III; Grinstead & Snell, *Introduction to Probability*, §11.2).
+//!
+//! The target states are made absorbing. Graph analysis first splits off the states that do not
+//! reach the target with probability 1 ([`Qualitative`]): their expected steps are `+∞` and they
+//! are named, never fed to a solver. On the remaining transient states `Q` is the transition
+//! matrix restricted to them, `I − Q` is non-singular and
+//! - expected steps `t` solve `(I − Q) t = 1`,
+//! - the second moment `m₂` solves `(I − Q) m₂ = 2t − 1`, so `Var = m₂ − t²`,
+//! - expected visits from a start `s` are row `s` of `N = (I − Q)⁻¹`: `(I − Q)ᵀ v = e_s`.
+//!
+//! Every solve reports its max-norm residual. For `t`, since `N ≥ 0` and `N·1 = t`, a computed
+//! `t̂` with residual `r < 1` satisfies `|t̂ − t| ≤ r/(1 − r) · t̂` componentwise: that relative
+//! bound is reported as [`AbsorptionTime::error_bound`].
+
+use super::subsystem::Subsystem;
+use crate::graph::Qualitative;
+use crate::linsolve::DenseLu;
+use crate::model::{Dtmc, StateSet};
+use crate::{Error, Result, StateId};
+
+/// A chain with a target set, factored once for all the absorbing-chain quantities.
+#[derive(Debug)]
+pub struct AbsorbingChain<'a> {
+    dtmc: &'a Dtmc,
+    target: StateSet,
+    qualitative: Qualitative,
+    transient: Subsystem,
+    lu: DenseLu,
+}
+
+/// The absorption time `T` (steps until the target is first entered) from every state.
+#[derive(Clone, Debug)]
+pub struct AbsorptionTime {
+    /// `E[T]` from each state, in steps; length `n`; 0 on the target; `+∞` where the target is not
+    /// reached with probability 1.
+    pub mean: Vec<f64>,
+    /// `Var[T]` from each state, in steps²; length `n`; 0 on the target; `+∞` as for `mean`.
+    pub variance: Vec<f64>,
+    /// Max-norm residual `‖(I − Q)t̂ − 1‖∞` of the expected-steps solve.
+    pub residual: f64,
+    /// Max-norm residual `‖(I − Q)m̂₂ − (2t̂ − 1)‖∞` of the second-moment solve.
+    pub second_moment_residual: f64,
+    /// Guaranteed relative error of `mean`: `r/(1 − r)` for the residual `r` (`+∞` if `r ≥ 1`),
+    /// up to the rounding in evaluating the residual itself.
+    pub error_bound: f64,
+    /// The states with `+∞` (not reaching the target almost surely), ascending.
+    pub infinite: Vec<StateId>,
+    /// How the numbers were obtained.
+    pub method: &'static str,
+}
+
+/// Expected number of visits to each state before absorption, from one start.
+#[derive(Clone, Debug)]
+pub struct ExpectedVisits {
+    /// The start state.
+    pub from: StateId,
+    /// Expected visits (counting time 0) to each state; length `n`; 0 for target states and for
+    /// states outside the transient set.
+    pub visits: Vec<f64>,
+    /// Max-norm residual `‖v̂ᵀ(I − Q) − e_fromᵀ‖∞` of the transposed solve.
+    pub residual: f64,
+}
+
+/// The fundamental matrix `N = (I − Q)⁻¹` of the transient states.
+#[derive(Clone, Debug)]
+pub struct FundamentalMatrix {
+    /// The transient states, in the order of `N`'s rows and columns (ascending ids), length `k`.
+    pub states: Vec<StateId>,
+    /// `N`, row-major, `k × k`: `N[i][j]` is the expected number of visits to `states[j]` from
+    /// `states[i]`.
+    pub matrix: Vec<f64>,
+    /// Max-norm residual `‖(I − Q)N̂ − I‖∞` (largest entry).
+    pub residual: f64,
+}
+
+impl FundamentalMatrix {
+    /// Entry `(i, j)` of `N` by position.
+    ///
+    /// # Panics
+    /// - panics if `i` or `j` is `>= states.len()`.
+    #[must_use]
+    #[track_caller]
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        let k = self.states.len();
+        assert!(i < k && j < k);
+        self.matrix[i * k + j]
+    }
+}
+
+/// Largest number of transient states for which [`AbsorbingChain::fundamental`] builds the full
+/// matrix.
+pub const MAX_FUNDAMENTAL: usize = 5_000;
+
+impl<'a> AbsorbingChain<'a> {
+    /// Runs the graph analysis for `target` and factors `I − Q` over the states that reach it
+    /// with probability 1 (dense LU with partial pivoting).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `target` does not range over the chain's states;
+    /// [`Error::Singular`] if the factorisation breaks down numerically (it cannot in exact
+    /// arithmetic after the graph analysis).
+    ///
+    /// # Complexity
+    /// O(n + nnz) for the graph analysis, O(k³) for the factorisation (`k` transient states).
+    pub fn new(dtmc: &'a Dtmc, target: &StateSet) -> Result<Self> {
+        if target.universe() != dtmc.n() {
+            return Err(Error::arg(
+                "target",
+                format!("a set over {} states for a chain of {}", target.universe(), dtmc.n()),
+            ));
+        }
+        let qualitative = Qualitative::new(dtmc, target);
+        let transient_set = StateSet::from_states(
+            dtmc.n(),
+            qualitative.yes.iter().filter(|&s| !target.contains(s)),
+        );
+        let transient = Subsystem::new(&transient_set);
+        let lu = transient.lu_i_minus_q(dtmc, "expected steps (I - Q)")?;
+        Ok(Self {
+            dtmc,
+            target: target.clone(),
+            qualitative,
+            transient,
+            lu,
+        })
+    }
+
+    /// The graph analysis: states reaching the target with probability 0, 1, or in between.
+    #[must_use]
+    pub fn qualitative(&self) -> &Qualitative {
+        &self.qualitative
+    }
+
+    /// The transient states (reaching the target almost surely, not in it), ascending.
+    #[must_use]
+    pub fn transient_states(&self) -> &[StateId] {
+        &self.transient.states
+    }
+
+    /// The states that do not reach the target with probability 1, ascending.
+    #[must_use]
+    pub fn not_almost_sure(&self) -> Vec<StateId> {
+        self.qualitative.yes.complement().to_vec()
+    }
+
+    /// Whether `s` reaches the target with probability 1.
+    ///
+    /// # Panics
+    /// - panics if `s >= n`.
+    #[must_use]
+    #[track_caller]
+    pub fn almost_sure(&self, s: StateId) -> bool {
+        self.qualitative.yes.contains(s)
+    }
+
+    /// Mean and variance of the number of steps to reach the target from every state: solves
+    /// `(I − Q)t = 1` and `(I − Q)m₂ = 2t − 1` on the factored matrix.
+    #[must_use]
+    pub fn absorption_time(&self) -> AbsorptionTime {
+        let k = self.transient.len();
+        let ones = vec![1.0; k];
+        let mut t = ones.clone();
+        self.lu.solve_in_place(&mut t);
+        let residual = self.transient.residual(self.dtmc, &t, &ones);
+        let rhs: Vec<f64> = t.iter().map(|x| 2.0 * x - 1.0).collect();
+        let mut m2 = rhs.clone();
+        self.lu.solve_in_place(&mut m2);
+        let second_moment_residual = self.transient.residual(self.dtmc, &m2, &rhs);
+        let n = self.dtmc.n();
+        let mut mean = vec![f64::INFINITY; n];
+        let mut variance = vec![f64::INFINITY; n];
+        for s in self.target.iter() {
+            mean[s as usize] = 0.0;
+            variance[s as usize] = 0.0;
+        }
+        for (i, &s) in self.transient.states.iter().enumerate() {
+            mean[s as usize] = t[i];
+            // Var = m₂ − t², clamped at 0 against round-off (a deterministic time has Var 0).
+            variance[s as usize] = (m2[i] - t[i] * t[i]).max(0.0);
+        }
+        let error_bound = if residual < 1.0 {
+            residual / (1.0 - residual)
+        } else {
+            f64::INFINITY
+        };
+        AbsorptionTime {
+            mean,
+            variance,
+            residual,
+            second_moment_residual,
+            error_bound,
+            infinite: self.not_almost_sure(),
+            method: "dense LU with partial pivoting (faer) on I - Q",
+        }
+    }
+
+    /// Expected visits to every state before absorption, starting from `from`: row `from` of the
+    /// fundamental matrix, by one transposed solve `(I − Q)ᵀ v = e_from`.
+    ///
+    /// # Errors
+    /// [`Error::NotAlmostSure`] if `from` does not reach the target with probability 1 (some
+    /// expected visits are then infinite); [`Error::InvalidArgument`] if `from >= n`.
+    pub fn expected_visits(&self, from: StateId) -> Result<ExpectedVisits> {
+        let n = self.dtmc.n();
+        if from as usize >= n {
+            return Err(Error::arg("start state", format!("{from} is not a state (0 to {})", n - 1)));
+        }
+        if !self.almost_sure(from) {
+            return Err(Error::NotAlmostSure {
+                state: from,
+                states: self.not_almost_sure(),
+            });
+        }
+        let mut visits = vec![0.0; n];
+        let Some(p) = self.transient.position(from) else {
+            // `from` is a target state: absorbed at time 0, no visits.
+            return Ok(ExpectedVisits {
+                from,
+                visits,
+                residual: 0.0,
+            });
+        };
+        let mut e = vec![0.0; self.transient.len()];
+        e[p] = 1.0;
+        let mut v = e.clone();
+        self.lu.solve_transpose_in_place(&mut v);
+        let residual = self.transient.residual_transposed(self.dtmc, &v, &e);
+        for (i, &s) in self.transient.states.iter().enumerate() {
+            visits[s as usize] = v[i];
+        }
+        Ok(ExpectedVisits {
+            from,
+            visits,
+            residual,
+        })
+    }
+
+    /// The full fundamental matrix `N = (I − Q)⁻¹` over the transient states.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if there are more than [`MAX_FUNDAMENTAL`] transient states
+    /// (use [`expected_visits`](Self::expected_visits) for one row).
+    pub fn fundamental(&self) -> Result<FundamentalMatrix> {
+        let k = self.transient.len();
+        if k > MAX_FUNDAMENTAL {
+            return Err(Error::arg(
+                "fundamental matrix",
+                format!("{k} transient states; the full matrix is built for at most {MAX_FUNDAMENTAL}"),
+            ));
+        }
+        let matrix = self.lu.inverse();
+        let mut residual = 0.0f64;
+        let m = self.dtmc.matrix();
+        // (I − Q)N − I, row by row.
+        let mut row = vec![0.0; k];
+        for (i, &s) in self.transient.states.iter().enumerate() {
+            row.copy_from_slice(&matrix[i * k..(i + 1) * k]);
+            row[i] -= 1.0;
+            let (cols, vals) = m.row(s as usize);
+            for (&t, &p) in cols.iter().zip(vals) {
+                if let Some(l) = self.transient.position(t) {
+                    for (r, x) in row.iter_mut().zip(&matrix[l * k..(l + 1) * k]) {
+                        *r -= p * x;
+                    }
+                }
+            }
+            residual = row.iter().fold(residual, |a, v| a.max(v.abs()));
+        }
+        Ok(FundamentalMatrix {
+            states: self.transient.states.clone(),
+            matrix,
+            residual,
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+
+    /// Drunkard's walk on 0..=4 with 0 and 4 absorbing, right with probability `p`.
+    pub(crate) fn walk(p: f64) -> Dtmc {
+        let mut b = CsrBuilder::new(5);
+        for s in 0..5u32 {
+            if s == 0 || s == 4 {
+                b.add(s, 1.0);
+            } else {
+                b.add(s - 1, 1.0 - p);
+                b.add(s + 1, p);
+            }
+            b.finish_row();
+        }
+        Dtmc::new(b.build(), vec![2]).unwrap()
+    }
+
+    // Grinstead & Snell, Introduction to Probability, Examples 11.13-11.15 (published):
+    // N = [[3/2, 1, 1/2], [1, 2, 1], [1/2, 1, 3/2]], t = (3, 4, 3), Var = (2N − I)t − t² = (8, 8, 8).
+    #[test]
+    fn drunkards_walk() {
+        let d = walk(0.5);
+        let a = AbsorbingChain::new(&d, &StateSet::from_states(5, [0, 4])).unwrap();
+        let t = a.absorption_time();
+        let expect = [0.0, 3.0, 4.0, 3.0, 0.0];
+        for (x, y) in t.mean.iter().zip(expect) {
+            assert!((x - y).abs() < 1e-14, "{x} vs {y}");
+        }
+        for s in 1..4 {
+            assert!((t.variance[s] - 8.0).abs() < 1e-13);
+        }
+        assert!(t.residual < 1e-14 && t.error_bound < 1e-14);
+        let n = a.fundamental().unwrap();
+        assert_eq!(n.states, vec![1, 2, 3]);
+        let expect = [1.5, 1.0, 0.5, 1.0, 2.0, 1.0, 0.5, 1.0, 1.5];
+        for (x, y) in n.matrix.iter().zip(expect) {
+            assert!((x - y).abs() < 1e-14);
+        }
+        let v = a.expected_visits(1).unwrap();
+        assert!((v.visits[1] - 1.5).abs() < 1e-14 && (v.visits[3] - 0.5).abs() < 1e-14);
+        assert_eq!(v.visits[0], 0.0);
+    }
+
+    // Biased walk (right 2/3): t = (17/5, 18/5, 11/5) (Grinstead & Snell, Example 11.13, published
+    // as decimals).
+    #[test]
+    fn biased_walk() {
+        let d = walk(2.0 / 3.0);
+        let a = AbsorbingChain::new(&d, &StateSet::from_states(5, [0, 4])).unwrap();
+        let t = a.absorption_time();
+        for (s, y) in [(1, 17.0 / 5.0), (2, 18.0 / 5.0), (3, 11.0 / 5.0)] {
+            assert!((t.mean[s] - y).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn unreachable_target_is_infinite_not_a_crash() {
+        let d = walk(0.5);
+        // Target {4} only: from every inner state the walk may be absorbed at 0 instead.
+        let a = AbsorbingChain::new(&d, &StateSet::from_states(5, [4])).unwrap();
+        let t = a.absorption_time();
+        assert_eq!(t.infinite, vec![0, 1, 2, 3]);
+        assert!(t.mean[..4].iter().all(|x| x.is_infinite()));
+        assert_eq!(t.mean[4], 0.0);
+        let e = a.expected_visits(2).unwrap_err();
+        assert!(matches!(e, Error::NotAlmostSure { state: 2, .. }), "{e}");
+    }
+}

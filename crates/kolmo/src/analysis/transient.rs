@@ -1,0 +1,260 @@
+//! Transient analysis: the distribution after `k` steps, `π_k = π_0 P^k`, and the distribution of
+//! the absorption time `T` computed forward, step by step, until the probability not yet absorbed
+//! falls below a tolerance.
+
+use crate::graph::Qualitative;
+use crate::model::{Dtmc, StateSet};
+use crate::{Error, Result};
+
+/// The distribution after `k` steps from the initial distribution `initial` (length `n`):
+/// `π_k = π_0 P^k`, by `k` vector–matrix products.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] if `initial` has the wrong length, negative or non-finite entries, or
+/// does not sum to 1 within 1e-12.
+///
+/// # Complexity
+/// O(k · nnz).
+pub fn distribution_after(dtmc: &Dtmc, initial: &[f64], k: u64) -> Result<Vec<f64>> {
+    check_initial(dtmc, initial)?;
+    let mut p = initial.to_vec();
+    let mut q = vec![0.0; dtmc.n()];
+    for _ in 0..k {
+        dtmc.matrix().vec_mul(&p, &mut q);
+        std::mem::swap(&mut p, &mut q);
+    }
+    Ok(p)
+}
+
+fn check_initial(dtmc: &Dtmc, initial: &[f64]) -> Result<()> {
+    if initial.len() != dtmc.n() {
+        return Err(Error::arg(
+            "initial distribution",
+            format!("length {} for a chain of {} states", initial.len(), dtmc.n()),
+        ));
+    }
+    if let Some((s, p)) = initial.iter().enumerate().find(|(_, p)| !(p.is_finite() && **p >= 0.0)) {
+        return Err(Error::arg("initial distribution", format!("state {s} has probability {p}")));
+    }
+    let sum: f64 = initial.iter().sum();
+    if (sum - 1.0).abs() > 1e-12 {
+        return Err(Error::arg("initial distribution", format!("sums to {sum}, not 1")));
+    }
+    Ok(())
+}
+
+/// Options for [`absorption_time_distribution`].
+#[derive(Clone, Copy, Debug)]
+pub struct TimeDistributionOptions {
+    /// Stop once the probability of not yet being absorbed is below this (default 1e-12).
+    pub tail_tolerance: f64,
+    /// Always compute at least this many steps (to answer `P(T ≤ k)` for a given `k`).
+    pub min_steps: u64,
+    /// Never compute more than this many steps (default 10⁷); the result then reports the tail
+    /// left.
+    pub max_steps: u64,
+}
+
+impl Default for TimeDistributionOptions {
+    fn default() -> Self {
+        Self {
+            tail_tolerance: 1e-12,
+            min_steps: 0,
+            max_steps: 10_000_000,
+        }
+    }
+}
+
+/// The distribution of the absorption time `T` (steps until the target is first entered).
+#[derive(Clone, Debug)]
+pub struct TimeDistribution {
+    /// `pmf[t] = P(T = t)` for `t = 0 .. horizon`.
+    pub pmf: Vec<f64>,
+    /// `survival[t] = P(T > t)`, the probability not yet absorbed after `t` steps, computed as
+    /// the mass left in the transient states (no cancellation).
+    pub survival: Vec<f64>,
+    /// `P(T > horizon)`: the probability not accounted for by `pmf` (below the tolerance unless
+    /// `max_steps` stopped the computation).
+    pub tail: f64,
+    /// Whether the tail fell below the requested tolerance.
+    pub converged: bool,
+}
+
+impl TimeDistribution {
+    /// The last step computed.
+    #[must_use]
+    pub fn horizon(&self) -> u64 {
+        self.pmf.len() as u64 - 1
+    }
+
+    /// `P(T ≤ t)`, the probability of being absorbed by step `t` (`1 − tail`-accurate beyond the
+    /// horizon, where it returns `1 − tail`).
+    #[must_use]
+    pub fn cdf(&self, t: u64) -> f64 {
+        if t >= self.horizon() {
+            return 1.0 - self.tail;
+        }
+        self.pmf[..=t as usize].iter().sum()
+    }
+
+    /// `P(T > t)` (the survival function); `tail` beyond the horizon (an upper bound).
+    #[must_use]
+    pub fn survival(&self, t: u64) -> f64 {
+        self.survival
+            .get(t as usize)
+            .copied()
+            .unwrap_or(self.tail)
+    }
+
+    /// The `q`-quantile: the least `t` with `P(T ≤ t) ≥ q`, for `0 < q ≤ 1`. `None` if it lies
+    /// beyond the computed horizon (only possible when `q > 1 − tail`).
+    ///
+    /// # Panics
+    /// - panics unless `0 < q <= 1`.
+    #[must_use]
+    #[track_caller]
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        assert!(q > 0.0 && q <= 1.0, "quantile level must be in (0, 1]");
+        let mut c = 0.0;
+        for (t, p) in self.pmf.iter().enumerate() {
+            c += p;
+            if c >= q {
+                return Some(t as u64);
+            }
+        }
+        None
+    }
+
+    /// The median, [`quantile(0.5)`](Self::quantile).
+    #[must_use]
+    pub fn median(&self) -> Option<u64> {
+        self.quantile(0.5)
+    }
+
+    /// The most likely absorption time (the smallest one if tied).
+    #[must_use]
+    pub fn mode(&self) -> u64 {
+        let mut best = 0;
+        for (t, &p) in self.pmf.iter().enumerate() {
+            if p > self.pmf[best] {
+                best = t;
+            }
+        }
+        best as u64
+    }
+
+    /// The least number of steps with positive probability, if any within the horizon.
+    #[must_use]
+    pub fn min(&self) -> Option<u64> {
+        self.pmf.iter().position(|&p| p > 0.0).map(|t| t as u64)
+    }
+
+    /// `Σ t·P(T = t)` over the computed horizon: the mean, short by at most the tail's share.
+    #[must_use]
+    pub fn truncated_mean(&self) -> f64 {
+        self.pmf.iter().enumerate().map(|(t, p)| t as f64 * p).sum()
+    }
+}
+
+/// The distribution of the time to reach `target` from the initial distribution `initial`
+/// (length `n`), computed forward: the mass entering the target at step `t` is `P(T = t)`, and it
+/// is removed from the chain; stops when the mass left is below `options.tail_tolerance` (after at
+/// least `options.min_steps` steps) or after `options.max_steps`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for a bad `initial` or `target`; [`Error::NotAlmostSure`] if
+/// `initial` puts mass on a state that does not reach the target with probability 1 (the tail would
+/// never vanish).
+///
+/// # Complexity
+/// O(steps · nnz).
+pub fn absorption_time_distribution(
+    dtmc: &Dtmc,
+    initial: &[f64],
+    target: &StateSet,
+    options: &TimeDistributionOptions,
+) -> Result<TimeDistribution> {
+    check_initial(dtmc, initial)?;
+    if target.universe() != dtmc.n() {
+        return Err(Error::arg(
+            "target",
+            format!("a set over {} states for a chain of {}", target.universe(), dtmc.n()),
+        ));
+    }
+    let q = Qualitative::new(dtmc, target);
+    if let Some(s) = (0..dtmc.n()).find(|&s| initial[s] > 0.0 && !q.yes.contains(s as u32)) {
+        return Err(Error::NotAlmostSure {
+            state: s as u32,
+            states: q.yes.complement().to_vec(),
+        });
+    }
+    let n = dtmc.n();
+    let mut p = initial.to_vec();
+    let absorbed0: f64 = target.iter().map(|s| p[s as usize]).sum();
+    for s in target.iter() {
+        p[s as usize] = 0.0;
+    }
+    let mut left: f64 = p.iter().sum();
+    let mut pmf = vec![absorbed0];
+    let mut survival = vec![left];
+    let mut next = vec![0.0; n];
+    let mut t = 0u64;
+    while (left >= options.tail_tolerance || t < options.min_steps) && t < options.max_steps {
+        dtmc.matrix().vec_mul(&p, &mut next);
+        std::mem::swap(&mut p, &mut next);
+        let mut absorbed = 0.0;
+        for s in target.iter() {
+            absorbed += p[s as usize];
+            p[s as usize] = 0.0;
+        }
+        left = p.iter().sum();
+        pmf.push(absorbed);
+        survival.push(left);
+        t += 1;
+    }
+    Ok(TimeDistribution {
+        pmf,
+        survival,
+        tail: left,
+        converged: left < options.tail_tolerance,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::absorbing::tests::walk;
+
+    #[test]
+    fn walk_absorption_time() {
+        let d = walk(0.5);
+        let init = [0.0, 0.0, 1.0, 0.0, 0.0];
+        let target = StateSet::from_states(5, [0, 4]);
+        let dist = absorption_time_distribution(&d, &init, &target, &Default::default()).unwrap();
+        // From the middle: T is even; P(T = 2) = 1/2, P(T = 4) = 1/4, ...
+        assert_eq!(dist.pmf[..5], [0.0, 0.0, 0.5, 0.0, 0.25]);
+        assert!(dist.converged && dist.tail < 1e-12);
+        assert!((dist.truncated_mean() - 4.0).abs() < 1e-9);
+        assert_eq!(dist.median(), Some(2));
+        assert_eq!(dist.quantile(0.75), Some(4));
+        assert_eq!(dist.mode(), 2);
+        assert_eq!(dist.min(), Some(2));
+        assert_eq!(dist.cdf(3), 0.5);
+        assert_eq!(dist.survival(2), 0.5);
+        let p2 = distribution_after(&d, &init, 2).unwrap();
+        assert_eq!(p2, vec![0.25, 0.0, 0.5, 0.0, 0.25]);
+    }
+
+    #[test]
+    fn trapped_start_is_an_error() {
+        let d = walk(0.5);
+        let e = absorption_time_distribution(
+            &d,
+            &[0.0, 0.0, 1.0, 0.0, 0.0],
+            &StateSet::from_states(5, [4]),
+            &Default::default(),
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::NotAlmostSure { state: 2, .. }));
+    }
+}
