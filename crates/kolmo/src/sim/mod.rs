@@ -1,1 +1,241 @@
-//! sim
+//! Seeded, parallel Monte Carlo estimation of absorption times.
+//!
+//! Games are split into fixed chunks of [`CHUNK`] games. Chunk `k` draws from its own
+//! Xoshiro256++ stream: the generator seeded from the user's seed and advanced by `k · 2¹²⁸`
+//! steps (`jump_ce`), so streams never overlap (Blackman & Vigna, "Scrambled linear pseudorandom
+//! number generators", ACM TOMS 47(4), 2021). Chunks run in parallel on rayon and their integer
+//! sums are combined, so the result for a given seed is **the same whatever the thread count**.
+
+mod chain;
+
+pub use chain::ChainSampler;
+
+use crate::{Error, Result};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::SeedableRng;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The random number generator handed to each simulated game.
+pub type SimRng = Xoshiro256PlusPlus;
+
+/// Games per chunk (the unit of parallel work and of seeding).
+pub const CHUNK: u64 = 16_384;
+
+/// Options for [`absorption_times`].
+#[derive(Clone, Copy, Debug)]
+pub struct MonteCarloOptions {
+    /// Number of games to simulate.
+    pub games: u64,
+    /// Seed; the same seed gives the same result on any number of threads.
+    pub seed: u64,
+    /// Guard against endless games: a game still running after this many steps stops the whole
+    /// simulation with [`Error::LimitReached`] (default 10⁷).
+    pub max_steps: u64,
+}
+
+impl Default for MonteCarloOptions {
+    fn default() -> Self {
+        Self {
+            games: 2_000_000,
+            seed: 1,
+            max_steps: 10_000_000,
+        }
+    }
+}
+
+/// Summary of simulated absorption times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MonteCarlo {
+    /// Number of games simulated.
+    pub games: u64,
+    /// The seed used.
+    pub seed: u64,
+    /// Sample mean, in steps.
+    pub mean: f64,
+    /// Sample standard deviation (with `games − 1` in the denominator), in steps.
+    pub std_dev: f64,
+    /// Standard error of the mean, `std_dev / √games`.
+    pub std_error: f64,
+    /// Normal-approximation 95% confidence interval for the mean, `mean ± 1.959964·std_error`.
+    pub ci95: (f64, f64),
+    /// Shortest game, in steps.
+    pub min: u64,
+    /// Longest game, in steps.
+    pub max: u64,
+}
+
+impl MonteCarlo {
+    /// `(mean − exact) / std_error`: how many standard errors the estimate lies from an exact
+    /// mean. `|z| < 4` is expected unless something is wrong (probability ≈ 6·10⁻⁵ otherwise).
+    #[must_use]
+    pub fn z_score(&self, exact_mean: f64) -> f64 {
+        (self.mean - exact_mean) / self.std_error
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Sums {
+    count: u64,
+    sum: u64,
+    sum_sq: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Sums {
+    fn merge(self, o: Sums) -> Sums {
+        if self.count == 0 {
+            return o;
+        }
+        if o.count == 0 {
+            return self;
+        }
+        Sums {
+            count: self.count + o.count,
+            sum: self.sum + o.sum,
+            sum_sq: self.sum_sq + o.sum_sq,
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+}
+
+/// Simulates `options.games` independent games and summarises their lengths.
+///
+/// `game(rng, max_steps)` plays one game and returns its number of steps, or `None` if it was
+/// still running after `max_steps` steps. `progress`, if given, is called after every chunk with
+/// the number of games it finished (from any thread).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] if `options.games < 2`; [`Error::LimitReached`] if a game exceeds
+/// `options.max_steps` (the remaining chunks are abandoned).
+///
+/// # Complexity
+/// O(games · steps per game) / threads.
+pub fn absorption_times<F>(
+    options: &MonteCarloOptions,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+    game: F,
+) -> Result<MonteCarlo>
+where
+    F: Fn(&mut SimRng, u64) -> Option<u64> + Sync,
+{
+    if options.games < 2 {
+        return Err(Error::arg("games", "at least 2 games are needed for a standard error"));
+    }
+    let chunks = options.games.div_ceil(CHUNK);
+    let stop = AtomicBool::new(false);
+    let base = SimRng::seed_from_u64(options.seed);
+    let sums = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            if stop.load(Ordering::Relaxed) {
+                return Sums::default();
+            }
+            let mut rng = base.clone();
+            rng.jump_ce(k, 128);
+            let games = CHUNK.min(options.games - k * CHUNK);
+            let mut s = Sums {
+                min: u64::MAX,
+                ..Sums::default()
+            };
+            for _ in 0..games {
+                match game(&mut rng, options.max_steps) {
+                    Some(steps) => {
+                        s.count += 1;
+                        s.sum += steps;
+                        s.sum_sq += u128::from(steps) * u128::from(steps);
+                        s.min = s.min.min(steps);
+                        s.max = s.max.max(steps);
+                    }
+                    None => {
+                        stop.store(true, Ordering::Relaxed);
+                        return Sums::default();
+                    }
+                }
+            }
+            if let Some(p) = progress {
+                p(games);
+            }
+            s
+        })
+        .reduce(Sums::default, Sums::merge);
+    if stop.load(Ordering::Relaxed) {
+        return Err(Error::LimitReached {
+            what: "Monte Carlo simulation",
+            limit: options.max_steps,
+            message: "a simulated game did not finish (raise the step limit, or check that the game can end)"
+                .into(),
+        });
+    }
+    let n = sums.count as f64;
+    let mean = sums.sum as f64 / n;
+    // Σ(x − mean)² = Σx² − (Σx)²/n, exactly in integers: (n·Σx² − (Σx)²) / n.
+    let centered = u128::from(sums.count) * sums.sum_sq - u128::from(sums.sum) * u128::from(sums.sum);
+    let variance = centered as f64 / n / (n - 1.0);
+    let std_dev = variance.sqrt();
+    let std_error = std_dev / n.sqrt();
+    let half = 1.959_963_984_540_054 * std_error;
+    Ok(MonteCarlo {
+        games: sums.count,
+        seed: options.seed,
+        mean,
+        std_dev,
+        std_error,
+        ci95: (mean - half, mean + half),
+        min: sums.min,
+        max: sums.max,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+
+    fn geometric(rng: &mut SimRng, max: u64) -> Option<u64> {
+        // Steps until a 1 in 4 event: mean 4, variance 12.
+        for t in 1..=max {
+            if rng.random_range(0..4u32) == 0 {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn same_result_on_any_thread_count() {
+        let opts = MonteCarloOptions {
+            games: 100_000,
+            seed: 7,
+            max_steps: 1000,
+        };
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| absorption_times(&opts, None, geometric).unwrap())
+        };
+        let one = run(1);
+        assert_eq!(one, run(2));
+        assert_eq!(one, run(3));
+        assert!(one.z_score(4.0).abs() < 4.0, "{one:?}");
+        assert!((one.std_dev - 12f64.sqrt()).abs() < 0.05);
+        assert_eq!(one.min, 1);
+        let other = absorption_times(&MonteCarloOptions { seed: 8, ..opts }, None, geometric).unwrap();
+        assert_ne!(one.mean, other.mean);
+    }
+
+    #[test]
+    fn endless_games_are_stopped() {
+        let opts = MonteCarloOptions {
+            games: 1_000_000,
+            seed: 1,
+            max_steps: 100,
+        };
+        let e = absorption_times(&opts, None, |_, _| None).unwrap_err();
+        assert!(matches!(e, Error::LimitReached { limit: 100, .. }));
+    }
+}
