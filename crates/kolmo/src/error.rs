@@ -91,6 +91,16 @@ pub enum Error {
         /// The pivot.
         pivot: f64,
     },
+    /// A problem is too large for the method that would solve it.
+    #[error("{what}: {size} states is more than the {limit} this method handles")]
+    TooLarge {
+        /// Which computation.
+        what: &'static str,
+        /// The problem's size.
+        size: usize,
+        /// The method's limit.
+        limit: usize,
+    },
     /// A caller-supplied option or argument is out of its domain.
     #[error("invalid {name}: {message}")]
     InvalidArgument {

@@ -160,13 +160,9 @@ impl<'a> AbsorbingChain<'a> {
     pub fn absorption_time(&self) -> AbsorptionTime {
         let k = self.transient.len();
         let ones = vec![1.0; k];
-        let mut t = ones.clone();
-        self.lu.solve_in_place(&mut t);
-        let residual = self.transient.residual(self.dtmc, &t, &ones);
+        let (t, residual) = self.transient.solve_refined(self.dtmc, &self.lu, &ones);
         let rhs: Vec<f64> = t.iter().map(|x| 2.0 * x - 1.0).collect();
-        let mut m2 = rhs.clone();
-        self.lu.solve_in_place(&mut m2);
-        let second_moment_residual = self.transient.residual(self.dtmc, &m2, &rhs);
+        let (m2, second_moment_residual) = self.transient.solve_refined(self.dtmc, &self.lu, &rhs);
         let n = self.dtmc.n();
         let mut mean = vec![f64::INFINITY; n];
         let mut variance = vec![f64::INFINITY; n];
@@ -191,7 +187,7 @@ impl<'a> AbsorbingChain<'a> {
             second_moment_residual,
             error_bound,
             infinite: self.not_almost_sure(),
-            method: "dense LU with partial pivoting (faer) on I - Q",
+            method: "dense LU with partial pivoting (faer) on I - Q, iterative refinement",
         }
     }
 

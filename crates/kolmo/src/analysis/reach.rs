@@ -56,9 +56,8 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
                     .sum()
             })
             .collect();
-        let mut x = b.clone();
-        lu.solve_in_place(&mut x);
-        residual = maybe.residual(dtmc, &x, &b);
+        let (x, r) = maybe.solve_refined(dtmc, &lu, &b);
+        residual = r;
         for (i, &s) in maybe.states.iter().enumerate() {
             values[s as usize] = x[i];
         }

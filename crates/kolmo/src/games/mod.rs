@@ -1,1 +1,4 @@
-//! games
+//! Built-in models. Each implements only a [`Generator`](crate::explore::Generator) (and, where it
+//! pays, a fast simulator); the engine builds and analyses the model.
+
+pub mod snakes;

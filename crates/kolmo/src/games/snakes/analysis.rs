@@ -1,0 +1,243 @@
+use super::{Board, Portal};
+use crate::analysis::{
+    AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
+    absorption_time_distribution, distribution_after, race,
+};
+use crate::graph::forward_reachable;
+use crate::model::StateSet;
+use crate::{BoardError, Error, Result};
+
+/// What [`Board::analyze`] computes besides the always-present figures.
+#[derive(Clone, Debug)]
+pub struct AnalysisOptions {
+    /// Turns `k` at which to report `P(finished by turn k)`.
+    pub turns: Vec<u64>,
+    /// Quantile levels in `(0, 1]` of the number of rolls.
+    pub quantiles: Vec<f64>,
+    /// Number of players racing (1 = no race).
+    pub players: usize,
+    /// Build the full fundamental matrix `N = (I − Q)⁻¹`.
+    pub fundamental: bool,
+    /// Turns `k` at which to report the distribution of the token's cell.
+    pub distribution_at: Vec<u64>,
+    /// Computing the distribution of the number of rolls stops once the probability of a longer
+    /// game is below this (default 1e-12).
+    pub tail_tolerance: f64,
+    /// ... or after this many turns (default 10⁷).
+    pub max_turns: u64,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        Self {
+            turns: vec![20, 40, 60, 80],
+            quantiles: vec![0.1, 0.5, 0.9],
+            players: 1,
+            fundamental: false,
+            distribution_at: Vec::new(),
+            tail_tolerance: 1e-12,
+            max_turns: 10_000_000,
+        }
+    }
+}
+
+/// Expected use of one snake or ladder per game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortalUsage {
+    /// The snake or ladder.
+    pub portal: Portal,
+    /// Expected number of times it is taken in one game.
+    pub expected_uses: f64,
+}
+
+/// Everything [`Board::analyze`] finds about a one-player game (and a race, with several players).
+/// Times are in rolls (= turns of one player).
+#[derive(Clone, Debug)]
+pub struct BoardAnalysis {
+    /// Expected number of rolls from the start.
+    pub expected_rolls: f64,
+    /// Variance of the number of rolls from the start, in rolls².
+    pub variance: f64,
+    /// Standard deviation of the number of rolls from the start.
+    pub std_dev: f64,
+    /// Expected rolls for a token standing on each cell (no portal triggered), length `size + 1`;
+    /// 0 for the last cell; `+∞` for cells that cannot finish almost surely.
+    pub expected_rolls_by_cell: Vec<f64>,
+    /// Variance of the number of rolls from each cell, length `size + 1`.
+    pub variance_by_cell: Vec<f64>,
+    /// The expected-steps solve: residuals, error bound, method.
+    pub solve: AbsorptionTime,
+    /// The distribution of the number of rolls from the start.
+    pub time: TimeDistribution,
+    /// `(k, P(finished within k rolls))` for each requested `k`.
+    pub finished_by: Vec<(u64, f64)>,
+    /// `(level, quantile)` for each requested level; `None` beyond the computed horizon.
+    pub quantiles: Vec<(f64, Option<u64>)>,
+    /// Median number of rolls.
+    pub median: u64,
+    /// Most likely number of rolls.
+    pub mode: u64,
+    /// Fewest rolls that can finish.
+    pub min_rolls: u64,
+    /// Expected number of times the token stands on each cell before a roll (counting the
+    /// start), length `size + 1`: row `initial_cell` of the fundamental matrix.
+    pub visits: Vec<f64>,
+    /// Residual of the expected-visits solve.
+    pub visits_residual: f64,
+    /// Expected uses of each snake and ladder per game, in the order of [`Board::portals`].
+    pub portal_usage: Vec<PortalUsage>,
+    /// `(k, distribution of the token's cell after k rolls)` for each requested `k`.
+    pub distributions: Vec<(u64, Vec<f64>)>,
+    /// The race of `players` players, when `players > 1`.
+    pub race: Option<Race>,
+    /// The fundamental matrix, when requested.
+    pub fundamental: Option<FundamentalMatrix>,
+}
+
+impl Board {
+    /// Expected rolls (and their variance) for a token standing on each cell, `+∞` for cells from
+    /// which the last cell is not reached with probability 1. Solves `(I − Q)E = 1` by dense LU.
+    ///
+    /// # Errors
+    /// [`Error::Singular`] only on numerical breakdown.
+    pub fn expected_rolls(&self) -> Result<AbsorptionTime> {
+        let dtmc = self.dtmc()?;
+        let goal = StateSet::from_states(dtmc.n(), [self.size]);
+        Ok(AbsorbingChain::new(&dtmc, &goal)?.absorption_time())
+    }
+
+    /// Cells reachable from the start from which the last cell is not reached with probability 1
+    /// (where the token can be trapped), ascending. Empty on a sound board.
+    ///
+    /// # Errors
+    /// None in practice (model construction errors only).
+    pub fn trapped_cells(&self) -> Result<Vec<u32>> {
+        let dtmc = self.dtmc()?;
+        let goal = StateSet::from_states(dtmc.n(), [self.size]);
+        let q = crate::graph::Qualitative::new(&dtmc, &goal);
+        let reach = forward_reachable(dtmc.matrix(), &[self.initial_cell()]);
+        Ok(reach.iter().filter(|&c| !q.yes.contains(c)).collect())
+    }
+
+    /// `Ok` unless the token can be trapped.
+    ///
+    /// # Errors
+    /// [`Error::Board`] with [`BoardError::Trapped`] naming the trapping cells.
+    pub fn check_not_trapped(&self) -> Result<()> {
+        let cells = self.trapped_cells()?;
+        if cells.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Board {
+                path: None,
+                line: None,
+                error: BoardError::Trapped { cells, size: self.size },
+            })
+        }
+    }
+
+    /// The full analysis of a one-player game from the start cell, and of a race when
+    /// `options.players > 1`.
+    ///
+    /// Method: graph analysis, then dense LU of `I − Q` for expected rolls, their second moment and
+    /// (transposed) the expected visits; the distribution of the number of rolls forward until the
+    /// unfinished probability is below `options.tail_tolerance`; the race from that distribution.
+    ///
+    /// # Errors
+    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped (use
+    /// [`expected_rolls`](Self::expected_rolls) for the per-cell values, `+∞` where trapped);
+    /// [`Error::InvalidArgument`] for a quantile level outside `(0, 1]`, `players == 0`, or a
+    /// fundamental matrix too large to build.
+    pub fn analyze(&self, options: &AnalysisOptions) -> Result<BoardAnalysis> {
+        if let Some(q) = options.quantiles.iter().find(|q| !(**q > 0.0 && **q <= 1.0)) {
+            return Err(Error::arg("quantile", format!("{q} is not in (0, 1]")));
+        }
+        if options.players == 0 {
+            return Err(Error::arg("players", "at least one player is needed"));
+        }
+        let dtmc = self.dtmc()?;
+        let n = dtmc.n();
+        let goal = StateSet::from_states(n, [self.size]);
+        let chain = AbsorbingChain::new(&dtmc, &goal)?;
+        let init = self.initial_cell();
+        let reach = forward_reachable(dtmc.matrix(), &[init]);
+        let trapped: Vec<u32> = reach.iter().filter(|&c| !chain.almost_sure(c)).collect();
+        if !trapped.is_empty() {
+            return Err(Error::Board {
+                path: None,
+                line: None,
+                error: BoardError::Trapped { cells: trapped, size: self.size },
+            });
+        }
+        let solve = chain.absorption_time();
+        let visits = chain.expected_visits(init)?;
+        let mut initial = vec![0.0; n];
+        initial[init as usize] = 1.0;
+        let time = absorption_time_distribution(
+            &dtmc,
+            &initial,
+            &goal,
+            &TimeDistributionOptions {
+                tail_tolerance: options.tail_tolerance,
+                min_steps: options.turns.iter().copied().max().unwrap_or(0),
+                max_steps: options.max_turns,
+            },
+        )?;
+        let race = if options.players > 1 { Some(race(&time, options.players)?) } else { None };
+        let fundamental = if options.fundamental { Some(chain.fundamental()?) } else { None };
+        let mut distributions = Vec::new();
+        for &k in &options.distribution_at {
+            distributions.push((k, distribution_after(&dtmc, &initial, k)?));
+        }
+        let portal_usage = self.portal_usage(&visits.visits);
+        let horizon_note = |x: Option<u64>| x.unwrap_or(time.horizon());
+        Ok(BoardAnalysis {
+            expected_rolls: solve.mean[init as usize],
+            variance: solve.variance[init as usize],
+            std_dev: solve.variance[init as usize].sqrt(),
+            expected_rolls_by_cell: solve.mean.clone(),
+            variance_by_cell: solve.variance.clone(),
+            finished_by: options.turns.iter().map(|&k| (k, time.cdf(k))).collect(),
+            quantiles: options.quantiles.iter().map(|&q| (q, time.quantile(q))).collect(),
+            median: horizon_note(time.median()),
+            mode: time.mode(),
+            min_rolls: horizon_note(time.min()),
+            visits: visits.visits,
+            visits_residual: visits.residual,
+            portal_usage,
+            distributions,
+            race,
+            fundamental,
+            solve,
+            time,
+        })
+    }
+
+    /// Expected uses of each portal per game, from the expected visits `visits` (length
+    /// `size + 1`): a roll from cell `s` lands on entrance `u` with the probability of the faces
+    /// that lead there, and `s` is rolled from `visits[s]` times on average; a portal on the start
+    /// cell is taken once more, before the first roll.
+    fn portal_usage(&self, visits: &[f64]) -> Vec<PortalUsage> {
+        let mut landings = vec![0.0; self.size as usize + 1];
+        for (s, &v) in visits.iter().enumerate() {
+            if v == 0.0 {
+                continue;
+            }
+            for (d, &p) in self.probabilities.iter().enumerate() {
+                if let Some(u) = self.landing(s as u32, d as u32 + 1) {
+                    landings[u as usize] += v * p;
+                }
+            }
+        }
+        if self.jump[self.start as usize] != self.start {
+            landings[self.start as usize] += 1.0;
+        }
+        self.portals
+            .iter()
+            .map(|&portal| PortalUsage {
+                portal,
+                expected_uses: landings[portal.from as usize],
+            })
+            .collect()
+    }
+}

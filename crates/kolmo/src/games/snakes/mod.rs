@@ -1,0 +1,21 @@
+//! Snakes and Ladders as an absorbing Markov chain.
+//!
+//! Cells `0..=size`; the token starts on `start` (a portal there is taken before the first
+//! roll), rolls a die with faces `1..=F` (fair or weighted), moves forward, and takes the snake or
+//! ladder starting on the landing cell — once: portals are folded into a jump table applied once
+//! per landing. A roll past the last cell follows the [`Rule`]. The game ends on the last cell.
+//!
+//! The chain's state is the cell the token **stands on** before a roll, so state `i` is cell
+//! `i` for every cell (portal entrances included, as standing positions with no portal
+//! triggered). Expected rolls solve `(I − Q)E = 1` over the cells that reach the end with
+//! probability 1 (Althoen, King & Schilling, "How long is a game of Snakes and Ladders?",
+//! *Mathematical Gazette* 77 (478), 1993).
+
+mod analysis;
+mod board;
+mod chain;
+mod file;
+
+pub use analysis::{AnalysisOptions, BoardAnalysis, PortalUsage};
+pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
+pub use chain::BoardChain;

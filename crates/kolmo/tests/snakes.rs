@@ -1,0 +1,306 @@
+//! Snakes and Ladders: published and derived reference values (shared/cases/01-snakes.md) and
+//! cross-checks by a second method.
+
+use kolmo::analysis::AbsorbingChain;
+use kolmo::explore::{ExploreOptions, Generator, Successors, explore};
+use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, PortalKind, Rule};
+use kolmo::model::StateSet;
+use kolmo::sim::MonteCarloOptions;
+use kolmo::{BoardError, Error};
+
+fn close(x: f64, y: f64, rel: f64) -> bool {
+    (x - y).abs() <= rel * y.abs().max(1.0)
+}
+
+fn board(rule: Rule, start: i64) -> Board {
+    let mut s = BoardSpec::classic();
+    s.rule = rule;
+    s.start = start;
+    Board::new(&s).unwrap()
+}
+
+// Classic board, rule clamp: the tutorial's figures, derived by exact rationals and a float solve
+// (shared/cases/01-snakes.md). The exact E[0] is 35.834938413695473 (CRATES.md §2), so the
+// reference's last digits carry round-off: compare to 1e-13 relative.
+#[test]
+fn classic_clamp_expected_rolls() {
+    let a = Board::classic().analyze(&AnalysisOptions::default()).unwrap();
+    assert!(close(a.expected_rolls, 35.834938413695426, 1e-13), "{}", a.expected_rolls);
+    assert!(close(a.expected_rolls, 35.834938413695473, 1e-14));
+    for (cell, e) in [
+        (6, 35.68926185736878),
+        (24, 30.904068052573443),
+        (38, 31.609058489915995),
+        (73, 17.598534708379127),
+        (84, 18.653568236059275),
+        (91, 11.487485009430126),
+        (1, 36.475739629258975),
+    ] {
+        assert!(close(a.expected_rolls_by_cell[cell], e, 1e-13), "cell {cell}: {}", a.expected_rolls_by_cell[cell]);
+    }
+    assert_eq!(a.expected_rolls_by_cell[99], 1.0);
+    assert_eq!(a.expected_rolls_by_cell[100], 0.0);
+    assert!(a.solve.residual < 1e-12 && a.solve.error_bound < 1e-12, "{:?}", a.solve.residual);
+    assert!(close(a.std_dev, 23.353802687908807, 1e-12), "{}", a.std_dev);
+}
+
+#[test]
+fn classic_clamp_distribution() {
+    let a = Board::classic().analyze(&AnalysisOptions::default()).unwrap();
+    let expect = [
+        (20, 0.2748926611928901),
+        (40, 0.6925393455227666),
+        (60, 0.8719776287731967),
+        (80, 0.9466968134282799),
+    ];
+    for ((k, p), (ek, ep)) in a.finished_by.iter().zip(expect) {
+        assert_eq!(*k, ek);
+        assert!(close(*p, ep, 1e-13), "turn {k}: {p}");
+    }
+    assert_eq!(a.median, 29);
+    assert_eq!(a.min_rolls, 7);
+    assert!(a.time.converged && a.time.tail < 1e-12);
+    // The distribution's mean and variance agree with the linear solves.
+    let mean = a.time.truncated_mean();
+    assert!(close(mean, a.expected_rolls, 1e-10), "{mean}");
+    let m2: f64 = a.time.pmf.iter().enumerate().map(|(t, p)| (t * t) as f64 * p).sum();
+    assert!(close(m2 - mean * mean, a.variance, 1e-9));
+    assert!(a.mode < a.median);
+    // Quantiles are monotone and bracket the median.
+    let q: Vec<u64> = a.quantiles.iter().map(|(_, q)| q.unwrap()).collect();
+    assert!(q[0] < q[1] && q[1] == 29 && q[1] < q[2], "{q:?}");
+}
+
+// Published: Althoen, King & Schilling, "How long is a game of Snakes and Ladders?", Math. Gazette
+// 77 (478), 1993: 225837582538403273407117496273279920181931269186581786048583 /
+// 5757472998140039232950575874628786131130999406013041613400 ≈ 39.225122308234960.
+#[test]
+fn classic_stay_published_value() {
+    let a = board(Rule::Stay, 0).analyze(&AnalysisOptions::default()).unwrap();
+    assert!(close(a.expected_rolls, 39.225122308234960, 1e-13), "{}", a.expected_rolls);
+}
+
+// Empty board, rule stay: IBM Research "Ponder This", February 2020 (published): ≈ 33.333333333333371
+// from cell 0 (not 100/3, exactly); from cell 1 (LightOJ 1151's convention) 33.0476190476.
+#[test]
+fn empty_board_stay() {
+    let mut s = BoardSpec::empty(100);
+    s.rule = Rule::Stay;
+    let a = Board::new(&s).unwrap().analyze(&AnalysisOptions::default()).unwrap();
+    assert!(close(a.expected_rolls, 33.333333333333371, 1e-13), "{}", a.expected_rolls);
+    // In f64 the die's 1/6 is rounded (fl(1/6) < 1/6), which moves the answer by ~3e-14: the
+    // floating-point solve cannot tell this value from 100/3; the exact solve can.
+    s.start = 1;
+    let a = Board::new(&s).unwrap().analyze(&AnalysisOptions::default()).unwrap();
+    assert!((a.expected_rolls - 33.0476190476).abs() < 5e-11, "{}", a.expected_rolls);
+}
+
+// Monte Carlo agrees with the exact mean within 4 standard errors, and its spread with the exact
+// standard deviation, for every rule.
+#[test]
+fn monte_carlo_agrees_with_exact() {
+    for rule in [Rule::Clamp, Rule::Stay, Rule::Bounce] {
+        let b = board(rule, 0);
+        let a = b.analyze(&AnalysisOptions::default()).unwrap();
+        let opts = MonteCarloOptions {
+            games: 200_000,
+            seed: 42,
+            ..Default::default()
+        };
+        let mc = b.simulate(&opts, None).unwrap();
+        let z = mc.z_score(a.expected_rolls);
+        assert!(z.abs() < 4.0, "{rule}: z = {z}, {mc:?} vs {}", a.expected_rolls);
+        assert!(close(mc.std_dev, a.std_dev, 0.02), "{rule}: {} vs {}", mc.std_dev, a.std_dev);
+        assert_eq!(mc.min, a.min_rolls);
+    }
+}
+
+#[test]
+fn weighted_die_matches_monte_carlo() {
+    let mut s = BoardSpec::classic();
+    s.die = kolmo::games::snakes::Die::Weighted(vec![1.0, 0.0, 2.0, 1.0, 1.0, 3.0]);
+    s.rule = Rule::Bounce;
+    let b = Board::new(&s).unwrap();
+    let a = b.analyze(&AnalysisOptions::default()).unwrap();
+    let mc = b.simulate(&MonteCarloOptions { games: 200_000, seed: 9, ..Default::default() }, None).unwrap();
+    assert!(mc.z_score(a.expected_rolls).abs() < 4.0, "{mc:?} vs {}", a.expected_rolls);
+}
+
+/// The board with an extra state for each portal taken, so that expected uses are expected visits
+/// to those states: a second, independent route to portal usage.
+struct Marked<'a>(&'a Board);
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+enum Mark {
+    Stand(u32),
+    Taking(u32),
+}
+impl Generator for Marked<'_> {
+    type State = Mark;
+    fn initial_states(&self) -> Vec<Mark> {
+        let s = self.0.start();
+        vec![if self.0.jump()[s as usize] != s { Mark::Taking(s) } else { Mark::Stand(s) }]
+    }
+    fn expand(&self, m: &Mark, out: &mut Successors<Mark>) {
+        match *m {
+            Mark::Taking(u) => out.add(Mark::Stand(self.0.jump()[u as usize]), 1.0),
+            Mark::Stand(c) if c == self.0.size() => out.add(Mark::Stand(c), 1.0),
+            Mark::Stand(c) => {
+                for (d, &p) in self.0.face_probabilities().iter().enumerate() {
+                    let next = match self.0.landing(c, d as u32 + 1) {
+                        Some(u) if self.0.jump()[u as usize] != u => Mark::Taking(u),
+                        Some(u) => Mark::Stand(u),
+                        None => Mark::Stand(c),
+                    };
+                    out.add(next, p);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn portal_usage_matches_marked_chain() {
+    for rule in [Rule::Clamp, Rule::Stay, Rule::Bounce] {
+        let b = board(rule, 0);
+        let a = b.analyze(&AnalysisOptions::default()).unwrap();
+        let e = explore(&Marked(&b), ExploreOptions::default()).unwrap();
+        let goal = e.states.iter().position(|m| *m == Mark::Stand(100)).unwrap() as u32;
+        let states = e.states.clone();
+        let d = e.into_dtmc().unwrap();
+        let chain = AbsorbingChain::new(&d, &StateSet::from_states(d.n(), [goal])).unwrap();
+        let v = chain.expected_visits(0).unwrap();
+        for u in &a.portal_usage {
+            let id = states.iter().position(|m| *m == Mark::Taking(u.portal.from));
+            let expect = id.map_or(0.0, |i| v.visits[i]);
+            assert!(close(u.expected_uses, expect, 1e-12), "{rule} {:?}: {} vs {expect}", u.portal, u.expected_uses);
+        }
+        // Extra check: the marked chain's expected steps count portal moves too.
+        let t = chain.absorption_time().mean[0];
+        let uses: f64 = a.portal_usage.iter().map(|u| u.expected_uses).sum();
+        assert!(close(t, a.expected_rolls + uses, 1e-12));
+    }
+    // The ladder 1 -> 38 can only be taken by rolling 1 from the start (no snake leads below 6).
+    let a = Board::classic().analyze(&AnalysisOptions::default()).unwrap();
+    let l1 = a.portal_usage.iter().find(|u| u.portal.from == 1).unwrap();
+    assert!(close(l1.expected_uses, 1.0 / 6.0, 1e-15) && l1.portal.kind == PortalKind::Ladder);
+}
+
+/// Two players on the joint chain (position of seat 1, position of seat 2, whose turn).
+struct Joint<'a>(&'a Board);
+impl Generator for Joint<'_> {
+    type State = (u32, u32, u8);
+    fn initial_states(&self) -> Vec<(u32, u32, u8)> {
+        let i = self.0.initial_cell();
+        vec![(i, i, 0)]
+    }
+    fn expand(&self, &(a, b, turn): &(u32, u32, u8), out: &mut Successors<(u32, u32, u8)>) {
+        let n = self.0.size();
+        if a == n || b == n {
+            out.add((a, b, turn), 1.0);
+            return;
+        }
+        for (d, &p) in self.0.face_probabilities().iter().enumerate() {
+            let d = d as u32 + 1;
+            if turn == 0 {
+                out.add((self.0.step(a, d), b, 1), p);
+            } else {
+                out.add((a, self.0.step(b, d), 0), p);
+            }
+        }
+    }
+}
+
+/// A 30-cell board small enough for the joint chain of two players (about 1,900 states).
+fn small_board(rule: Rule) -> Board {
+    let mut s = BoardSpec::empty(30);
+    s.rule = rule;
+    s.portals = vec![
+        (PortalKind::Ladder, 2, 17, None),
+        (PortalKind::Ladder, 11, 25, None),
+        (PortalKind::Snake, 19, 4, None),
+        (PortalKind::Snake, 28, 9, None),
+    ];
+    Board::new(&s).unwrap()
+}
+
+#[test]
+fn two_players_match_the_joint_chain() {
+    for rule in [Rule::Clamp, Rule::Stay, Rule::Bounce] {
+        let b = small_board(rule);
+        let a = b.analyze(&AnalysisOptions { players: 2, ..Default::default() }).unwrap();
+        let race = a.race.unwrap();
+        let e = explore(&Joint(&b), ExploreOptions::default()).unwrap();
+        let n = e.states.len();
+        let won1 = StateSet::from_states(n, e.states.iter().enumerate().filter(|(_, s)| s.0 == 30).map(|(i, _)| i as u32));
+        let over = StateSet::from_states(n, e.states.iter().enumerate().filter(|(_, s)| s.0 == 30 || s.1 == 30).map(|(i, _)| i as u32));
+        let d = e.into_dtmc().unwrap();
+        let p1 = kolmo::analysis::reach_probability(&d, &won1).unwrap();
+        assert!(close(race.win_probability[0], p1.values[0], 1e-11), "{rule}: {} vs {}", race.win_probability[0], p1.values[0]);
+        assert!(close(race.win_probability[0] + race.win_probability[1], 1.0, 1e-11));
+        // Expected total rolls = expected steps of the joint chain to game over.
+        let t = AbsorbingChain::new(&d, &over).unwrap().absorption_time();
+        assert!(close(race.expected_total_rolls, t.mean[0], 1e-10), "{} vs {}", race.expected_total_rolls, t.mean[0]);
+        assert!(race.win_probability[0] > 0.5);
+    }
+}
+
+#[test]
+fn trapped_board_is_reported_not_solved() {
+    // Faces 1-2 on 10 cells, rule stay: from 7 every roll hits a snake back to 0, so 10 is never reached.
+    let mut s = BoardSpec::empty(10);
+    s.die = kolmo::games::snakes::Die::Fair(2);
+    s.rule = Rule::Stay;
+    s.portals = vec![(PortalKind::Snake, 8, 0, None), (PortalKind::Snake, 9, 0, None)];
+    let b = Board::new(&s).unwrap();
+    let e = b.analyze(&AnalysisOptions::default()).unwrap_err();
+    match e {
+        Error::Board { error: BoardError::Trapped { cells, size: 10 }, .. } => {
+            assert_eq!(cells, (0..=7).collect::<Vec<_>>());
+        }
+        e => panic!("{e}"),
+    }
+    // The library gives +∞ per cell rather than failing; from 9 (a 1 finishes, a 2 is wasted)
+    // the game ends surely, after 2 rolls on average.
+    let t = b.expected_rolls().unwrap();
+    assert!(t.mean[..9].iter().all(|x| x.is_infinite()));
+    assert_eq!(t.infinite, (0..=8).collect::<Vec<_>>());
+    assert!(close(t.mean[9], 2.0, 1e-15));
+    assert_eq!(t.mean[10], 0.0);
+    assert!(b.simulate(&MonteCarloOptions::default(), None).is_err());
+}
+
+#[test]
+fn start_portal_is_taken_before_the_first_roll() {
+    // Starting on cell 1 (ladder to 38) is the same as standing on 38.
+    let a = board(Rule::Clamp, 1).analyze(&AnalysisOptions::default()).unwrap();
+    assert!(close(a.expected_rolls, 31.609058489915995, 1e-13));
+    let l1 = a.portal_usage.iter().find(|u| u.portal.from == 1).unwrap();
+    assert!(l1.expected_uses >= 1.0);
+    // Starting on the last cell: a game of no rolls.
+    let a = board(Rule::Clamp, 100).analyze(&AnalysisOptions::default()).unwrap();
+    assert_eq!((a.expected_rolls, a.median, a.min_rolls), (0.0, 0, 0));
+}
+
+#[test]
+fn fundamental_matrix_row_is_the_visits() {
+    let a = Board::classic()
+        .analyze(&AnalysisOptions { fundamental: true, distribution_at: vec![3], ..Default::default() })
+        .unwrap();
+    let n = a.fundamental.as_ref().unwrap();
+    let row = n.states.iter().position(|&s| s == 0).unwrap();
+    for (j, &s) in n.states.iter().enumerate() {
+        assert!(close(n.get(row, j), a.visits[s as usize], 1e-12));
+    }
+    assert!(n.residual < 1e-12);
+    // Row sums of N are the expected rolls.
+    let k = n.states.len();
+    for (i, &s) in n.states.iter().enumerate() {
+        let sum: f64 = (0..k).map(|j| n.get(i, j)).sum();
+        assert!(close(sum, a.expected_rolls_by_cell[s as usize], 1e-12));
+    }
+    // After 3 rolls from 0 the token is somewhere: a distribution summing to 1.
+    let (k, d) = &a.distributions[0];
+    assert_eq!(*k, 3);
+    assert!(close(d.iter().sum(), 1.0, 1e-15));
+    assert_eq!(d[100], 0.0); // 3 rolls cannot finish the classic board (minimum 7)
+}
