@@ -26,7 +26,7 @@ let board = Board::classic();
 let analysis = board.analyze(&AnalysisOptions::default())?;
 // Expected number of rolls to finish the Milton Bradley board from cell 0.
 assert!((analysis.expected_rolls - 35.834938413695).abs() < 1e-9);
-assert!(analysis.residual < 1e-12);
+assert!(analysis.solve.residual < 1e-12);
 # Ok::<(), Box<dyn std::error::Error>>(())
 ```
 */
