@@ -1,1 +1,59 @@
-fn main() {}
+//! `kolmo`: exact answers about Markov chains from the command line.
+//!
+//! `main` parses the flags, runs one command, prints its report, and maps errors to exit codes:
+//! 0 success, 2 bad input or usage, 1 a numerical result that could not be certified.
+
+mod cli;
+mod output;
+mod snakes;
+
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are "errors" to clap that print to stdout and exit 0.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    if let Some(t) = cli.threads {
+        if t == 0 {
+            eprintln!("kolmo: error: --threads must be at least 1");
+            return ExitCode::from(2);
+        }
+        // Only fails if a pool already exists, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(t).build_global();
+    }
+    let result = match cli.command {
+        cli::Command::Snakes(args) => snakes::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = std::io::stdout().flush();
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("kolmo: error: {e:#}");
+            ExitCode::from(exit_code(&e))
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// 1 for numerical failures kolmo could not certify or finish; 2 for everything the user can fix
+/// in the input or the flags.
+fn exit_code(e: &anyhow::Error) -> u8 {
+    match e.downcast_ref::<kolmo::Error>() {
+        Some(kolmo::Error::Singular { .. }) | Some(kolmo::Error::LimitReached { .. }) => 1,
+        _ => 2,
+    }
+}

@@ -1,0 +1,111 @@
+//! Command-line definitions (one definition per flag; help text generated from them).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// kolmo: exact answers about random processes (Markov chains, MDPs, stochastic games).
+#[derive(Parser, Debug)]
+#[command(name = "kolmo", version, propagate_version = true)]
+pub struct Cli {
+    /// Worker threads for parallel work such as Monte Carlo (default: one per core).
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kolmo's commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Analyse a Snakes and Ladders board as an absorbing Markov chain.
+    ///
+    /// Expected number of rolls from every cell, its variance, the distribution of the game
+    /// length, expected snake and ladder uses, a Monte Carlo cross-check and, with --players, who
+    /// wins. BOARD is a built-in board (classic, empty) or a TOML board file.
+    #[command(after_long_help = BOARD_HELP)]
+    Snakes(SnakesArgs),
+}
+
+const BOARD_HELP: &str = "\
+Board files (TOML):
+  name = \"my board\"          # optional
+  size = 100                 # last cell; cells are 0..=size
+  start = 0                  # start cell; a portal there is taken before the first roll
+  faces = 6                  # a fair die, or:
+  # die = [1, 1, 1, 1, 1, 2] # face weights for faces 1..=F
+  rule = \"clamp\"             # clamp | stay | bounce
+  ladders = [[1, 38], [4, 14]]
+  snakes = [[16, 6], [47, 26]]
+  portals = []               # either direction
+
+Examples:
+  kolmo snakes
+  kolmo snakes --rule stay --json
+  kolmo snakes myboard.toml --players 3 --mc 0";
+
+/// Flags of `kolmo snakes`.
+#[derive(Args, Debug)]
+pub struct SnakesArgs {
+    /// A built-in board (classic, empty) or the path of a TOML board file.
+    #[arg(default_value = "classic")]
+    pub board: String,
+    /// Rule for a roll past the last cell: clamp (land on it), stay (the roll is wasted),
+    /// bounce (walk back by the excess). Overrides the board's rule.
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<kolmo::games::snakes::Rule>,
+    /// A fair die with F faces. Overrides the board's die.
+    #[arg(long, value_name = "F", conflicts_with = "die")]
+    pub faces: Option<i64>,
+    /// A weighted die: weights of faces 1..=F, comma-separated (e.g. 1,1,1,1,1,2).
+    #[arg(long, value_name = "W,...", value_delimiter = ',')]
+    pub die: Option<Vec<f64>>,
+    /// Start cell (default: the board's, usually 0).
+    #[arg(long, value_name = "CELL")]
+    pub start: Option<i64>,
+    /// Last cell of the board (overrides the board's size; mostly for `empty`).
+    #[arg(long, value_name = "N")]
+    pub size: Option<i64>,
+    /// Turns k at which to report P(finished within k rolls), comma-separated.
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_value = "20,40,60,80")]
+    pub turns: Vec<u64>,
+    /// Quantile levels of the number of rolls, comma-separated, each in (0, 1].
+    #[arg(long, value_name = "Q,...", value_delimiter = ',', default_value = "0.1,0.5,0.9")]
+    pub quantiles: Vec<String>,
+    /// Cells whose expected rolls the report lists (comma-separated, or `all`).
+    #[arg(long, value_name = "C,...|all")]
+    pub cells: Option<String>,
+    /// Monte Carlo games for the cross-check (0 turns it off).
+    #[arg(long, value_name = "GAMES", default_value_t = 2_000_000)]
+    pub mc: u64,
+    /// Seed of the Monte Carlo run (the result does not depend on the thread count).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// A simulated game longer than this many rolls stops the simulation with an error.
+    #[arg(long, value_name = "ROLLS", default_value_t = 10_000_000)]
+    pub max_rolls: u64,
+    /// Number of players taking turns; the first to finish wins.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub players: usize,
+    /// Print the fundamental matrix N = (I - Q)^-1 (expected visits between transient cells).
+    #[arg(long)]
+    pub fundamental: bool,
+    /// Also report where the token is after K rolls (probability of each cell).
+    #[arg(long, value_name = "K")]
+    pub distribution: Option<u64>,
+    /// Print one JSON document instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl SnakesArgs {
+    /// The board argument as a file path, when it names one.
+    pub fn board_path(&self) -> Option<PathBuf> {
+        let p = PathBuf::from(&self.board);
+        let builtin = kolmo::games::snakes::BoardSpec::BUILTINS.contains(&self.board.as_str());
+        (!builtin).then_some(p)
+    }
+}

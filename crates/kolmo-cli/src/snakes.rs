@@ -1,0 +1,397 @@
+//! `kolmo snakes`: load the board, run the engine's analyses, print the report.
+
+use crate::cli::SnakesArgs;
+use crate::output::{fmt_prob, fmt_sig, num};
+use anyhow::{Context, Result, bail};
+use kolmo::games::snakes::{AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, PortalKind};
+use kolmo::sim::{MonteCarlo, MonteCarloOptions};
+use serde_json::{Map, Value, json};
+use std::io::Write;
+
+pub fn run(args: &SnakesArgs) -> Result<()> {
+    let board = load_board(args)?;
+    let levels = parse_levels(&args.quantiles)?;
+    let options = AnalysisOptions {
+        turns: args.turns.clone(),
+        quantiles: levels.clone(),
+        players: args.players,
+        fundamental: args.fundamental,
+        distribution_at: args.distribution.into_iter().collect(),
+        ..AnalysisOptions::default()
+    };
+    if args.players == 0 {
+        bail!("--players must be at least 1");
+    }
+    let analysis = board.analyze(&options).map_err(|e| located(e, args))?;
+    let mc = if args.mc > 0 {
+        Some(simulate(&board, args)?)
+    } else {
+        None
+    };
+    let cells = selected_cells(args, &board)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        let doc = json_report(&board, &analysis, mc.as_ref(), &args.quantiles);
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        human_report(&mut out, &board, &analysis, mc.as_ref(), &args.quantiles, &cells)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Errors about a board from a file get the file's name even when found after parsing (a trap).
+fn located(e: kolmo::Error, args: &SnakesArgs) -> anyhow::Error {
+    match e {
+        kolmo::Error::Board { path: None, line, error } => kolmo::Error::Board {
+            path: args.board_path(),
+            line,
+            error,
+        }
+        .into(),
+        e => e.into(),
+    }
+}
+
+fn load_board(args: &SnakesArgs) -> Result<Board> {
+    let mut spec = match BoardSpec::builtin(&args.board) {
+        Some(s) => s,
+        None => {
+            let path = std::path::Path::new(&args.board);
+            if !path.exists() {
+                bail!(
+                    "no board file '{}' and no built-in board of that name (built-in: {})",
+                    args.board,
+                    BoardSpec::BUILTINS.join(", ")
+                );
+            }
+            BoardSpec::from_file(path)?
+        }
+    };
+    if let Some(r) = args.rule {
+        spec.rule = r;
+    }
+    if let Some(f) = args.faces {
+        if !(1..=1_000_000).contains(&f) {
+            bail!("--faces {f}: a die has 1 to 1000000 faces");
+        }
+        spec.die = Die::Fair(f as usize);
+    }
+    if let Some(w) = &args.die {
+        spec.die = Die::Weighted(w.clone());
+    }
+    if let Some(s) = args.start {
+        spec.start = s;
+    }
+    if let Some(s) = args.size {
+        spec.size = s;
+    }
+    Ok(Board::new(&spec)?)
+}
+
+fn parse_levels(raw: &[String]) -> Result<Vec<f64>> {
+    raw.iter()
+        .map(|s| {
+            let q: f64 = s.trim().parse().with_context(|| format!("--quantiles: '{s}' is not a number"))?;
+            if !(q > 0.0 && q <= 1.0) {
+                bail!("--quantiles: {s} is not in (0, 1]");
+            }
+            Ok(q)
+        })
+        .collect()
+}
+
+fn selected_cells(args: &SnakesArgs, board: &Board) -> Result<Vec<u32>> {
+    let size = board.size();
+    match args.cells.as_deref() {
+        Some("all") => Ok((0..=size).collect()),
+        Some(list) => list
+            .split(',')
+            .map(|c| {
+                let v: u32 = c.trim().parse().with_context(|| format!("--cells: '{c}' is not a cell number"))?;
+                if v > size {
+                    bail!("--cells: cell {v} is not on the board (0 to {size})");
+                }
+                Ok(v)
+            })
+            .collect(),
+        None => {
+            let mut cells = vec![board.start()];
+            let step = (size / 10).max(1);
+            cells.extend((step..size).step_by(step as usize));
+            cells.push(size.saturating_sub(1));
+            cells.sort_unstable();
+            cells.dedup();
+            Ok(cells)
+        }
+    }
+}
+
+fn simulate(board: &Board, args: &SnakesArgs) -> Result<MonteCarlo> {
+    let bar = if args.quiet || args.json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::with_draw_target(Some(args.mc), indicatif::ProgressDrawTarget::stderr());
+        b.set_style(
+            indicatif::ProgressStyle::with_template("Monte Carlo {bar:40} {human_pos}/{human_len} games {per_sec} eta {eta}")
+                .expect("valid template"),
+        );
+        b
+    };
+    let progress = |games: u64| bar.inc(games);
+    let options = MonteCarloOptions {
+        games: args.mc,
+        seed: args.seed,
+        max_steps: args.max_rolls,
+    };
+    let result = board.simulate(&options, Some(&progress));
+    bar.finish_and_clear();
+    Ok(result?)
+}
+
+fn describe(board: &Board) -> String {
+    let die = match board.die() {
+        Die::Fair(f) => format!("fair {f}-sided die"),
+        Die::Weighted(w) => format!("weighted {}-sided die", w.len()),
+    };
+    let ladders = board.portals().iter().filter(|p| p.kind == PortalKind::Ladder).count();
+    let snakes = board.portals().len() - ladders;
+    format!(
+        "{} board: cells 0..{}, start {}, {die}, rule {}, {ladders} ladder(s), {snakes} snake(s)",
+        board.name(),
+        board.size(),
+        board.start(),
+        board.rule()
+    )
+}
+
+fn human_report(
+    out: &mut impl Write,
+    board: &Board,
+    a: &BoardAnalysis,
+    mc: Option<&MonteCarlo>,
+    levels: &[String],
+    cells: &[u32],
+) -> Result<()> {
+    writeln!(out, "{}", describe(board))?;
+    writeln!(out)?;
+    writeln!(out, "Expected rolls from the start   {:.12}", a.expected_rolls)?;
+    writeln!(out, "Standard deviation              {:.12}", a.std_dev)?;
+    writeln!(out, "Variance                        {:.10}", a.variance)?;
+    writeln!(
+        out,
+        "Accuracy                        relative error <= {:.1e} (residual {:.1e}; {})",
+        a.solve.error_bound, a.solve.residual, a.solve.method
+    )?;
+    if board.initial_cell() != board.start() {
+        writeln!(out, "(the portal on the start cell {} moves the token to {} before the first roll)", board.start(), board.initial_cell())?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Expected rolls from a cell (standing on it, about to roll)")?;
+    writeln!(out, "  {:>6}  {:>20}  {:>14}", "cell", "expected rolls", "std dev")?;
+    for &c in cells {
+        let e = a.expected_rolls_by_cell[c as usize];
+        let sd = a.variance_by_cell[c as usize].sqrt();
+        writeln!(out, "  {:>6}  {:>20}  {:>14}", c, fmt_sig(e, 15), fmt_sig(sd, 8))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Game length (rolls)")?;
+    writeln!(out, "  {:>16}  {:>18}", "finished by turn", "probability")?;
+    for &(k, p) in &a.finished_by {
+        writeln!(out, "  {:>16}  {:>18.16}", k, p)?;
+    }
+    let qs: Vec<String> = levels
+        .iter()
+        .zip(&a.quantiles)
+        .map(|(l, (_, q))| format!("{l}: {}", q.map_or("beyond horizon".into(), |q| q.to_string())))
+        .collect();
+    writeln!(out, "  median {}   mode {}   minimum {}", a.median, a.mode, a.min_rolls)?;
+    writeln!(out, "  quantiles  {}", qs.join("   "))?;
+    writeln!(
+        out,
+        "  distribution computed to turn {} (probability of a longer game {:.1e})",
+        a.time.horizon(),
+        a.time.tail
+    )?;
+    if let Some(mc) = mc {
+        writeln!(out)?;
+        writeln!(out, "Monte Carlo check ({} games, seed {})", mc.games, mc.seed)?;
+        writeln!(
+            out,
+            "  mean {:.4}   std error {:.4}   std dev {:.4}   95% CI [{:.4}, {:.4}]",
+            mc.mean, mc.std_error, mc.std_dev, mc.ci95.0, mc.ci95.1
+        )?;
+        let z = mc.z_score(a.expected_rolls);
+        let verdict = if z.abs() < 4.0 { "agrees with the exact mean" } else { "DISAGREES with the exact mean" };
+        writeln!(out, "  z-score {z:+.3} against the exact {:.6}: {verdict}", a.expected_rolls)?;
+    }
+    if !a.portal_usage.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Snakes and ladders (expected uses per game)")?;
+        for u in &a.portal_usage {
+            writeln!(
+                out,
+                "  {:<6} {:>5} -> {:<5}  {:>10}",
+                u.portal.kind.name(),
+                u.portal.from,
+                u.portal.to,
+                fmt_sig(u.expected_uses, 6)
+            )?;
+        }
+    }
+    if let Some(r) = &a.race {
+        writeln!(out)?;
+        writeln!(out, "{} players, taking turns (seat 1 rolls first)", r.players)?;
+        writeln!(out, "  {:>5}  {:>16}", "seat", "win probability")?;
+        for (i, p) in r.win_probability.iter().enumerate() {
+            writeln!(out, "  {:>5}  {:>16}", i + 1, fmt_prob(*p))?;
+        }
+        writeln!(out, "  expected rounds {:.6}   expected total rolls {:.6}", r.expected_rounds, r.expected_total_rolls)?;
+    }
+    for (k, d) in &a.distributions {
+        writeln!(out)?;
+        writeln!(out, "Where the token is after {k} roll(s)")?;
+        for (c, p) in d.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+            writeln!(out, "  cell {:>6}  {}", c, fmt_prob(*p))?;
+        }
+    }
+    if let Some(n) = &a.fundamental {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Fundamental matrix N = (I - Q)^-1 (row: from cell, column: expected visits to cell; residual {:.1e})",
+            n.residual
+        )?;
+        let k = n.states.len();
+        write!(out, "{:>6}", "")?;
+        for s in &n.states {
+            write!(out, " {:>9}", s)?;
+        }
+        writeln!(out)?;
+        for (i, s) in n.states.iter().enumerate() {
+            write!(out, "{:>6}", s)?;
+            for j in 0..k {
+                write!(out, " {:>9.6}", n.get(i, j))?;
+            }
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}
+
+fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels: &[String]) -> Value {
+    let mut doc = Map::new();
+    doc.insert(
+        "board".into(),
+        json!({
+            "name": board.name(),
+            "size": board.size(),
+            "start": board.start(),
+            "faces": board.die().faces(),
+            "face_probabilities": board.face_probabilities(),
+            "rule": board.rule().name(),
+        }),
+    );
+    doc.insert("expected_rolls".into(), num(a.expected_rolls));
+    doc.insert(
+        "expected_rolls_by_cell".into(),
+        Value::Array(a.expected_rolls_by_cell.iter().map(|&x| num(x)).collect()),
+    );
+    doc.insert("variance".into(), num(a.variance));
+    doc.insert("std_dev".into(), num(a.std_dev));
+    doc.insert("median".into(), json!(a.median));
+    doc.insert("mode".into(), json!(a.mode));
+    doc.insert("min_rolls".into(), json!(a.min_rolls));
+    let mut q = Map::new();
+    for (l, (_, v)) in levels.iter().zip(&a.quantiles) {
+        q.insert(l.clone(), v.map_or(Value::String("inf".into()), |v| json!(v)));
+    }
+    doc.insert("quantiles".into(), Value::Object(q));
+    doc.insert(
+        "finished_by".into(),
+        Value::Array(
+            a.finished_by
+                .iter()
+                .map(|&(t, p)| json!({"turn": t, "probability": num(p)}))
+                .collect(),
+        ),
+    );
+    doc.insert(
+        "monte_carlo".into(),
+        match mc {
+            Some(m) => json!({
+                "games": m.games,
+                "seed": m.seed,
+                "mean": num(m.mean),
+                "std_error": num(m.std_error),
+                "std_dev": num(m.std_dev),
+                "ci95": [num(m.ci95.0), num(m.ci95.1)],
+                "z_score": num(m.z_score(a.expected_rolls)),
+            }),
+            None => Value::Null,
+        },
+    );
+    doc.insert(
+        "portal_usage".into(),
+        Value::Array(
+            a.portal_usage
+                .iter()
+                .map(|u| {
+                    json!({
+                        "from": u.portal.from,
+                        "to": u.portal.to,
+                        "kind": u.portal.kind.name(),
+                        "expected_uses": num(u.expected_uses),
+                    })
+                })
+                .collect(),
+        ),
+    );
+    if let Some(r) = &a.race {
+        doc.insert(
+            "players".into(),
+            Value::Array(
+                r.win_probability
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p)| json!({"seat": i + 1, "win_probability": num(p)}))
+                    .collect(),
+            ),
+        );
+        doc.insert("expected_rounds".into(), num(r.expected_rounds));
+        doc.insert("expected_total_rolls".into(), num(r.expected_total_rolls));
+    }
+    doc.insert("residual".into(), num(a.solve.residual));
+    doc.insert("second_moment_residual".into(), num(a.solve.second_moment_residual));
+    doc.insert("error_bound".into(), num(a.solve.error_bound));
+    doc.insert("method".into(), json!(a.solve.method));
+    doc.insert(
+        "distribution_tail".into(),
+        json!({"horizon": a.time.horizon(), "tail": num(a.time.tail)}),
+    );
+    if !a.distributions.is_empty() {
+        doc.insert(
+            "distribution_after".into(),
+            Value::Array(
+                a.distributions
+                    .iter()
+                    .map(|(k, d)| json!({"turn": k, "probabilities": d.iter().map(|&p| num(p)).collect::<Vec<_>>()}))
+                    .collect(),
+            ),
+        );
+    }
+    if let Some(n) = &a.fundamental {
+        let k = n.states.len();
+        doc.insert(
+            "fundamental".into(),
+            json!({
+                "states": n.states,
+                "matrix": (0..k).map(|i| (0..k).map(|j| num(n.get(i, j))).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                "residual": num(n.residual),
+            }),
+        );
+    }
+    Value::Object(doc)
+}
