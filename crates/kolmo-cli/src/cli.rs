@@ -67,10 +67,20 @@ pub struct SnakesArgs {
     #[arg(long, value_name = "N")]
     pub size: Option<i64>,
     /// Turns k at which to report P(finished within k rolls), comma-separated.
-    #[arg(long, value_name = "K,...", value_delimiter = ',', default_value = "20,40,60,80")]
+    #[arg(
+        long,
+        value_name = "K,...",
+        value_delimiter = ',',
+        default_value = "20,40,60,80"
+    )]
     pub turns: Vec<u64>,
     /// Quantile levels of the number of rolls, comma-separated, each in (0, 1].
-    #[arg(long, value_name = "Q,...", value_delimiter = ',', default_value = "0.1,0.5,0.9")]
+    #[arg(
+        long,
+        value_name = "Q,...",
+        value_delimiter = ',',
+        default_value = "0.1,0.5,0.9"
+    )]
     pub quantiles: Vec<String>,
     /// Cells whose expected rolls the report lists (comma-separated, or `all`).
     #[arg(long, value_name = "C,...|all")]

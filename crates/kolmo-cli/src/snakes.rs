@@ -45,7 +45,11 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
 /// Errors about a board from a file get the file's name even when found after parsing (a trap).
 fn located(e: kolmo::Error, args: &SnakesArgs) -> anyhow::Error {
     match e {
-        kolmo::Error::Board { path: None, line, error } => kolmo::Error::Board {
+        kolmo::Error::Board {
+            path: None,
+            line,
+            error,
+        } => kolmo::Error::Board {
             path: args.board_path(),
             line,
             error,
@@ -94,7 +98,10 @@ fn load_board(args: &SnakesArgs) -> Result<Board> {
 fn parse_levels(raw: &[String]) -> Result<Vec<f64>> {
     raw.iter()
         .map(|s| {
-            let q: f64 = s.trim().parse().with_context(|| format!("--quantiles: '{s}' is not a number"))?;
+            let q: f64 = s
+                .trim()
+                .parse()
+                .with_context(|| format!("--quantiles: '{s}' is not a number"))?;
             if !(q > 0.0 && q <= 1.0) {
                 bail!("--quantiles: {s} is not in (0, 1]");
             }
@@ -110,7 +117,10 @@ fn selected_cells(args: &SnakesArgs, board: &Board) -> Result<Vec<u32>> {
         Some(list) => list
             .split(',')
             .map(|c| {
-                let v: u32 = c.trim().parse().with_context(|| format!("--cells: '{c}' is not a cell number"))?;
+                let v: u32 = c
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("--cells: '{c}' is not a cell number"))?;
                 if v > size {
                     bail!("--cells: cell {v} is not on the board (0 to {size})");
                 }
@@ -133,10 +143,13 @@ fn simulate(board: &Board, args: &SnakesArgs) -> Result<MonteCarlo> {
     let bar = if args.quiet || args.json {
         indicatif::ProgressBar::hidden()
     } else {
-        let b = indicatif::ProgressBar::with_draw_target(Some(args.mc), indicatif::ProgressDrawTarget::stderr());
+        let b =
+            indicatif::ProgressBar::with_draw_target(Some(args.mc), indicatif::ProgressDrawTarget::stderr());
         b.set_style(
-            indicatif::ProgressStyle::with_template("Monte Carlo {bar:40} {human_pos}/{human_len} games {per_sec} eta {eta}")
-                .expect("valid template"),
+            indicatif::ProgressStyle::with_template(
+                "Monte Carlo {bar:40} {human_pos}/{human_len} games {per_sec} eta {eta}",
+            )
+            .expect("valid template"),
         );
         b
     };
@@ -156,7 +169,11 @@ fn describe(board: &Board) -> String {
         Die::Fair(f) => format!("fair {f}-sided die"),
         Die::Weighted(w) => format!("weighted {}-sided die", w.len()),
     };
-    let ladders = board.portals().iter().filter(|p| p.kind == PortalKind::Ladder).count();
+    let ladders = board
+        .portals()
+        .iter()
+        .filter(|p| p.kind == PortalKind::Ladder)
+        .count();
     let snakes = board.portals().len() - ladders;
     format!(
         "{} board: cells 0..{}, start {}, {die}, rule {}, {ladders} ladder(s), {snakes} snake(s)",
@@ -186,11 +203,20 @@ fn human_report(
         a.solve.error_bound, a.solve.residual, a.solve.method
     )?;
     if board.initial_cell() != board.start() {
-        writeln!(out, "(the portal on the start cell {} moves the token to {} before the first roll)", board.start(), board.initial_cell())?;
+        writeln!(
+            out,
+            "(the portal on the start cell {} moves the token to {} before the first roll)",
+            board.start(),
+            board.initial_cell()
+        )?;
     }
     writeln!(out)?;
     writeln!(out, "Expected rolls from a cell (standing on it, about to roll)")?;
-    writeln!(out, "  {:>6}  {:>20}  {:>14}", "cell", "expected rolls", "std dev")?;
+    writeln!(
+        out,
+        "  {:>6}  {:>20}  {:>14}",
+        "cell", "expected rolls", "std dev"
+    )?;
     for &c in cells {
         let e = a.expected_rolls_by_cell[c as usize];
         let sd = a.variance_by_cell[c as usize].sqrt();
@@ -207,7 +233,11 @@ fn human_report(
         .zip(&a.quantiles)
         .map(|(l, (_, q))| format!("{l}: {}", q.map_or("beyond horizon".into(), |q| q.to_string())))
         .collect();
-    writeln!(out, "  median {}   mode {}   minimum {}", a.median, a.mode, a.min_rolls)?;
+    writeln!(
+        out,
+        "  median {}   mode {}   minimum {}",
+        a.median, a.mode, a.min_rolls
+    )?;
     writeln!(out, "  quantiles  {}", qs.join("   "))?;
     writeln!(
         out,
@@ -224,8 +254,16 @@ fn human_report(
             mc.mean, mc.std_error, mc.std_dev, mc.ci95.0, mc.ci95.1
         )?;
         let z = mc.z_score(a.expected_rolls);
-        let verdict = if z.abs() < 4.0 { "agrees with the exact mean" } else { "DISAGREES with the exact mean" };
-        writeln!(out, "  z-score {z:+.3} against the exact {:.6}: {verdict}", a.expected_rolls)?;
+        let verdict = if z.abs() < 4.0 {
+            "agrees with the exact mean"
+        } else {
+            "DISAGREES with the exact mean"
+        };
+        writeln!(
+            out,
+            "  z-score {z:+.3} against the exact {:.6}: {verdict}",
+            a.expected_rolls
+        )?;
     }
     if !a.portal_usage.is_empty() {
         writeln!(out)?;
@@ -248,7 +286,11 @@ fn human_report(
         for (i, p) in r.win_probability.iter().enumerate() {
             writeln!(out, "  {:>5}  {:>16}", i + 1, fmt_prob(*p))?;
         }
-        writeln!(out, "  expected rounds {:.6}   expected total rolls {:.6}", r.expected_rounds, r.expected_total_rolls)?;
+        writeln!(
+            out,
+            "  expected rounds {:.6}   expected total rolls {:.6}",
+            r.expected_rounds, r.expected_total_rolls
+        )?;
     }
     for (k, d) in &a.distributions {
         writeln!(out)?;
@@ -364,7 +406,10 @@ fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels
         doc.insert("expected_total_rolls".into(), num(r.expected_total_rolls));
     }
     doc.insert("residual".into(), num(a.solve.residual));
-    doc.insert("second_moment_residual".into(), num(a.solve.second_moment_residual));
+    doc.insert(
+        "second_moment_residual".into(),
+        num(a.solve.second_moment_residual),
+    );
     doc.insert("error_bound".into(), num(a.solve.error_bound));
     doc.insert("method".into(), json!(a.solve.method));
     doc.insert(

@@ -213,7 +213,10 @@ pub enum BoardError {
     },
     /// The token can be trapped: from these reachable cells the last cell is not reached with
     /// probability 1.
-    #[error("the token can be trapped: the last cell {size} is not reached with probability 1 from cell(s) {}", preview(cells))]
+    #[error(
+        "the token can be trapped: the last cell {size} is not reached with probability 1 from cell(s) {}",
+        preview(cells)
+    )]
     Trapped {
         /// The reachable cells (standing positions) that cannot finish almost surely, sorted.
         cells: Vec<u32>,

@@ -1,6 +1,9 @@
 //! Snakes and Ladders: published and derived reference values (shared/cases/01-snakes.md) and
 //! cross-checks by a second method.
 
+// Reference figures are quoted with the digits their sources print.
+#![allow(clippy::excessive_precision)]
+
 use kolmo::analysis::AbsorbingChain;
 use kolmo::explore::{ExploreOptions, Generator, Successors, explore};
 use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, PortalKind, Rule};
@@ -25,7 +28,11 @@ fn board(rule: Rule, start: i64) -> Board {
 #[test]
 fn classic_clamp_expected_rolls() {
     let a = Board::classic().analyze(&AnalysisOptions::default()).unwrap();
-    assert!(close(a.expected_rolls, 35.834938413695426, 1e-13), "{}", a.expected_rolls);
+    assert!(
+        close(a.expected_rolls, 35.834938413695426, 1e-13),
+        "{}",
+        a.expected_rolls
+    );
     assert!(close(a.expected_rolls, 35.834938413695473, 1e-14));
     for (cell, e) in [
         (6, 35.68926185736878),
@@ -36,11 +43,19 @@ fn classic_clamp_expected_rolls() {
         (91, 11.487485009430126),
         (1, 36.475739629258975),
     ] {
-        assert!(close(a.expected_rolls_by_cell[cell], e, 1e-13), "cell {cell}: {}", a.expected_rolls_by_cell[cell]);
+        assert!(
+            close(a.expected_rolls_by_cell[cell], e, 1e-13),
+            "cell {cell}: {}",
+            a.expected_rolls_by_cell[cell]
+        );
     }
     assert_eq!(a.expected_rolls_by_cell[99], 1.0);
     assert_eq!(a.expected_rolls_by_cell[100], 0.0);
-    assert!(a.solve.residual < 1e-12 && a.solve.error_bound < 1e-12, "{:?}", a.solve.residual);
+    assert!(
+        a.solve.residual < 1e-12 && a.solve.error_bound < 1e-12,
+        "{:?}",
+        a.solve.residual
+    );
     assert!(close(a.std_dev, 23.353802687908807, 1e-12), "{}", a.std_dev);
 }
 
@@ -63,7 +78,13 @@ fn classic_clamp_distribution() {
     // The distribution's mean and variance agree with the linear solves.
     let mean = a.time.truncated_mean();
     assert!(close(mean, a.expected_rolls, 1e-10), "{mean}");
-    let m2: f64 = a.time.pmf.iter().enumerate().map(|(t, p)| (t * t) as f64 * p).sum();
+    let m2: f64 = a
+        .time
+        .pmf
+        .iter()
+        .enumerate()
+        .map(|(t, p)| (t * t) as f64 * p)
+        .sum();
     assert!(close(m2 - mean * mean, a.variance, 1e-9));
     assert!(a.mode < a.median);
     // Quantiles are monotone and bracket the median.
@@ -77,7 +98,11 @@ fn classic_clamp_distribution() {
 #[test]
 fn classic_stay_published_value() {
     let a = board(Rule::Stay, 0).analyze(&AnalysisOptions::default()).unwrap();
-    assert!(close(a.expected_rolls, 39.225122308234960, 1e-13), "{}", a.expected_rolls);
+    assert!(
+        close(a.expected_rolls, 39.225122308234960, 1e-13),
+        "{}",
+        a.expected_rolls
+    );
 }
 
 // Empty board, rule stay: IBM Research "Ponder This", February 2020 (published): ≈ 33.333333333333371
@@ -86,13 +111,27 @@ fn classic_stay_published_value() {
 fn empty_board_stay() {
     let mut s = BoardSpec::empty(100);
     s.rule = Rule::Stay;
-    let a = Board::new(&s).unwrap().analyze(&AnalysisOptions::default()).unwrap();
-    assert!(close(a.expected_rolls, 33.333333333333371, 1e-13), "{}", a.expected_rolls);
+    let a = Board::new(&s)
+        .unwrap()
+        .analyze(&AnalysisOptions::default())
+        .unwrap();
+    assert!(
+        close(a.expected_rolls, 33.333333333333371, 1e-13),
+        "{}",
+        a.expected_rolls
+    );
     // In f64 the die's 1/6 is rounded (fl(1/6) < 1/6), which moves the answer by ~3e-14: the
     // floating-point solve cannot tell this value from 100/3; the exact solve can.
     s.start = 1;
-    let a = Board::new(&s).unwrap().analyze(&AnalysisOptions::default()).unwrap();
-    assert!((a.expected_rolls - 33.0476190476).abs() < 5e-11, "{}", a.expected_rolls);
+    let a = Board::new(&s)
+        .unwrap()
+        .analyze(&AnalysisOptions::default())
+        .unwrap();
+    assert!(
+        (a.expected_rolls - 33.0476190476).abs() < 5e-11,
+        "{}",
+        a.expected_rolls
+    );
 }
 
 // Monte Carlo agrees with the exact mean within 4 standard errors, and its spread with the exact
@@ -110,7 +149,12 @@ fn monte_carlo_agrees_with_exact() {
         let mc = b.simulate(&opts, None).unwrap();
         let z = mc.z_score(a.expected_rolls);
         assert!(z.abs() < 4.0, "{rule}: z = {z}, {mc:?} vs {}", a.expected_rolls);
-        assert!(close(mc.std_dev, a.std_dev, 0.02), "{rule}: {} vs {}", mc.std_dev, a.std_dev);
+        assert!(
+            close(mc.std_dev, a.std_dev, 0.02),
+            "{rule}: {} vs {}",
+            mc.std_dev,
+            a.std_dev
+        );
         assert_eq!(mc.min, a.min_rolls);
     }
 }
@@ -122,8 +166,21 @@ fn weighted_die_matches_monte_carlo() {
     s.rule = Rule::Bounce;
     let b = Board::new(&s).unwrap();
     let a = b.analyze(&AnalysisOptions::default()).unwrap();
-    let mc = b.simulate(&MonteCarloOptions { games: 200_000, seed: 9, ..Default::default() }, None).unwrap();
-    assert!(mc.z_score(a.expected_rolls).abs() < 4.0, "{mc:?} vs {}", a.expected_rolls);
+    let mc = b
+        .simulate(
+            &MonteCarloOptions {
+                games: 200_000,
+                seed: 9,
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap();
+    assert!(
+        mc.z_score(a.expected_rolls).abs() < 4.0,
+        "{mc:?} vs {}",
+        a.expected_rolls
+    );
 }
 
 /// The board with an extra state for each portal taken, so that expected uses are expected visits
@@ -138,7 +195,11 @@ impl Generator for Marked<'_> {
     type State = Mark;
     fn initial_states(&self) -> Vec<Mark> {
         let s = self.0.start();
-        vec![if self.0.jump()[s as usize] != s { Mark::Taking(s) } else { Mark::Stand(s) }]
+        vec![if self.0.jump()[s as usize] != s {
+            Mark::Taking(s)
+        } else {
+            Mark::Stand(s)
+        }]
     }
     fn expand(&self, m: &Mark, out: &mut Successors<Mark>) {
         match *m {
@@ -172,7 +233,12 @@ fn portal_usage_matches_marked_chain() {
         for u in &a.portal_usage {
             let id = states.iter().position(|m| *m == Mark::Taking(u.portal.from));
             let expect = id.map_or(0.0, |i| v.visits[i]);
-            assert!(close(u.expected_uses, expect, 1e-12), "{rule} {:?}: {} vs {expect}", u.portal, u.expected_uses);
+            assert!(
+                close(u.expected_uses, expect, 1e-12),
+                "{rule} {:?}: {} vs {expect}",
+                u.portal,
+                u.expected_uses
+            );
         }
         // Extra check: the marked chain's expected steps count portal moves too.
         let t = chain.absorption_time().mean[0];
@@ -227,19 +293,52 @@ fn small_board(rule: Rule) -> Board {
 fn two_players_match_the_joint_chain() {
     for rule in [Rule::Clamp, Rule::Stay, Rule::Bounce] {
         let b = small_board(rule);
-        let a = b.analyze(&AnalysisOptions { players: 2, ..Default::default() }).unwrap();
+        let a = b
+            .analyze(&AnalysisOptions {
+                players: 2,
+                ..Default::default()
+            })
+            .unwrap();
         let race = a.race.unwrap();
         let e = explore(&Joint(&b), ExploreOptions::default()).unwrap();
         let n = e.states.len();
-        let won1 = StateSet::from_states(n, e.states.iter().enumerate().filter(|(_, s)| s.0 == 30).map(|(i, _)| i as u32));
-        let over = StateSet::from_states(n, e.states.iter().enumerate().filter(|(_, s)| s.0 == 30 || s.1 == 30).map(|(i, _)| i as u32));
+        let won1 = StateSet::from_states(
+            n,
+            e.states
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.0 == 30)
+                .map(|(i, _)| i as u32),
+        );
+        let over = StateSet::from_states(
+            n,
+            e.states
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.0 == 30 || s.1 == 30)
+                .map(|(i, _)| i as u32),
+        );
         let d = e.into_dtmc().unwrap();
         let p1 = kolmo::analysis::reach_probability(&d, &won1).unwrap();
-        assert!(close(race.win_probability[0], p1.values[0], 1e-11), "{rule}: {} vs {}", race.win_probability[0], p1.values[0]);
-        assert!(close(race.win_probability[0] + race.win_probability[1], 1.0, 1e-11));
+        assert!(
+            close(race.win_probability[0], p1.values[0], 1e-11),
+            "{rule}: {} vs {}",
+            race.win_probability[0],
+            p1.values[0]
+        );
+        assert!(close(
+            race.win_probability[0] + race.win_probability[1],
+            1.0,
+            1e-11
+        ));
         // Expected total rolls = expected steps of the joint chain to game over.
         let t = AbsorbingChain::new(&d, &over).unwrap().absorption_time();
-        assert!(close(race.expected_total_rolls, t.mean[0], 1e-10), "{} vs {}", race.expected_total_rolls, t.mean[0]);
+        assert!(
+            close(race.expected_total_rolls, t.mean[0], 1e-10),
+            "{} vs {}",
+            race.expected_total_rolls,
+            t.mean[0]
+        );
         assert!(race.win_probability[0] > 0.5);
     }
 }
@@ -254,7 +353,10 @@ fn trapped_board_is_reported_not_solved() {
     let b = Board::new(&s).unwrap();
     let e = b.analyze(&AnalysisOptions::default()).unwrap_err();
     match e {
-        Error::Board { error: BoardError::Trapped { cells, size: 10 }, .. } => {
+        Error::Board {
+            error: BoardError::Trapped { cells, size: 10 },
+            ..
+        } => {
             assert_eq!(cells, (0..=7).collect::<Vec<_>>());
         }
         e => panic!("{e}"),
@@ -272,19 +374,27 @@ fn trapped_board_is_reported_not_solved() {
 #[test]
 fn start_portal_is_taken_before_the_first_roll() {
     // Starting on cell 1 (ladder to 38) is the same as standing on 38.
-    let a = board(Rule::Clamp, 1).analyze(&AnalysisOptions::default()).unwrap();
+    let a = board(Rule::Clamp, 1)
+        .analyze(&AnalysisOptions::default())
+        .unwrap();
     assert!(close(a.expected_rolls, 31.609058489915995, 1e-13));
     let l1 = a.portal_usage.iter().find(|u| u.portal.from == 1).unwrap();
     assert!(l1.expected_uses >= 1.0);
     // Starting on the last cell: a game of no rolls.
-    let a = board(Rule::Clamp, 100).analyze(&AnalysisOptions::default()).unwrap();
+    let a = board(Rule::Clamp, 100)
+        .analyze(&AnalysisOptions::default())
+        .unwrap();
     assert_eq!((a.expected_rolls, a.median, a.min_rolls), (0.0, 0, 0));
 }
 
 #[test]
 fn fundamental_matrix_row_is_the_visits() {
     let a = Board::classic()
-        .analyze(&AnalysisOptions { fundamental: true, distribution_at: vec![3], ..Default::default() })
+        .analyze(&AnalysisOptions {
+            fundamental: true,
+            distribution_at: vec![3],
+            ..Default::default()
+        })
         .unwrap();
     let n = a.fundamental.as_ref().unwrap();
     let row = n.states.iter().position(|&s| s == 0).unwrap();

@@ -107,14 +107,16 @@ impl<'a> AbsorbingChain<'a> {
         if target.universe() != dtmc.n() {
             return Err(Error::arg(
                 "target",
-                format!("a set over {} states for a chain of {}", target.universe(), dtmc.n()),
+                format!(
+                    "a set over {} states for a chain of {}",
+                    target.universe(),
+                    dtmc.n()
+                ),
             ));
         }
         let qualitative = Qualitative::new(dtmc, target);
-        let transient_set = StateSet::from_states(
-            dtmc.n(),
-            qualitative.yes.iter().filter(|&s| !target.contains(s)),
-        );
+        let transient_set =
+            StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
         let transient = Subsystem::new(&transient_set);
         let lu = transient.lu_i_minus_q(dtmc, "expected steps (I - Q)")?;
         Ok(Self {
@@ -200,7 +202,10 @@ impl<'a> AbsorbingChain<'a> {
     pub fn expected_visits(&self, from: StateId) -> Result<ExpectedVisits> {
         let n = self.dtmc.n();
         if from as usize >= n {
-            return Err(Error::arg("start state", format!("{from} is not a state (0 to {})", n - 1)));
+            return Err(Error::arg(
+                "start state",
+                format!("{from} is not a state (0 to {})", n - 1),
+            ));
         }
         if !self.almost_sure(from) {
             return Err(Error::NotAlmostSure {

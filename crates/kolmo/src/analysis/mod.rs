@@ -20,4 +20,6 @@ pub mod transient;
 pub use absorbing::{AbsorbingChain, AbsorptionTime, ExpectedVisits, FundamentalMatrix};
 pub use race::{Race, race};
 pub use reach::{ReachProbability, reach_probability};
-pub use transient::{TimeDistribution, TimeDistributionOptions, absorption_time_distribution, distribution_after};
+pub use transient::{
+    TimeDistribution, TimeDistributionOptions, absorption_time_distribution, distribution_after,
+};

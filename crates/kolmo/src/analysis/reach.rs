@@ -33,7 +33,11 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
     if target.universe() != dtmc.n() {
         return Err(Error::arg(
             "target",
-            format!("a set over {} states for a chain of {}", target.universe(), dtmc.n()),
+            format!(
+                "a set over {} states for a chain of {}",
+                target.universe(),
+                dtmc.n()
+            ),
         ));
     }
     let qualitative = Qualitative::new(dtmc, target);
@@ -78,7 +82,10 @@ mod tests {
     // 1, 2, 3 are 1/4, 1/2, 3/4 for the fair walk; 8/15, 4/5, 14/15 for the walk biased right 2/3.
     #[test]
     fn absorption_probabilities_of_walks() {
-        for (p, expect) in [(0.5, [0.25, 0.5, 0.75]), (2.0 / 3.0, [8.0 / 15.0, 0.8, 14.0 / 15.0])] {
+        for (p, expect) in [
+            (0.5, [0.25, 0.5, 0.75]),
+            (2.0 / 3.0, [8.0 / 15.0, 0.8, 14.0 / 15.0]),
+        ] {
             let d = walk(p);
             let r = reach_probability(&d, &StateSet::from_states(5, [4])).unwrap();
             assert_eq!(r.values[0], 0.0);

@@ -101,7 +101,7 @@ impl Subsystem {
             lu.solve_in_place(&mut r);
             let step = r.iter().fold(0.0f64, |a, v| a.max(v.abs()));
             let size = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            if !(step < last) {
+            if step.is_nan() || step >= last {
                 break;
             }
             for (xi, di) in x.iter_mut().zip(&r) {

@@ -33,12 +33,22 @@ fn check_initial(dtmc: &Dtmc, initial: &[f64]) -> Result<()> {
             format!("length {} for a chain of {} states", initial.len(), dtmc.n()),
         ));
     }
-    if let Some((s, p)) = initial.iter().enumerate().find(|(_, p)| !(p.is_finite() && **p >= 0.0)) {
-        return Err(Error::arg("initial distribution", format!("state {s} has probability {p}")));
+    if let Some((s, p)) = initial
+        .iter()
+        .enumerate()
+        .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
+    {
+        return Err(Error::arg(
+            "initial distribution",
+            format!("state {s} has probability {p}"),
+        ));
     }
     let sum: f64 = initial.iter().sum();
     if (sum - 1.0).abs() > 1e-12 {
-        return Err(Error::arg("initial distribution", format!("sums to {sum}, not 1")));
+        return Err(Error::arg(
+            "initial distribution",
+            format!("sums to {sum}, not 1"),
+        ));
     }
     Ok(())
 }
@@ -100,10 +110,7 @@ impl TimeDistribution {
     /// `P(T > t)` (the survival function); `tail` beyond the horizon (an upper bound).
     #[must_use]
     pub fn survival(&self, t: u64) -> f64 {
-        self.survival
-            .get(t as usize)
-            .copied()
-            .unwrap_or(self.tail)
+        self.survival.get(t as usize).copied().unwrap_or(self.tail)
     }
 
     /// The `q`-quantile: the least `t` with `P(T ≤ t) ≥ q`, for `0 < q ≤ 1`. `None` if it lies
@@ -178,7 +185,11 @@ pub fn absorption_time_distribution(
     if target.universe() != dtmc.n() {
         return Err(Error::arg(
             "target",
-            format!("a set over {} states for a chain of {}", target.universe(), dtmc.n()),
+            format!(
+                "a set over {} states for a chain of {}",
+                target.universe(),
+                dtmc.n()
+            ),
         ));
     }
     let q = Qualitative::new(dtmc, target);

@@ -144,8 +144,8 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
         let mut bounds = out.starts.clone();
         bounds.push(out.entries.len());
         for w in bounds.windows(2) {
-            for k in w[0]..w[1] {
-                builder.add(targets[k], out.entries[k].1);
+            for (&t, (_, p)) in targets[w[0]..w[1]].iter().zip(&out.entries[w[0]..w[1]]) {
+                builder.add(t, *p);
             }
             builder.finish_row();
         }

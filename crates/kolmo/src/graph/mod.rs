@@ -5,5 +5,5 @@
 mod reach;
 mod scc;
 
-pub use reach::{backward_reachable, forward_reachable, prob0, prob1, Qualitative};
+pub use reach::{Qualitative, backward_reachable, forward_reachable, prob0, prob1};
 pub use scc::{Sccs, sccs};

@@ -1,6 +1,6 @@
+use crate::StateId;
 use crate::model::{Dtmc, StateSet};
 use crate::sparse::CsrMatrix;
-use crate::StateId;
 
 /// The states reachable from `from` (including `from`) along stored entries.
 ///
@@ -35,11 +35,7 @@ pub fn forward_reachable(matrix: &CsrMatrix, from: &[StateId]) -> StateSet {
 /// O(n + nnz) time, with one transposition of the pattern.
 #[must_use]
 #[track_caller]
-pub fn backward_reachable(
-    matrix: &CsrMatrix,
-    targets: &StateSet,
-    through: Option<&StateSet>,
-) -> StateSet {
+pub fn backward_reachable(matrix: &CsrMatrix, targets: &StateSet, through: Option<&StateSet>) -> StateSet {
     let n = matrix.ncols();
     assert!(targets.universe() == n && through.is_none_or(|t| t.universe() == n));
     let (ptr, rows) = matrix.transpose_pattern();

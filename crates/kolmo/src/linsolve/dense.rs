@@ -30,7 +30,7 @@ impl DenseLu {
         let mut worst = (0usize, f64::INFINITY);
         for i in 0..n {
             let p = u[(i, i)].abs();
-            if !(p >= worst.1) {
+            if p.is_nan() || p < worst.1 {
                 worst = (i, p);
             }
         }

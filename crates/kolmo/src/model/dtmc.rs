@@ -68,8 +68,14 @@ impl Dtmc {
                 name: self.state_name(s as StateId),
                 message,
             };
-            if let Some((c, p)) = cols.iter().zip(vals).find(|(_, p)| !(p.is_finite() && **p >= 0.0)) {
-                return Err(bad(format!("probability {p} to state {c} is not a number in [0, 1]")));
+            if let Some((c, p)) = cols
+                .iter()
+                .zip(vals)
+                .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
+            {
+                return Err(bad(format!(
+                    "probability {p} to state {c} is not a number in [0, 1]"
+                )));
             }
             let sum: f64 = vals.iter().sum();
             if (sum - 1.0).abs() > ROW_SUM_TOLERANCE {

@@ -10,17 +10,13 @@ impl StateSet {
     /// The empty set over `n` states.
     #[must_use]
     pub fn empty(n: usize) -> Self {
-        Self {
-            bits: vec![false; n],
-        }
+        Self { bits: vec![false; n] }
     }
 
     /// The set of all `n` states.
     #[must_use]
     pub fn full(n: usize) -> Self {
-        Self {
-            bits: vec![true; n],
-        }
+        Self { bits: vec![true; n] }
     }
 
     /// The set over `n` states holding `states`.

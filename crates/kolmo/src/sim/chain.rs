@@ -1,6 +1,6 @@
 use super::SimRng;
-use crate::model::Dtmc;
 use crate::StateId;
+use crate::model::Dtmc;
 use rand::RngExt;
 
 /// Samples transitions of any Markov chain: per row, cumulative probabilities searched by

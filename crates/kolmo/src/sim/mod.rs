@@ -122,7 +122,10 @@ where
     F: Fn(&mut SimRng, u64) -> Option<u64> + Sync,
 {
     if options.games < 2 {
-        return Err(Error::arg("games", "at least 2 games are needed for a standard error"));
+        return Err(Error::arg(
+            "games",
+            "at least 2 games are needed for a standard error",
+        ));
     }
     let chunks = options.games.div_ceil(CHUNK);
     let stop = AtomicBool::new(false);

@@ -131,7 +131,10 @@ impl Board {
             Err(Error::Board {
                 path: None,
                 line: None,
-                error: BoardError::Trapped { cells, size: self.size },
+                error: BoardError::Trapped {
+                    cells,
+                    size: self.size,
+                },
             })
         }
     }
@@ -166,7 +169,10 @@ impl Board {
             return Err(Error::Board {
                 path: None,
                 line: None,
-                error: BoardError::Trapped { cells: trapped, size: self.size },
+                error: BoardError::Trapped {
+                    cells: trapped,
+                    size: self.size,
+                },
             });
         }
         let solve = chain.absorption_time();
@@ -183,8 +189,16 @@ impl Board {
                 max_steps: options.max_turns,
             },
         )?;
-        let race = if options.players > 1 { Some(race(&time, options.players)?) } else { None };
-        let fundamental = if options.fundamental { Some(chain.fundamental()?) } else { None };
+        let race = if options.players > 1 {
+            Some(race(&time, options.players)?)
+        } else {
+            None
+        };
+        let fundamental = if options.fundamental {
+            Some(chain.fundamental()?)
+        } else {
+            None
+        };
         let mut distributions = Vec::new();
         for &k in &options.distribution_at {
             distributions.push((k, distribution_after(&dtmc, &initial, k)?));

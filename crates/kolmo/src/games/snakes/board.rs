@@ -88,14 +88,19 @@ impl Die {
     fn validate(&self) -> Result<(), BoardError> {
         match self {
             Die::Fair(0) => Err(BoardError::Die("a die needs at least one face".into())),
-            Die::Fair(f) if *f > 1_000_000 => Err(BoardError::Die(format!("{f} faces is too many (at most 1000000)"))),
+            Die::Fair(f) if *f > 1_000_000 => Err(BoardError::Die(format!(
+                "{f} faces is too many (at most 1000000)"
+            ))),
             Die::Fair(_) => Ok(()),
             Die::Weighted(w) => {
                 if w.is_empty() {
                     return Err(BoardError::Die("the weight list is empty".into()));
                 }
                 if let Some((i, x)) = w.iter().enumerate().find(|(_, x)| !(x.is_finite() && **x >= 0.0)) {
-                    return Err(BoardError::Die(format!("weight of face {} is {x}; weights must be finite and >= 0", i + 1)));
+                    return Err(BoardError::Die(format!(
+                        "weight of face {} is {x}; weights must be finite and >= 0",
+                        i + 1
+                    )));
                 }
                 if w.iter().sum::<f64>() <= 0.0 {
                     return Err(BoardError::Die("the weights sum to 0".into()));
@@ -180,8 +185,29 @@ impl BoardSpec {
     /// 64→60, 87→24, 93→73, 95→75, 98→78.
     #[must_use]
     pub fn classic() -> Self {
-        let ladders = [(1, 38), (4, 14), (9, 31), (21, 42), (28, 84), (36, 44), (51, 67), (71, 91), (80, 100)];
-        let snakes = [(16, 6), (47, 26), (49, 11), (56, 53), (62, 19), (64, 60), (87, 24), (93, 73), (95, 75), (98, 78)];
+        let ladders = [
+            (1, 38),
+            (4, 14),
+            (9, 31),
+            (21, 42),
+            (28, 84),
+            (36, 44),
+            (51, 67),
+            (71, 91),
+            (80, 100),
+        ];
+        let snakes = [
+            (16, 6),
+            (47, 26),
+            (49, 11),
+            (56, 53),
+            (62, 19),
+            (64, 60),
+            (87, 24),
+            (93, 73),
+            (95, 75),
+            (98, 78),
+        ];
         let mut s = Self::empty(100);
         s.name = "classic".into();
         s.portals = ladders
@@ -235,11 +261,23 @@ impl Board {
             error,
         };
         if spec.size < 1 || spec.size > i64::from(MAX_SIZE) {
-            return Err(err(None, BoardError::Size { size: spec.size, max: MAX_SIZE }));
+            return Err(err(
+                None,
+                BoardError::Size {
+                    size: spec.size,
+                    max: MAX_SIZE,
+                },
+            ));
         }
         let size = spec.size as u32;
         if spec.start < 0 || spec.start > spec.size {
-            return Err(err(None, BoardError::Start { start: spec.start, size }));
+            return Err(err(
+                None,
+                BoardError::Start {
+                    start: spec.start,
+                    size,
+                },
+            ));
         }
         spec.die.validate().map_err(|e| err(None, e))?;
         let faces = spec.die.faces();
@@ -254,18 +292,47 @@ impl Board {
             let kname = kind.name();
             for cell in [from, to] {
                 if cell < 0 || cell > spec.size {
-                    return Err(err(line, BoardError::OutOfRange { kind: kname, from, to, cell, size }));
+                    return Err(err(
+                        line,
+                        BoardError::OutOfRange {
+                            kind: kname,
+                            from,
+                            to,
+                            cell,
+                            size,
+                        },
+                    ));
                 }
             }
             let (from, to) = (from as u32, to as u32);
             if from == size {
-                return Err(err(line, BoardError::FromLastCell { kind: kname, from, to }));
+                return Err(err(
+                    line,
+                    BoardError::FromLastCell {
+                        kind: kname,
+                        from,
+                        to,
+                    },
+                ));
             }
             if from == to {
-                return Err(err(line, BoardError::ToItself { kind: kname, cell: from }));
+                return Err(err(
+                    line,
+                    BoardError::ToItself {
+                        kind: kname,
+                        cell: from,
+                    },
+                ));
             }
             if (kind == PortalKind::Ladder && to < from) || (kind == PortalKind::Snake && to > from) {
-                return Err(err(line, BoardError::WrongDirection { kind: kname, from, to }));
+                return Err(err(
+                    line,
+                    BoardError::WrongDirection {
+                        kind: kname,
+                        from,
+                        to,
+                    },
+                ));
             }
             if let Some(first) = owner[from as usize] {
                 let (fk, _, fto, fline) = spec.portals[first];
@@ -414,15 +481,38 @@ mod tests {
     #[test]
     fn each_bad_board_is_named() {
         use PortalKind::*;
-        assert!(matches!(board_error(&spec(&[(Ladder, 3, 21)])), BoardError::OutOfRange { cell: 21, .. }));
-        assert!(matches!(board_error(&spec(&[(Snake, -1, 0)])), BoardError::OutOfRange { cell: -1, .. }));
-        assert!(matches!(board_error(&spec(&[(Snake, 20, 3)])), BoardError::FromLastCell { from: 20, .. }));
-        assert!(matches!(board_error(&spec(&[(Portal, 5, 5)])), BoardError::ToItself { cell: 5, .. }));
-        assert!(matches!(board_error(&spec(&[(Ladder, 5, 2)])), BoardError::WrongDirection { from: 5, to: 2, .. }));
-        assert!(matches!(board_error(&spec(&[(Snake, 5, 9)])), BoardError::WrongDirection { .. }));
+        assert!(matches!(
+            board_error(&spec(&[(Ladder, 3, 21)])),
+            BoardError::OutOfRange { cell: 21, .. }
+        ));
+        assert!(matches!(
+            board_error(&spec(&[(Snake, -1, 0)])),
+            BoardError::OutOfRange { cell: -1, .. }
+        ));
+        assert!(matches!(
+            board_error(&spec(&[(Snake, 20, 3)])),
+            BoardError::FromLastCell { from: 20, .. }
+        ));
+        assert!(matches!(
+            board_error(&spec(&[(Portal, 5, 5)])),
+            BoardError::ToItself { cell: 5, .. }
+        ));
+        assert!(matches!(
+            board_error(&spec(&[(Ladder, 5, 2)])),
+            BoardError::WrongDirection { from: 5, to: 2, .. }
+        ));
+        assert!(matches!(
+            board_error(&spec(&[(Snake, 5, 9)])),
+            BoardError::WrongDirection { .. }
+        ));
         assert!(matches!(
             board_error(&spec(&[(Ladder, 5, 9), (Snake, 5, 1)])),
-            BoardError::Duplicate { from: 5, first_to: 9, to: 1, .. }
+            BoardError::Duplicate {
+                from: 5,
+                first_to: 9,
+                to: 1,
+                ..
+            }
         ));
         let mut s = spec(&[]);
         s.start = 21;

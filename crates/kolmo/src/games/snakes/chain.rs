@@ -1,8 +1,8 @@
 use super::Board;
+use crate::Result;
 use crate::explore::{ExploreOptions, Generator, Successors, explore};
 use crate::model::{Dtmc, StateSet};
 use crate::sim::{self, MonteCarlo, MonteCarloOptions, SimRng};
-use crate::Result;
 use rand::{Rng, RngExt};
 
 /// The board as a [`Generator`]: the state is the cell the token stands on. Every cell is an
@@ -77,7 +77,11 @@ impl Board {
         let mut cum = 0.0;
         for &p in &self.probabilities {
             cum += p;
-            thresholds.push(if cum >= 1.0 { u64::MAX } else { (cum * 2f64.powi(64)) as u64 });
+            thresholds.push(if cum >= 1.0 {
+                u64::MAX
+            } else {
+                (cum * 2f64.powi(64)) as u64
+            });
         }
         *thresholds.last_mut().expect("at least one face") = u64::MAX;
         let play = |rng: &mut SimRng, max: u64| -> Option<u64> {

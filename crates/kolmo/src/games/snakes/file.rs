@@ -78,12 +78,18 @@ impl BoardSpec {
         }
         match (file.faces, file.die) {
             (Some(_), Some(d)) => {
-                return Err(at(d.span().start, "give either `faces` or `die`, not both".into()));
+                return Err(at(
+                    d.span().start,
+                    "give either `faces` or `die`, not both".into(),
+                ));
             }
             (Some(f), None) => {
                 let v = *f.get_ref();
                 if !(1..=1_000_000).contains(&v) {
-                    return Err(at(f.span().start, format!("faces = {v}: a die has 1 to 1000000 faces")));
+                    return Err(at(
+                        f.span().start,
+                        format!("faces = {v}: a die has 1 to 1000000 faces"),
+                    ));
                 }
                 spec.die = Die::Fair(v as usize);
             }
@@ -103,7 +109,11 @@ impl BoardSpec {
                 let &[a, b] = p.get_ref().as_slice() else {
                     return Err(at(
                         p.span().start,
-                        format!("a {} is a pair [from, to]; got {} numbers", kind.name(), p.get_ref().len()),
+                        format!(
+                            "a {} is a pair [from, to]; got {} numbers",
+                            kind.name(),
+                            p.get_ref().len()
+                        ),
                     ));
                 };
                 spec.portals.push((kind, a, b, Some(line)));
@@ -130,8 +140,8 @@ impl BoardSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::snakes::Board;
     use crate::BoardError;
+    use crate::games::snakes::Board;
 
     #[test]
     fn parses_a_board() {
@@ -150,7 +160,10 @@ mod tests {
     fn errors_name_file_line_and_column() {
         let p = Path::new("b.toml");
         let e = BoardSpec::from_toml("size = 10\nrule = \"wrap\"\n", Some(p)).unwrap_err();
-        assert!(e.to_string().starts_with("b.toml:2:8: unknown rule 'wrap'"), "{e}");
+        assert!(
+            e.to_string().starts_with("b.toml:2:8: unknown rule 'wrap'"),
+            "{e}"
+        );
         let e = BoardSpec::from_toml("size = 10\nladders = [[1, 2, 3]]\n", Some(p)).unwrap_err();
         assert!(matches!(e, Error::Parse { line: 2, .. }), "{e}");
         let e = BoardSpec::from_toml("sise = 10\n", Some(p)).unwrap_err();
@@ -160,9 +173,30 @@ mod tests {
         let e = BoardSpec::from_toml("size = [\n", Some(p)).unwrap_err();
         assert!(matches!(e, Error::Parse { .. }), "{e}");
         // Board errors carry the portal's line.
-        let spec = BoardSpec::from_toml("size = 10\nladders = [[1, 5]]\nsnakes = [\n [9, 2],\n [1, 0],\n]\n", Some(p)).unwrap();
+        let spec = BoardSpec::from_toml(
+            "size = 10\nladders = [[1, 5]]\nsnakes = [\n [9, 2],\n [1, 0],\n]\n",
+            Some(p),
+        )
+        .unwrap();
         let e = Board::new(&spec).unwrap_err();
-        assert!(matches!(&e, Error::Board { line: Some(5), error: BoardError::Duplicate { from: 1, first_line: Some(2), .. }, .. }), "{e}");
-        assert!(e.to_string().starts_with("b.toml:5: two portals start on cell 1"), "{e}");
+        assert!(
+            matches!(
+                &e,
+                Error::Board {
+                    line: Some(5),
+                    error: BoardError::Duplicate {
+                        from: 1,
+                        first_line: Some(2),
+                        ..
+                    },
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string().starts_with("b.toml:5: two portals start on cell 1"),
+            "{e}"
+        );
     }
 }

@@ -1,0 +1,231 @@
+//! `kolmo snakes` end to end: spawns the real binary.
+
+// Reference figures are quoted with the digits their sources print.
+#![allow(clippy::excessive_precision)]
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::io::Write;
+
+fn kolmo() -> Command {
+    Command::cargo_bin("kolmo").unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = kolmo().args(args).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn board_file(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+// The classic board's figures (shared/cases/01-snakes.md, derived by exact and float solves).
+#[test]
+fn default_report_leads_with_expected_rolls() {
+    let out = kolmo().args(["snakes", "--mc", "20000"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let first_figure = text
+        .lines()
+        .find(|l| l.starts_with("Expected rolls from the start"))
+        .unwrap();
+    assert!(first_figure.contains("35.83493841369"), "{first_figure}");
+    assert!(text.contains("median 29"));
+    assert!(text.contains("Monte Carlo check (20000 games, seed 1)"));
+    assert!(text.contains("0.2748926611928901"));
+}
+
+#[test]
+fn json_fields() {
+    let v = json(&[
+        "snakes",
+        "--mc",
+        "50000",
+        "--seed",
+        "3",
+        "--quantiles",
+        "0.1,0.5,0.90",
+    ]);
+    let e = v["expected_rolls"].as_f64().unwrap();
+    assert!((e - 35.834938413695426).abs() < 1e-12);
+    let by_cell = v["expected_rolls_by_cell"].as_array().unwrap();
+    assert_eq!(by_cell.len(), 101);
+    assert!((by_cell[73].as_f64().unwrap() - 17.598534708379127).abs() < 1e-12);
+    assert_eq!(by_cell[99].as_f64(), Some(1.0));
+    assert_eq!(by_cell[100].as_f64(), Some(0.0));
+    assert!((v["std_dev"].as_f64().unwrap() - 23.353802687908807).abs() < 1e-10);
+    assert!((v["variance"].as_f64().unwrap() - 23.353802687908807f64.powi(2)).abs() < 1e-8);
+    assert_eq!(v["median"], 29);
+    assert_eq!(v["min_rolls"], 7);
+    assert!(v["mode"].as_u64().is_some());
+    // Quantile keys are the levels as given.
+    assert_eq!(v["quantiles"]["0.5"], 29);
+    assert!(v["quantiles"]["0.90"].as_u64().is_some());
+    let fb = v["finished_by"].as_array().unwrap();
+    assert_eq!(fb[1]["turn"], 40);
+    assert!((fb[1]["probability"].as_f64().unwrap() - 0.6925393455227666).abs() < 1e-13);
+    let mc = &v["monte_carlo"];
+    assert_eq!(mc["games"], 50000);
+    assert_eq!(mc["seed"], 3);
+    assert!(mc["z_score"].as_f64().unwrap().abs() < 4.0);
+    for k in ["mean", "std_error", "std_dev"] {
+        assert!(mc[k].as_f64().unwrap() > 0.0, "{k}");
+    }
+    let usage = v["portal_usage"].as_array().unwrap();
+    assert_eq!(usage.len(), 19);
+    assert_eq!(usage[0]["from"], 1);
+    assert_eq!(usage[0]["kind"], "ladder");
+    assert!(v["residual"].as_f64().unwrap() < 1e-12);
+    assert!(v.get("players").is_none());
+    assert!(v.get("fundamental").is_none());
+}
+
+// Published: Althoen, King & Schilling, Math. Gazette 77 (478), 1993: 39.225122308234960.
+#[test]
+fn stay_rule_json() {
+    let v = json(&["snakes", "--rule", "stay", "--mc", "0"]);
+    assert!((v["expected_rolls"].as_f64().unwrap() - 39.225122308234960).abs() < 1e-12);
+    assert_eq!(v["monte_carlo"], Value::Null);
+    assert_eq!(v["board"]["rule"], "stay");
+}
+
+#[test]
+fn same_seed_same_monte_carlo_on_any_thread_count() {
+    let a = json(&["snakes", "--mc", "100000", "--seed", "11", "--threads", "1"]);
+    let b = json(&["snakes", "--mc", "100000", "--seed", "11", "--threads", "2"]);
+    assert_eq!(a["monte_carlo"], b["monte_carlo"]);
+    let c = json(&["snakes", "--mc", "100000", "--seed", "12"]);
+    assert_ne!(a["monte_carlo"]["mean"], c["monte_carlo"]["mean"]);
+}
+
+#[test]
+fn board_file_with_three_players() {
+    let f = board_file(
+        "name = \"mine\"\nsize = 30\nrule = \"bounce\"\nladders = [[2, 17], [11, 25]]\nsnakes = [[19, 4], [28, 9]]\n",
+    );
+    let v = json(&[
+        "snakes",
+        f.path().to_str().unwrap(),
+        "--players",
+        "3",
+        "--mc",
+        "20000",
+    ]);
+    let seats = v["players"].as_array().unwrap();
+    assert_eq!(seats.len(), 3);
+    let p: Vec<f64> = seats
+        .iter()
+        .map(|s| s["win_probability"].as_f64().unwrap())
+        .collect();
+    assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-10);
+    assert!(p[0] > p[1] && p[1] > p[2], "{p:?}");
+    assert_eq!(seats[2]["seat"], 3);
+    let rounds = v["expected_rounds"].as_f64().unwrap();
+    let rolls = v["expected_total_rolls"].as_f64().unwrap();
+    assert!(rounds < v["expected_rolls"].as_f64().unwrap());
+    assert!(rolls > 2.0 * (rounds - 1.0) && rolls < 3.0 * rounds);
+    assert_eq!(v["board"]["name"], "mine");
+    kolmo()
+        .args([
+            "snakes",
+            f.path().to_str().unwrap(),
+            "--players",
+            "3",
+            "--mc",
+            "0",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 players, taking turns"));
+}
+
+#[test]
+fn fundamental_and_unreachable_values() {
+    let v = json(&["snakes", "empty", "--size", "6", "--fundamental", "--mc", "0"]);
+    let n = &v["fundamental"];
+    assert_eq!(n["states"].as_array().unwrap().len(), 6);
+    // From cell 0 on an empty 6-cell board with clamp, cell 0 is visited exactly once.
+    assert_eq!(n["matrix"][0][0].as_f64(), Some(1.0));
+}
+
+#[test]
+fn bad_boards_exit_2_with_the_place() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "size = 10\nladders = [[3, 11]]\n",
+            ":2: ladder 3 -> 11: cell 11 is not on the board",
+        ),
+        (
+            "size = 10\nsnakes = [[10, 2]]\n",
+            ":2: snake 10 -> 2 starts on the last cell",
+        ),
+        (
+            "size = 10\nladders = [[3, 5]]\nportals = [[3, 1]]\n",
+            ":3: two portals start on cell 3",
+        ),
+        (
+            "size = 10\nportals = [[4, 4]]\n",
+            ":2: portal 4 -> 4 leads to itself",
+        ),
+        ("size = 10\nladders = [[5, 2]]\n", ":2: ladder 5 -> 2 goes down"),
+        ("size = 10\nsnakes = [[2, 5]]\n", ":2: snake 2 -> 5 goes up"),
+        ("size = 10\nrule = \"wrap\"\n", ":2:8: unknown rule 'wrap'"),
+        (
+            "size = 10\nfaces = 6\ndie = [1, 2]\n",
+            ":3:7: give either `faces` or `die`",
+        ),
+        ("size = 10\ncolour = 3\n", ":2:1: unknown field `colour`"),
+        ("size = 10\nladders = [[3, 5, 7]]\n", ":2:"),
+        ("size = 10\nstart = 11\n", "start cell 11 is not on the board"),
+        ("size = 10\ndie = [1, -1]\n", "die: weight of face 2 is -1"),
+        (
+            "size = 10\nfaces = 2\nrule = \"stay\"\nsnakes = [[8, 0], [9, 0]]\n",
+            "the token can be trapped: the last cell 10 is not reached with probability 1 from cell(s) 0, 1, 2, 3, 4, 5, 6, 7",
+        ),
+    ];
+    for (text, message) in cases {
+        let f = board_file(text);
+        let path = f.path().to_str().unwrap().to_string();
+        kolmo()
+            .args(["snakes", &path, "--mc", "1000"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(*message))
+            .stderr(predicate::str::contains(path.as_str()));
+    }
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    for args in [
+        &["snakes", "no-such-board"][..],
+        &["snakes", "--quantiles", "0"],
+        &["snakes", "--quantiles", "x"],
+        &["snakes", "--rule", "wrap"],
+        &["snakes", "--faces", "0"],
+        &["snakes", "--start", "101"],
+        &["snakes", "--players", "0"],
+        &["snakes", "--mc", "1"],
+        &["snakes", "--cells", "200"],
+        &["snakes", "--die", "1,x"],
+        &["snakes", "--threads", "0"],
+        &["frobnicate"],
+    ] {
+        kolmo()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::is_empty().not());
+    }
+    kolmo()
+        .args(["snakes", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ladders = [[1, 38]"));
+}
