@@ -1,3 +1,79 @@
+//! Benchmarks of the classic board (run with `cargo bench -p kolmo`).
+//!
+//! Peers measured on the same machine by shared/peers/run.sh classic (per solve, model prebuilt):
+//! see the closing notes; the figures here are kolmo's side of those ratios.
+
+use kolmo::analysis::AbsorbingChain;
+use kolmo::games::snakes::{AnalysisOptions, Board};
+use kolmo::model::StateSet;
+use kolmo::sim::MonteCarloOptions;
+
 fn main() {
-    divan::main()
+    divan::main();
+}
+
+/// One expected-steps solve with the chain already built: graph analysis, LU of I − Q, solve with
+/// iterative refinement (what NumPy's and SciPy's "prebuilt" solves do, plus certification).
+#[divan::bench]
+fn expected_steps_solve(bencher: divan::Bencher) {
+    let dtmc = Board::classic().dtmc().unwrap();
+    let goal = StateSet::from_states(dtmc.n(), [100]);
+    bencher.bench(|| {
+        let chain = AbsorbingChain::new(&dtmc, &goal).unwrap();
+        divan::black_box(chain.expected_steps())
+    });
+}
+
+/// Building the chain from the board description and solving (the peers' "from board").
+#[divan::bench]
+fn expected_steps_from_board(bencher: divan::Bencher) {
+    let board = Board::classic();
+    bencher.bench(|| divan::black_box(board.expected_rolls().unwrap()));
+}
+
+/// The full analysis behind `kolmo snakes --mc 0`: expected rolls and variance for every cell,
+/// visits, portal usage, the game-length distribution to a 1e-12 tail, quantiles.
+#[divan::bench]
+fn full_analysis(bencher: divan::Bencher) {
+    let board = Board::classic();
+    let options = AnalysisOptions::default();
+    bencher.bench(|| divan::black_box(board.analyze(&options).unwrap()));
+}
+
+/// Monte Carlo throughput: 1,000,000 games on all cores (divide by the time for games/second).
+#[divan::bench(sample_count = 10)]
+fn monte_carlo_1m_games(bencher: divan::Bencher) {
+    let board = Board::classic();
+    let options = MonteCarloOptions {
+        games: 1_000_000,
+        seed: 1,
+        ..Default::default()
+    };
+    bencher.bench(|| divan::black_box(board.simulate(&options, None).unwrap()));
+}
+
+#[divan::bench]
+fn tmp_qualitative(bencher: divan::Bencher) {
+    let dtmc = Board::classic().dtmc().unwrap();
+    let goal = StateSet::from_states(dtmc.n(), [100]);
+    bencher.bench(|| divan::black_box(kolmo::graph::Qualitative::new(&dtmc, &goal)));
+}
+
+#[divan::bench]
+fn tmp_lu(bencher: divan::Bencher) {
+    bencher.bench(|| {
+        divan::black_box(
+            kolmo::linsolve::DenseLu::new(100, "x", |mut a| {
+                for i in 0..100 {
+                    a[(i, i)] = 1.0;
+                    for d in 1..=6 {
+                        if i + d < 100 {
+                            a[(i, i + d)] = -1.0 / 6.0;
+                        }
+                    }
+                }
+            })
+            .unwrap(),
+        )
+    });
 }

@@ -15,7 +15,7 @@
 
 use super::subsystem::Subsystem;
 use crate::graph::Qualitative;
-use crate::linsolve::DenseLu;
+use crate::linsolve::Factored;
 use crate::model::{Dtmc, StateSet};
 use crate::{Error, Result, StateId};
 
@@ -26,7 +26,7 @@ pub struct AbsorbingChain<'a> {
     target: StateSet,
     qualitative: Qualitative,
     transient: Subsystem,
-    lu: DenseLu,
+    lu: Factored,
 }
 
 /// The absorption time `T` (steps until the target is first entered) from every state.
@@ -47,7 +47,7 @@ pub struct AbsorptionTime {
     /// The states with `+∞` (not reaching the target almost surely), ascending.
     pub infinite: Vec<StateId>,
     /// How the numbers were obtained.
-    pub method: &'static str,
+    pub method: String,
 }
 
 /// Expected number of visits to each state before absorption, from one start.
@@ -94,7 +94,8 @@ pub const MAX_FUNDAMENTAL: usize = 5_000;
 
 impl<'a> AbsorbingChain<'a> {
     /// Runs the graph analysis for `target` and factors `I − Q` over the states that reach it
-    /// with probability 1 (dense LU with partial pivoting).
+    /// with probability 1 (dense LU with partial pivoting, or a sparse triangular solve with a Woodbury correction when
+    /// few columns hold entries below the diagonal: see [`Factored`]).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `target` does not range over the chain's states;
@@ -102,7 +103,8 @@ impl<'a> AbsorbingChain<'a> {
     /// arithmetic after the graph analysis).
     ///
     /// # Complexity
-    /// O(n + nnz) for the graph analysis, O(k³) for the factorisation (`k` transient states).
+    /// O(n + nnz) for the graph analysis; the factorisation is O(k³) dense (`k` transient states)
+    /// or O(r·nnz + r³) for the triangular-plus-rank-`r` method, whichever is cheaper.
     pub fn new(dtmc: &'a Dtmc, target: &StateSet) -> Result<Self> {
         if target.universe() != dtmc.n() {
             return Err(Error::arg(
@@ -117,8 +119,8 @@ impl<'a> AbsorbingChain<'a> {
         let qualitative = Qualitative::new(dtmc, target);
         let transient_set =
             StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
-        let transient = Subsystem::new(&transient_set);
-        let lu = transient.lu_i_minus_q(dtmc, "expected steps (I - Q)")?;
+        let transient = Subsystem::new(dtmc, &transient_set);
+        let lu = transient.factor_i_minus_q("expected steps (I - Q)")?;
         Ok(Self {
             dtmc,
             target: target.clone(),
@@ -156,26 +158,46 @@ impl<'a> AbsorbingChain<'a> {
         self.qualitative.yes.contains(s)
     }
 
+    /// Expected number of steps to reach the target from every state: solves `(I − Q)t = 1`
+    /// (length `n`; 0 on the target; `+∞` where the target is not reached almost surely).
+    /// Returns the values and the max-norm residual.
+    #[must_use]
+    pub fn expected_steps(&self) -> (Vec<f64>, f64) {
+        let ones = vec![1.0; self.transient.len()];
+        let (t, residual) = self.transient.solve_refined(&self.lu, &ones);
+        (self.scatter(&t), residual)
+    }
+
+    /// Values on the transient states (in subsystem order) spread to all `n` states: 0 on the
+    /// target, `+∞` elsewhere.
+    fn scatter(&self, x: &[f64]) -> Vec<f64> {
+        let mut full = vec![f64::INFINITY; self.dtmc.n()];
+        for s in self.target.iter() {
+            full[s as usize] = 0.0;
+        }
+        for (i, &s) in self.transient.states.iter().enumerate() {
+            full[s as usize] = x[i];
+        }
+        full
+    }
+
     /// Mean and variance of the number of steps to reach the target from every state: solves
     /// `(I − Q)t = 1` and `(I − Q)m₂ = 2t − 1` on the factored matrix.
     #[must_use]
     pub fn absorption_time(&self) -> AbsorptionTime {
-        let k = self.transient.len();
-        let ones = vec![1.0; k];
-        let (t, residual) = self.transient.solve_refined(self.dtmc, &self.lu, &ones);
-        let rhs: Vec<f64> = t.iter().map(|x| 2.0 * x - 1.0).collect();
-        let (m2, second_moment_residual) = self.transient.solve_refined(self.dtmc, &self.lu, &rhs);
-        let n = self.dtmc.n();
-        let mut mean = vec![f64::INFINITY; n];
-        let mut variance = vec![f64::INFINITY; n];
-        for s in self.target.iter() {
-            mean[s as usize] = 0.0;
-            variance[s as usize] = 0.0;
-        }
-        for (i, &s) in self.transient.states.iter().enumerate() {
-            mean[s as usize] = t[i];
+        let (mean, residual) = self.expected_steps();
+        let rhs: Vec<f64> = self
+            .transient
+            .states
+            .iter()
+            .map(|&s| 2.0 * mean[s as usize] - 1.0)
+            .collect();
+        let (m2, second_moment_residual) = self.transient.solve_refined(&self.lu, &rhs);
+        let mut variance = self.scatter(&m2);
+        for &s in &self.transient.states {
+            let (v, t) = (&mut variance[s as usize], mean[s as usize]);
             // Var = m₂ − t², clamped at 0 against round-off (a deterministic time has Var 0).
-            variance[s as usize] = (m2[i] - t[i] * t[i]).max(0.0);
+            *v = (*v - t * t).max(0.0);
         }
         let error_bound = if residual < 1.0 {
             residual / (1.0 - residual)
@@ -189,7 +211,7 @@ impl<'a> AbsorbingChain<'a> {
             second_moment_residual,
             error_bound,
             infinite: self.not_almost_sure(),
-            method: "dense LU with partial pivoting (faer) on I - Q, iterative refinement",
+            method: format!("{} on I - Q, iterative refinement", self.lu.method()),
         }
     }
 
@@ -226,7 +248,7 @@ impl<'a> AbsorbingChain<'a> {
         e[p] = 1.0;
         let mut v = e.clone();
         self.lu.solve_transpose_in_place(&mut v);
-        let residual = self.transient.residual_transposed(self.dtmc, &v, &e);
+        let residual = self.transient.residual_transposed(&v, &e);
         for (i, &s) in self.transient.states.iter().enumerate() {
             visits[s as usize] = v[i];
         }
@@ -250,20 +272,29 @@ impl<'a> AbsorbingChain<'a> {
                 format!("{k} transient states; the full matrix is built for at most {MAX_FUNDAMENTAL}"),
             ));
         }
-        let matrix = self.lu.inverse();
+        // Column j of N solves (I − Q) x = e_j.
+        let mut matrix = vec![0.0; k * k];
+        let mut col = vec![0.0; k];
+        for j in 0..k {
+            col.fill(0.0);
+            col[j] = 1.0;
+            self.lu.solve_in_place(&mut col);
+            for (i, &x) in col.iter().enumerate() {
+                matrix[i * k + j] = x;
+            }
+        }
         let mut residual = 0.0f64;
-        let m = self.dtmc.matrix();
+        let q = self.transient.q();
         // (I − Q)N − I, row by row.
         let mut row = vec![0.0; k];
-        for (i, &s) in self.transient.states.iter().enumerate() {
+        for i in 0..k {
             row.copy_from_slice(&matrix[i * k..(i + 1) * k]);
             row[i] -= 1.0;
-            let (cols, vals) = m.row(s as usize);
-            for (&t, &p) in cols.iter().zip(vals) {
-                if let Some(l) = self.transient.position(t) {
-                    for (r, x) in row.iter_mut().zip(&matrix[l * k..(l + 1) * k]) {
-                        *r -= p * x;
-                    }
+            let (cols, vals) = q.row(i);
+            for (&l, &p) in cols.iter().zip(vals) {
+                let l = l as usize;
+                for (r, x) in row.iter_mut().zip(&matrix[l * k..(l + 1) * k]) {
+                    *r -= p * x;
                 }
             }
             residual = row.iter().fold(residual, |a, v| a.max(v.abs()));

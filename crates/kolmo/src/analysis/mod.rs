@@ -13,8 +13,6 @@ pub mod absorbing;
 pub mod race;
 pub mod reach;
 mod subsystem;
-
-pub use subsystem::MAX_DENSE;
 pub mod transient;
 
 pub use absorbing::{AbsorbingChain, AbsorptionTime, ExpectedVisits, FundamentalMatrix};

@@ -28,7 +28,7 @@ pub struct ReachProbability {
 ///
 /// # Complexity
 /// O(n + nnz) graph analysis, then O(k³) for the `k` states with probability strictly between 0
-/// and 1 (dense LU with partial pivoting).
+/// and 1 (see [`Factored`](crate::linsolve::Factored) for the method).
 pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbability> {
     if target.universe() != dtmc.n() {
         return Err(Error::arg(
@@ -44,10 +44,10 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
     let mut values: Vec<f64> = (0..dtmc.n() as u32)
         .map(|s| if qualitative.yes.contains(s) { 1.0 } else { 0.0 })
         .collect();
-    let maybe = Subsystem::new(&qualitative.maybe);
+    let maybe = Subsystem::new(dtmc, &qualitative.maybe);
     let mut residual = 0.0;
     if maybe.len() > 0 {
-        let lu = maybe.lu_i_minus_q(dtmc, "reachability probabilities (I - Q)")?;
+        let lu = maybe.factor_i_minus_q("reachability probabilities (I - Q)")?;
         let b: Vec<f64> = maybe
             .states
             .iter()
@@ -60,7 +60,7 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
                     .sum()
             })
             .collect();
-        let (x, r) = maybe.solve_refined(dtmc, &lu, &b);
+        let (x, r) = maybe.solve_refined(&lu, &b);
         residual = r;
         for (i, &s) in maybe.states.iter().enumerate() {
             values[s as usize] = x[i];

@@ -36,9 +36,19 @@ pub fn forward_reachable(matrix: &CsrMatrix, from: &[StateId]) -> StateSet {
 #[must_use]
 #[track_caller]
 pub fn backward_reachable(matrix: &CsrMatrix, targets: &StateSet, through: Option<&StateSet>) -> StateSet {
+    backward_reachable_with(matrix, &matrix.transpose_pattern(), targets, through)
+}
+
+/// [`backward_reachable`] with the transposed pattern computed once by the caller.
+#[track_caller]
+fn backward_reachable_with(
+    matrix: &CsrMatrix,
+    (ptr, rows): &(Vec<usize>, Vec<u32>),
+    targets: &StateSet,
+    through: Option<&StateSet>,
+) -> StateSet {
     let n = matrix.ncols();
     assert!(targets.universe() == n && through.is_none_or(|t| t.universe() == n));
-    let (ptr, rows) = matrix.transpose_pattern();
     let mut group_of_row = Vec::new();
     if !matrix.has_trivial_row_grouping() {
         group_of_row = vec![0u32; matrix.nrows()];
@@ -109,8 +119,10 @@ impl Qualitative {
     #[must_use]
     #[track_caller]
     pub fn new(dtmc: &Dtmc, target: &StateSet) -> Self {
-        let no = prob0(dtmc, target);
-        let yes = prob1(dtmc, target, &no);
+        let m = dtmc.matrix();
+        let transposed = m.transpose_pattern();
+        let no = backward_reachable_with(m, &transposed, target, None).complement();
+        let yes = backward_reachable_with(m, &transposed, &no, Some(&target.complement())).complement();
         let n = dtmc.n();
         let maybe = StateSet::from_states(
             n,

@@ -22,6 +22,31 @@ pub struct CsrMatrix<T = f64> {
 }
 
 impl<T> CsrMatrix<T> {
+    /// A matrix with trivial row grouping from raw CSR arrays whose rows are already sorted by
+    /// column without duplicates.
+    ///
+    /// # Panics
+    /// - panics if the arrays are inconsistent (pointer count, lengths, a column `>= ncols`, or
+    ///   a row not strictly increasing).
+    #[must_use]
+    #[track_caller]
+    pub fn from_sorted_parts(ncols: usize, row_ptr: Vec<usize>, cols: Vec<StateId>, vals: Vec<T>) -> Self {
+        assert!(!row_ptr.is_empty() && row_ptr[0] == 0 && *row_ptr.last().unwrap() == cols.len());
+        assert!(cols.len() == vals.len());
+        for w in row_ptr.windows(2) {
+            let r = &cols[w[0]..w[1]];
+            assert!(r.windows(2).all(|p| p[0] < p[1]) && r.last().is_none_or(|&c| (c as usize) < ncols));
+        }
+        let nrows = row_ptr.len() - 1;
+        Self {
+            ncols,
+            row_ptr,
+            cols,
+            vals,
+            group_ptr: (0..=nrows).collect(),
+        }
+    }
+
     /// Number of rows (choices; states for a Markov chain).
     #[must_use]
     pub fn nrows(&self) -> usize {
