@@ -414,3 +414,42 @@ fn fundamental_matrix_row_is_the_visits() {
     assert!(close(d.iter().sum(), 1.0, 1e-15));
     assert_eq!(d[100], 0.0); // 3 rolls cannot finish the classic board (minimum 7)
 }
+
+// Direct dense LU on I − Q versus the automatic method (triangular solve + Woodbury correction on
+// boards), for every rule: two independent solvers, one answer.
+#[test]
+fn dense_lu_agrees_with_the_automatic_solver() {
+    use kolmo::linsolve::{DenseLu, Factored};
+    for rule in [Rule::Clamp, Rule::Stay, Rule::Bounce] {
+        let b = board(rule, 0);
+        let auto = b.expected_rolls().unwrap();
+        assert!(auto.method.contains("Woodbury"), "{}", auto.method);
+        let d = b.dtmc().unwrap();
+        let n = 100; // cells 0..99 are transient, 100 is the goal
+        let lu = DenseLu::new(n, "test", |mut a| {
+            for i in 0..n {
+                a[(i, i)] += 1.0;
+                let (cols, vals) = d.matrix().row(i);
+                for (&j, &p) in cols.iter().zip(vals) {
+                    if (j as usize) < n {
+                        a[(i, j as usize)] -= p;
+                    }
+                }
+            }
+        })
+        .unwrap();
+        let mut t = vec![1.0; n];
+        lu.solve_in_place(&mut t);
+        for (c, (x, y)) in t.iter().zip(&auto.mean).enumerate() {
+            assert!(close(*x, *y, 1e-12), "{rule} cell {c}: {x} vs {y}");
+        }
+        // The generic chooser picks dense LU for a chain that jumps backwards everywhere.
+        let f = Factored::new(3, "test", |i| {
+            [(0u32, 1.0), (1, -0.25), (2, -0.25)]
+                .into_iter()
+                .map(move |(j, v)| (j, if j as usize == i { 1.0 } else { v }))
+        })
+        .unwrap();
+        assert!(f.method().starts_with("dense LU"));
+    }
+}

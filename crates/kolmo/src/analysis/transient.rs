@@ -2,6 +2,7 @@
 //! the absorption time `T` computed forward, step by step, until the probability not yet absorbed
 //! falls below a tolerance.
 
+use super::subsystem::Subsystem;
 use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};
 use crate::{Error, Result};
@@ -199,25 +200,35 @@ pub fn absorption_time_distribution(
             states: q.yes.complement().to_vec(),
         });
     }
-    let n = dtmc.n();
-    let mut p = initial.to_vec();
-    let absorbed0: f64 = target.iter().map(|s| p[s as usize]).sum();
-    for s in target.iter() {
-        p[s as usize] = 0.0;
-    }
+    // Work on the transient states only (the states reaching the target almost surely, outside
+    // it): `p Q` moves the mass, and `p · e` with `e_s = P(s → target)` is the mass absorbed.
+    let transient = StateSet::from_states(dtmc.n(), q.yes.iter().filter(|&s| !target.contains(s)));
+    let sub = Subsystem::new(dtmc, &transient);
+    let exit: Vec<f64> = sub
+        .states
+        .iter()
+        .map(|&s| {
+            let (cols, vals) = dtmc.matrix().row(s as usize);
+            cols.iter()
+                .zip(vals)
+                .filter(|(t, _)| target.contains(**t))
+                .map(|(_, p)| p)
+                .sum()
+        })
+        .collect();
+    let absorbed0: f64 = target.iter().map(|s| initial[s as usize]).sum();
+    let mut p: Vec<f64> = sub.states.iter().map(|&s| initial[s as usize]).collect();
     let mut left: f64 = p.iter().sum();
     let mut pmf = vec![absorbed0];
     let mut survival = vec![left];
-    let mut next = vec![0.0; n];
+    let mut next = vec![0.0; p.len()];
     let mut t = 0u64;
+    // Pull form, `p' = Qᵀ p`: gathers instead of scattered updates.
+    let qt = sub.q().transpose();
     while (left >= options.tail_tolerance || t < options.min_steps) && t < options.max_steps {
-        dtmc.matrix().vec_mul(&p, &mut next);
+        let absorbed: f64 = p.iter().zip(&exit).map(|(a, b)| a * b).sum();
+        qt.mul_vec(&p, &mut next);
         std::mem::swap(&mut p, &mut next);
-        let mut absorbed = 0.0;
-        for s in target.iter() {
-            absorbed += p[s as usize];
-            p[s as usize] = 0.0;
-        }
         left = p.iter().sum();
         pmf.push(absorbed);
         survival.push(left);

@@ -91,11 +91,11 @@ impl TriangularWoodbury {
         let (mut up_cols, mut up_vals) = (Vec::new(), Vec::new());
         let mut diag = vec![0.0; n];
         let mut f_cols = vec![Vec::new(); feedback.len()];
-        for i in 0..n {
+        for (i, d) in diag.iter_mut().enumerate() {
             for (j, v) in rows(i) {
                 let ju = j as usize;
                 if ju == i {
-                    diag[i] += v;
+                    *d += v;
                 } else if ju > i {
                     up_cols.push(j);
                     up_vals.push(v);
@@ -105,7 +105,11 @@ impl TriangularWoodbury {
             }
             up_ptr.push(up_cols.len());
         }
-        if let Some((row, &pivot)) = diag.iter().enumerate().find(|(_, d)| !(d.is_finite() && **d != 0.0)) {
+        if let Some((row, &pivot)) = diag
+            .iter()
+            .enumerate()
+            .find(|(_, d)| !(d.is_finite() && **d != 0.0))
+        {
             return Err(Error::Singular { what, row, pivot });
         }
         let mut me = Self {
@@ -293,6 +297,9 @@ mod tests {
     #[test]
     fn zero_diagonal_is_singular() {
         let a = vec![vec![0.0, 1.0], vec![0.0, 1.0]];
-        assert!(matches!(TriangularWoodbury::new(2, "t", rows(&a)), Err(Error::Singular { row: 0, .. })));
+        assert!(matches!(
+            TriangularWoodbury::new(2, "t", rows(&a)),
+            Err(Error::Singular { row: 0, .. })
+        ));
     }
 }

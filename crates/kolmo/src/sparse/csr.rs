@@ -150,6 +150,37 @@ impl<T> CsrMatrix<T> {
     }
 }
 
+impl<T: Copy> CsrMatrix<T> {
+    /// The transpose `Aᵀ` (`ncols × nrows`, trivial row grouping), values included.
+    ///
+    /// # Complexity
+    /// O(nrows + ncols + nnz).
+    #[must_use]
+    pub fn transpose(&self) -> CsrMatrix<T> {
+        let (ptr, rows) = self.transpose_pattern();
+        let mut next = ptr.clone();
+        let mut vals: Vec<Option<T>> = vec![None; self.vals.len()];
+        for i in 0..self.nrows() {
+            for k in self.row_ptr[i]..self.row_ptr[i + 1] {
+                let c = self.cols[k] as usize;
+                vals[next[c]] = Some(self.vals[k]);
+                next[c] += 1;
+            }
+        }
+        let nrows = self.ncols;
+        CsrMatrix {
+            ncols: self.nrows(),
+            row_ptr: ptr,
+            cols: rows,
+            vals: vals
+                .into_iter()
+                .map(|v| v.expect("every slot is filled"))
+                .collect(),
+            group_ptr: (0..=nrows).collect(),
+        }
+    }
+}
+
 impl CsrMatrix<f64> {
     /// `y = xᵀ A`: the row vector `x` (length `nrows`) times the matrix; the result has length
     /// `ncols`. One step of a distribution's evolution, `π_{k+1} = π_k P`.
@@ -215,6 +246,10 @@ mod tests {
         let (ptr, rows) = a.transpose_pattern();
         assert_eq!(ptr, vec![0, 2, 3, 4]);
         assert_eq!(rows, vec![0, 2, 0, 1]);
+        let t = a.transpose();
+        assert_eq!(t.row(0), (&[0u32, 2][..], &[0.5, 1.0][..]));
+        assert_eq!(t.row(2), (&[1u32][..], &[1.0][..]));
+        assert_eq!(t.transpose(), a);
         assert!(a.has_trivial_row_grouping());
     }
 }
