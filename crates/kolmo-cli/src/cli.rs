@@ -85,9 +85,10 @@ pub struct SnakesArgs {
     /// Cells whose expected rolls the report lists (comma-separated, or `all`).
     #[arg(long, value_name = "C,...|all")]
     pub cells: Option<String>,
-    /// Monte Carlo games for the cross-check (0 turns it off).
-    #[arg(long, value_name = "GAMES", default_value_t = 2_000_000)]
-    pub mc: u64,
+    /// Monte Carlo games for the cross-check (0 turns it off). Default: 2,000,000, or fewer on
+    /// boards with long games (about 2·10⁹ rolls in all, at least 10,000 games).
+    #[arg(long, value_name = "GAMES")]
+    pub mc: Option<u64>,
     /// Seed of the Monte Carlo run (the result does not depend on the thread count).
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
@@ -97,6 +98,10 @@ pub struct SnakesArgs {
     /// Number of players taking turns; the first to finish wins.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub players: usize,
+    /// Work limit for the game-length distribution and --distribution, in turns × transitions
+    /// (about 2 ns each): beyond it the distribution is reported as unfinished.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000_000)]
+    pub max_work: u64,
     /// Print the fundamental matrix N = (I - Q)^-1 (expected visits between transient cells).
     #[arg(long)]
     pub fundamental: bool,

@@ -17,14 +17,19 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         players: args.players,
         fundamental: args.fundamental,
         distribution_at: args.distribution.into_iter().collect(),
+        max_work: args.max_work,
         ..AnalysisOptions::default()
     };
     if args.players == 0 {
         bail!("--players must be at least 1");
     }
     let analysis = board.analyze(&options).map_err(|e| located(e, args))?;
-    let mc = if args.mc > 0 {
-        Some(simulate(&board, args)?)
+    // Default: 2,000,000 games, fewer on boards with long games (at most about 2·10⁹ rolls).
+    let games = args
+        .mc
+        .unwrap_or_else(|| (2e9 / analysis.expected_rolls.max(1.0)).clamp(10_000.0, 2_000_000.0) as u64);
+    let mc = if games > 0 {
+        Some(simulate(&board, args, games)?)
     } else {
         None
     };
@@ -139,12 +144,12 @@ fn selected_cells(args: &SnakesArgs, board: &Board) -> Result<Vec<u32>> {
     }
 }
 
-fn simulate(board: &Board, args: &SnakesArgs) -> Result<MonteCarlo> {
+fn simulate(board: &Board, args: &SnakesArgs, games: u64) -> Result<MonteCarlo> {
     let bar = if args.quiet || args.json {
         indicatif::ProgressBar::hidden()
     } else {
         let b =
-            indicatif::ProgressBar::with_draw_target(Some(args.mc), indicatif::ProgressDrawTarget::stderr());
+            indicatif::ProgressBar::with_draw_target(Some(games), indicatif::ProgressDrawTarget::stderr());
         b.set_style(
             indicatif::ProgressStyle::with_template(
                 "Monte Carlo {bar:40} {human_pos}/{human_len} games {per_sec} eta {eta}",
@@ -155,7 +160,7 @@ fn simulate(board: &Board, args: &SnakesArgs) -> Result<MonteCarlo> {
     };
     let progress = |games: u64| bar.inc(games);
     let options = MonteCarloOptions {
-        games: args.mc,
+        games,
         seed: args.seed,
         max_steps: args.max_rolls,
     };
@@ -226,24 +231,36 @@ fn human_report(
     writeln!(out, "Game length (rolls)")?;
     writeln!(out, "  {:>16}  {:>18}", "finished by turn", "probability")?;
     for &(k, p) in &a.finished_by {
-        writeln!(out, "  {:>16}  {:>18.16}", k, p)?;
+        match p {
+            Some(p) if p != 0.0 && p < 1e-4 => writeln!(out, "  {:>16}  {:>18.6e}", k, p)?,
+            Some(p) => writeln!(out, "  {:>16}  {:>18.16}", k, p)?,
+            None => writeln!(out, "  {:>16}  {:>18}", k, "not computed")?,
+        }
     }
+    let known = |x: Option<u64>| x.map_or_else(|| "beyond horizon".to_string(), |x| x.to_string());
     let qs: Vec<String> = levels
         .iter()
         .zip(&a.quantiles)
-        .map(|(l, (_, q))| format!("{l}: {}", q.map_or("beyond horizon".into(), |q| q.to_string())))
+        .map(|(l, (_, q))| format!("{l}: {}", known(*q)))
         .collect();
     writeln!(
         out,
         "  median {}   mode {}   minimum {}",
-        a.median, a.mode, a.min_rolls
+        known(a.median),
+        known(a.mode),
+        a.min_rolls
     )?;
     writeln!(out, "  quantiles  {}", qs.join("   "))?;
     writeln!(
         out,
-        "  distribution computed to turn {} (probability of a longer game {:.1e})",
+        "  distribution computed to turn {} (probability of a longer game {:.1e}{})",
         a.time.horizon(),
-        a.time.tail
+        a.time.tail,
+        if a.time.converged {
+            ""
+        } else {
+            "; stopped by the work limit before the 1e-12 tail: raise it with --max-work"
+        }
     )?;
     if let Some(mc) = mc {
         writeln!(out)?;
@@ -348,7 +365,7 @@ fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels
     doc.insert("min_rolls".into(), json!(a.min_rolls));
     let mut q = Map::new();
     for (l, (_, v)) in levels.iter().zip(&a.quantiles) {
-        q.insert(l.clone(), v.map_or(Value::String("inf".into()), |v| json!(v)));
+        q.insert(l.clone(), v.map_or(Value::Null, |v| json!(v)));
     }
     doc.insert("quantiles".into(), Value::Object(q));
     doc.insert(
@@ -356,7 +373,7 @@ fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels
         Value::Array(
             a.finished_by
                 .iter()
-                .map(|&(t, p)| json!({"turn": t, "probability": num(p)}))
+                .map(|&(t, p)| json!({"turn": t, "probability": p.map_or(Value::Null, num)}))
                 .collect(),
         ),
     );

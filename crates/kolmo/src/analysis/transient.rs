@@ -64,6 +64,9 @@ pub struct TimeDistributionOptions {
     /// Never compute more than this many steps (default 10⁷); the result then reports the tail
     /// left.
     pub max_steps: u64,
+    /// Never do more than this much work, counted as steps × transitions (default 2·10⁹, a few
+    /// seconds); the result then reports the tail left.
+    pub max_work: u64,
 }
 
 impl Default for TimeDistributionOptions {
@@ -72,6 +75,7 @@ impl Default for TimeDistributionOptions {
             tail_tolerance: 1e-12,
             min_steps: 0,
             max_steps: 10_000_000,
+            max_work: 2_000_000_000,
         }
     }
 }
@@ -85,7 +89,7 @@ pub struct TimeDistribution {
     /// the mass left in the transient states (no cancellation).
     pub survival: Vec<f64>,
     /// `P(T > horizon)`: the probability not accounted for by `pmf` (below the tolerance unless
-    /// `max_steps` stopped the computation).
+    /// `max_steps` or `max_work` stopped the computation).
     pub tail: f64,
     /// Whether the tail fell below the requested tolerance.
     pub converged: bool,
@@ -106,6 +110,13 @@ impl TimeDistribution {
             return 1.0 - self.tail;
         }
         self.pmf[..=t as usize].iter().sum()
+    }
+
+    /// `P(T ≤ t)` when it is known to within the tolerance: exactly for `t` up to the horizon,
+    /// as `1 − tail` beyond it if the computation converged; `None` beyond an unconverged horizon.
+    #[must_use]
+    pub fn cdf_checked(&self, t: u64) -> Option<f64> {
+        (t <= self.horizon() || self.converged).then(|| self.cdf(t))
     }
 
     /// `P(T > t)` (the survival function); `tail` beyond the horizon (an upper bound).
@@ -151,7 +162,8 @@ impl TimeDistribution {
         best as u64
     }
 
-    /// The least number of steps with positive probability, if any within the horizon.
+    /// The least number of steps with positive probability, if any within the horizon. Beware:
+    /// a probability that underflows to 0 is missed; see [`crate::graph::shortest_distance`].
     #[must_use]
     pub fn min(&self) -> Option<u64> {
         self.pmf.iter().position(|&p| p > 0.0).map(|t| t as u64)
@@ -167,7 +179,8 @@ impl TimeDistribution {
 /// The distribution of the time to reach `target` from the initial distribution `initial`
 /// (length `n`), computed forward: the mass entering the target at step `t` is `P(T = t)`, and it
 /// is removed from the chain; stops when the mass left is below `options.tail_tolerance` (after at
-/// least `options.min_steps` steps) or after `options.max_steps`.
+/// least `options.min_steps` steps), or after `options.max_steps` steps or `options.max_work`
+/// work, whichever comes first.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a bad `initial` or `target`; [`Error::NotAlmostSure`] if
@@ -225,7 +238,9 @@ pub fn absorption_time_distribution(
     let mut t = 0u64;
     // Pull form, `p' = Qᵀ p`: gathers instead of scattered updates.
     let qt = sub.q().transpose();
-    while (left >= options.tail_tolerance || t < options.min_steps) && t < options.max_steps {
+    let per_step = (qt.nnz() + qt.nrows()).max(1) as u64;
+    let max_steps = options.max_steps.min(options.max_work / per_step);
+    while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps {
         let absorbed: f64 = p.iter().zip(&exit).map(|(a, b)| a * b).sum();
         qt.mul_vec(&p, &mut next);
         std::mem::swap(&mut p, &mut next);

@@ -5,5 +5,5 @@
 mod reach;
 mod scc;
 
-pub use reach::{Qualitative, backward_reachable, forward_reachable, prob0, prob1};
+pub use reach::{Qualitative, backward_reachable, forward_reachable, prob0, prob1, shortest_distance};
 pub use scc::{Sccs, sccs};

@@ -22,6 +22,38 @@ pub fn forward_reachable(matrix: &CsrMatrix, from: &[StateId]) -> StateSet {
     seen
 }
 
+/// The least number of steps from any of `from` to a state of `targets` along stored entries with
+/// positive value (breadth-first search), or `None` if no target is reachable. This is the
+/// minimum of the absorption time, exact even where its probability underflows.
+///
+/// # Complexity
+/// O(n + nnz).
+#[must_use]
+pub fn shortest_distance(matrix: &CsrMatrix, from: &[StateId], targets: &StateSet) -> Option<u64> {
+    let mut seen = StateSet::empty(matrix.ncols());
+    let mut frontier: Vec<StateId> = from.iter().copied().filter(|&s| seen.insert(s)).collect();
+    let mut d = 0u64;
+    while !frontier.is_empty() {
+        if frontier.iter().any(|&s| targets.contains(s)) {
+            return Some(d);
+        }
+        let mut next = Vec::new();
+        for &s in &frontier {
+            for r in matrix.group_rows(s as usize) {
+                let (cols, vals) = matrix.row(r);
+                for (&t, &p) in cols.iter().zip(vals) {
+                    if p > 0.0 && seen.insert(t) {
+                        next.push(t);
+                    }
+                }
+            }
+        }
+        frontier = next;
+        d += 1;
+    }
+    None
+}
+
 /// The states that can reach `targets` along stored entries whose intermediate states all lie
 /// in `through` (every state when `None`). The targets themselves are included.
 ///
@@ -160,5 +192,8 @@ mod tests {
         assert_eq!(q.yes.to_vec(), vec![1, 3, 4]);
         assert_eq!(q.maybe.to_vec(), vec![0]);
         assert_eq!(forward_reachable(d.matrix(), &[0]).to_vec(), vec![0, 1, 2, 3]);
+        assert_eq!(shortest_distance(d.matrix(), &[0], &target), Some(2));
+        assert_eq!(shortest_distance(d.matrix(), &[2], &target), None);
+        assert_eq!(shortest_distance(d.matrix(), &[3], &target), Some(0));
     }
 }

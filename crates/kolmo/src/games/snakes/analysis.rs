@@ -3,7 +3,7 @@ use crate::analysis::{
     AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
     absorption_time_distribution, distribution_after, race,
 };
-use crate::graph::forward_reachable;
+use crate::graph::{forward_reachable, shortest_distance};
 use crate::model::StateSet;
 use crate::{BoardError, Error, Result};
 
@@ -23,8 +23,10 @@ pub struct AnalysisOptions {
     /// Computing the distribution of the number of rolls stops once the probability of a longer
     /// game is below this (default 1e-12).
     pub tail_tolerance: f64,
-    /// ... or after this many turns (default 10⁷).
+    /// ... or after this many turns (default 10⁷) ...
     pub max_turns: u64,
+    /// ... or after this much work, turns × transitions (default 2·10⁹: a few seconds).
+    pub max_work: u64,
 }
 
 impl Default for AnalysisOptions {
@@ -37,6 +39,7 @@ impl Default for AnalysisOptions {
             distribution_at: Vec::new(),
             tail_tolerance: 1e-12,
             max_turns: 10_000_000,
+            max_work: 2_000_000_000,
         }
     }
 }
@@ -69,15 +72,17 @@ pub struct BoardAnalysis {
     pub solve: AbsorptionTime,
     /// The distribution of the number of rolls from the start.
     pub time: TimeDistribution,
-    /// `(k, P(finished within k rolls))` for each requested `k`.
-    pub finished_by: Vec<(u64, f64)>,
+    /// `(k, P(finished within k rolls))` for each requested `k`; `None` when `k` lies beyond a
+    /// horizon at which the computation was stopped before converging.
+    pub finished_by: Vec<(u64, Option<f64>)>,
     /// `(level, quantile)` for each requested level; `None` beyond the computed horizon.
     pub quantiles: Vec<(f64, Option<u64>)>,
-    /// Median number of rolls.
-    pub median: u64,
-    /// Most likely number of rolls.
-    pub mode: u64,
-    /// Fewest rolls that can finish.
+    /// Median number of rolls (`None` beyond the computed horizon).
+    pub median: Option<u64>,
+    /// Most likely number of rolls (`None` if the distribution was not computed to the tolerance).
+    pub mode: Option<u64>,
+    /// Fewest rolls that can finish (by breadth-first search: exact even when its probability
+    /// underflows).
     pub min_rolls: u64,
     /// Expected number of times the token stands on each cell before a roll (counting the
     /// start), length `size + 1`: row `initial_cell` of the fundamental matrix.
@@ -149,8 +154,9 @@ impl Board {
     /// # Errors
     /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped (use
     /// [`expected_rolls`](Self::expected_rolls) for the per-cell values, `+∞` where trapped);
-    /// [`Error::InvalidArgument`] for a quantile level outside `(0, 1]`, `players == 0`, or a
-    /// fundamental matrix too large to build.
+    /// [`Error::InvalidArgument`] for a quantile level outside `(0, 1]`, `players == 0`, a
+    /// fundamental matrix too large to build, or a distribution after more turns than
+    /// `options.max_work` allows; [`Error::TooLarge`] if no solver applies to a chain this size.
     pub fn analyze(&self, options: &AnalysisOptions) -> Result<BoardAnalysis> {
         if let Some(q) = options.quantiles.iter().find(|q| !(**q > 0.0 && **q <= 1.0)) {
             return Err(Error::arg("quantile", format!("{q} is not in (0, 1]")));
@@ -185,8 +191,10 @@ impl Board {
             &goal,
             &TimeDistributionOptions {
                 tail_tolerance: options.tail_tolerance,
-                min_steps: options.turns.iter().copied().max().unwrap_or(0),
+                // Beyond a converged horizon P(finished by k) is 1 − tail, within the tolerance.
+                min_steps: 0,
                 max_steps: options.max_turns,
+                max_work: options.max_work,
             },
         )?;
         let race = if options.players > 1 {
@@ -201,21 +209,32 @@ impl Board {
         };
         let mut distributions = Vec::new();
         for &k in &options.distribution_at {
+            let work = k.saturating_mul(dtmc.matrix().nnz() as u64);
+            if work > options.max_work {
+                return Err(Error::arg(
+                    "distribution turn",
+                    format!(
+                        "{k} turns on a chain of {} transitions is more work than the limit of {} (steps × transitions)",
+                        dtmc.matrix().nnz(),
+                        options.max_work
+                    ),
+                ));
+            }
             distributions.push((k, distribution_after(&dtmc, &initial, k)?));
         }
         let portal_usage = self.portal_usage(&visits.visits);
-        let horizon_note = |x: Option<u64>| x.unwrap_or(time.horizon());
         Ok(BoardAnalysis {
             expected_rolls: solve.mean[init as usize],
             variance: solve.variance[init as usize],
             std_dev: solve.variance[init as usize].sqrt(),
             expected_rolls_by_cell: solve.mean.clone(),
             variance_by_cell: solve.variance.clone(),
-            finished_by: options.turns.iter().map(|&k| (k, time.cdf(k))).collect(),
+            finished_by: options.turns.iter().map(|&k| (k, time.cdf_checked(k))).collect(),
             quantiles: options.quantiles.iter().map(|&q| (q, time.quantile(q))).collect(),
-            median: horizon_note(time.median()),
-            mode: time.mode(),
-            min_rolls: horizon_note(time.min()),
+            median: time.median(),
+            mode: time.converged.then(|| time.mode()),
+            min_rolls: shortest_distance(dtmc.matrix(), &[init], &goal)
+                .expect("the goal is reached almost surely, so it is reachable"),
             visits: visits.visits,
             visits_residual: visits.residual,
             portal_usage,
