@@ -102,6 +102,10 @@ pub struct SnakesArgs {
     /// (about 2 ns each): beyond it the distribution is reported as unfinished.
     #[arg(long, value_name = "N", default_value_t = 2_000_000_000)]
     pub max_work: u64,
+    /// Print the whole game-length distribution: for every turn t, P(finish at t), P(finished by
+    /// t) and the survival P(not finished by t) (in JSON: `game_length`).
+    #[arg(long)]
+    pub curve: bool,
     /// Print the fundamental matrix N = (I - Q)^-1 (expected visits between transient cells).
     #[arg(long)]
     pub fundamental: bool,

@@ -37,11 +37,31 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        let doc = json_report(&board, &analysis, mc.as_ref(), &args.quantiles);
+        let mut doc = json_report(&board, &analysis, mc.as_ref(), &args.quantiles);
+        if args.curve {
+            doc["game_length"] = json!({
+                "pmf": analysis.time.pmf.iter().map(|&p| num(p)).collect::<Vec<_>>(),
+                "survival": analysis.time.survival.iter().map(|&p| num(p)).collect::<Vec<_>>(),
+            });
+        }
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
         human_report(&mut out, &board, &analysis, mc.as_ref(), &args.quantiles, &cells)?;
+        if args.curve {
+            writeln!(out)?;
+            writeln!(out, "Game length distribution")?;
+            writeln!(
+                out,
+                "  {:>8}  {:>22}  {:>22}  {:>22}",
+                "turn", "P(finish at t)", "P(finished by t)", "P(not finished by t)"
+            )?;
+            let mut cdf = 0.0;
+            for (t, (&p, &s)) in analysis.time.pmf.iter().zip(&analysis.time.survival).enumerate() {
+                cdf += p;
+                writeln!(out, "  {t:>8}  {p:>22.16e}  {cdf:>22.16e}  {s:>22.16e}")?;
+            }
+        }
     }
     out.flush()?;
     Ok(())

@@ -229,3 +229,31 @@ fn bad_flags_exit_2() {
         .success()
         .stdout(predicate::str::contains("ladders = [[1, 38]"));
 }
+
+#[test]
+fn curve_is_the_whole_distribution() {
+    let v = json(&["snakes", "--mc", "0", "--curve"]);
+    let pmf: Vec<f64> = v["game_length"]["pmf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let surv: Vec<f64> = v["game_length"]["survival"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(pmf.len(), surv.len());
+    assert!((pmf.iter().sum::<f64>() - 1.0).abs() < 1e-11);
+    // P(not finished by 20) = 1 − 0.2748926611928901 (shared/cases/01-snakes.md).
+    assert!((surv[20] - (1.0 - 0.2748926611928901)).abs() < 1e-13);
+    assert_eq!(pmf[6], 0.0);
+    assert!(pmf[7] > 0.0);
+    kolmo()
+        .args(["snakes", "--mc", "0", "--curve"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("P(not finished by t)"));
+}

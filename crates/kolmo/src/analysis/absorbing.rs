@@ -106,16 +106,7 @@ impl<'a> AbsorbingChain<'a> {
     /// O(n + nnz) for the graph analysis; the factorisation is O(k³) dense (`k` transient states)
     /// or O(r·nnz + r³) for the triangular-plus-rank-`r` method, whichever is cheaper.
     pub fn new(dtmc: &'a Dtmc, target: &StateSet) -> Result<Self> {
-        if target.universe() != dtmc.n() {
-            return Err(Error::arg(
-                "target",
-                format!(
-                    "a set over {} states for a chain of {}",
-                    target.universe(),
-                    dtmc.n()
-                ),
-            ));
-        }
+        dtmc.check_set("target", target)?;
         let qualitative = Qualitative::new(dtmc, target);
         let transient_set =
             StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));

@@ -6,7 +6,7 @@
 //! - [`reach`]: the probability of ever reaching a target.
 //! - [`transient`]: the distribution after `k` steps and the distribution of the absorption
 //!   time (pmf, cdf, survival, quantiles).
-//! - [`race`]: several independent copies of a chain racing to the target (players taking
+//! - [`race`](mod@race): several independent copies of a chain racing to the target (players taking
 //!   turns).
 
 pub mod absorbing;

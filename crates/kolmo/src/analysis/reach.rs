@@ -4,9 +4,9 @@
 //! entering a probability-1 state.
 
 use super::subsystem::Subsystem;
+use crate::Result;
 use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};
-use crate::{Error, Result};
 
 /// Reachability probabilities of a target.
 #[derive(Clone, Debug)]
@@ -23,23 +23,15 @@ pub struct ReachProbability {
 /// The probability of eventually reaching `target` from every state of `dtmc`.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] if `target` does not range over the chain's states;
-/// [`Error::Singular`] if the dense solve breaks down numerically.
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `target` does not range over the
+/// chain's states;
+/// [`Error::Singular`](crate::Error::Singular) if the solve breaks down numerically.
 ///
 /// # Complexity
 /// O(n + nnz) graph analysis, then O(k³) for the `k` states with probability strictly between 0
 /// and 1 (see [`Factored`](crate::linsolve::Factored) for the method).
 pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbability> {
-    if target.universe() != dtmc.n() {
-        return Err(Error::arg(
-            "target",
-            format!(
-                "a set over {} states for a chain of {}",
-                target.universe(),
-                dtmc.n()
-            ),
-        ));
-    }
+    dtmc.check_set("target", target)?;
     let qualitative = Qualitative::new(dtmc, target);
     let mut values: Vec<f64> = (0..dtmc.n() as u32)
         .map(|s| if qualitative.yes.contains(s) { 1.0 } else { 0.0 })

@@ -196,16 +196,7 @@ pub fn absorption_time_distribution(
     options: &TimeDistributionOptions,
 ) -> Result<TimeDistribution> {
     check_initial(dtmc, initial)?;
-    if target.universe() != dtmc.n() {
-        return Err(Error::arg(
-            "target",
-            format!(
-                "a set over {} states for a chain of {}",
-                target.universe(),
-                dtmc.n()
-            ),
-        ));
-    }
+    dtmc.check_set("target", target)?;
     let q = Qualitative::new(dtmc, target);
     if let Some(s) = (0..dtmc.n()).find(|&s| initial[s] > 0.0 && !q.yes.contains(s as u32)) {
         return Err(Error::NotAlmostSure {

@@ -149,6 +149,21 @@ impl Dtmc {
         }
     }
 
+    /// `Ok` if `set` ranges over this chain's states.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `what` otherwise.
+    pub fn check_set(&self, what: &'static str, set: &StateSet) -> Result<()> {
+        if set.universe() == self.n() {
+            Ok(())
+        } else {
+            Err(Error::arg(
+                what,
+                format!("a set over {} states for a chain of {}", set.universe(), self.n()),
+            ))
+        }
+    }
+
     /// The states whose only transition is a self-loop (absorbing states).
     #[must_use]
     pub fn absorbing_states(&self) -> StateSet {
