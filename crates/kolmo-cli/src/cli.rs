@@ -25,7 +25,51 @@ pub enum Command {
     /// wins. BOARD is a built-in board (classic, empty) or a TOML board file.
     #[command(after_long_help = BOARD_HELP)]
     Snakes(SnakesArgs),
+    /// Answer a judge problem: read its input as given, print its output format.
+    ///
+    /// `kolmo judge --list` names the problems; `kolmo judge PROBLEM --help` describes the input.
+    Judge(JudgeArgs),
 }
+
+/// Flags of `kolmo judge`.
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct JudgeArgs {
+    /// List the supported problems with a one-line description.
+    #[arg(long)]
+    pub list: bool,
+    /// The problem.
+    #[command(subcommand)]
+    pub problem: Option<Problem>,
+}
+
+/// The judge problems kolmo answers.
+#[derive(Subcommand, Debug)]
+pub enum Problem {
+    /// LightOJ 1151 "Snakes and Ladders": expected throws from cell 1 to cell 100.
+    #[command(name = "lightoj-1151", long_about = LIGHTOJ_1151_HELP)]
+    Lightoj1151 {
+        /// The input file (default: standard input).
+        input: Option<PathBuf>,
+    },
+}
+
+const LIGHTOJ_1151_HELP: &str = "\
+LightOJ 1151 \"Snakes and Ladders\": a board of cells 1..100, the token starts on cell 1 and throws
+a fair 6-sided die; a throw that would pass cell 100 is wasted but counts; landing on the start u of
+a portal (snake or ladder) moves the token to its end v (portals never chain). Prints the expected
+number of throws to reach cell 100.
+
+Input (standard input, or the file given): T, the number of cases; then for each case n (0 <= n
+<= 99), the number of portals, followed by n pairs \"u v\" (1 <= u, v <= 100). Tokens are separated
+by any whitespace; blank lines are allowed.
+
+Output: one line per case, \"Case i: x\", x with 10 decimals.
+
+Errors (exit code 2, nothing printed on standard output): truncated input, a token that is not a
+number, a cell outside 1..100, a portal from cell 100, two portals from one cell, a portal to
+itself, fewer or more cases than T, a board on which cell 100 is not reached with probability 1
+(the cells that cannot finish are named).";
 
 const BOARD_HELP: &str = "\
 Board files (TOML):

@@ -4,6 +4,7 @@
 //! 0 success, 2 bad input or usage, 1 a numerical result that could not be certified.
 
 mod cli;
+mod judge;
 mod output;
 mod snakes;
 
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         cli::Command::Snakes(args) => snakes::run(&args),
+        cli::Command::Judge(args) => run_judge(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -41,6 +43,22 @@ fn main() -> ExitCode {
             eprintln!("kolmo: error: {e:#}");
             ExitCode::from(exit_code(&e))
         }
+    }
+}
+
+fn run_judge(args: &cli::JudgeArgs) -> anyhow::Result<()> {
+    match &args.problem {
+        Some(cli::Problem::Lightoj1151 { input }) => judge::lightoj_1151(input.as_deref()),
+        None if args.list => {
+            for (name, about) in judge::PROBLEMS {
+                println!("{name:<16} {about}");
+            }
+            Ok(())
+        }
+        None => anyhow::bail!(
+            "name a problem: kolmo judge PROBLEM (kolmo judge --list shows them: {})",
+            judge::PROBLEMS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
