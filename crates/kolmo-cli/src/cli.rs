@@ -24,7 +24,7 @@ pub enum Command {
     /// length, expected snake and ladder uses, a Monte Carlo cross-check and, with --players, who
     /// wins. BOARD is a built-in board (classic, empty) or a TOML board file.
     #[command(after_long_help = BOARD_HELP)]
-    Snakes(SnakesArgs),
+    Snakes(Box<SnakesArgs>),
     /// Answer a judge problem: read its input as given, print its output format.
     ///
     /// `kolmo judge --list` names the problems; `kolmo judge PROBLEM --help` describes the input.
