@@ -90,6 +90,7 @@ Examples:
 
 /// Flags of `kolmo snakes`.
 #[derive(Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct SnakesArgs {
     /// A built-in board (classic, empty) or the path of a TOML board file.
     #[arg(default_value = "classic")]
@@ -137,8 +138,9 @@ pub struct SnakesArgs {
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
     /// A simulated game longer than this many rolls stops the simulation with an error.
-    #[arg(long, value_name = "ROLLS", default_value_t = 10_000_000)]
-    pub max_rolls: u64,
+    /// Default: 100 times the expected number of rolls, at least 10,000,000.
+    #[arg(long, value_name = "ROLLS")]
+    pub max_rolls: Option<u64>,
     /// Number of players taking turns; the first to finish wins.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub players: usize,

@@ -22,8 +22,8 @@ fn main() -> ExitCode {
         }
     };
     if let Some(t) = cli.threads {
-        if t == 0 {
-            eprintln!("kolmo: error: --threads must be at least 1");
+        if !(1..=1024).contains(&t) {
+            eprintln!("kolmo: error: --threads {t}: from 1 to 1024");
             return ExitCode::from(2);
         }
         // Only fails if a pool already exists, which cannot happen this early.

@@ -20,16 +20,31 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         max_work: args.max_work,
         ..AnalysisOptions::default()
     };
-    if args.players == 0 {
-        bail!("--players must be at least 1");
+    if args.players == 0 || args.players > kolmo::analysis::MAX_PLAYERS {
+        bail!(
+            "--players {}: from 1 to {} players",
+            args.players,
+            kolmo::analysis::MAX_PLAYERS
+        );
     }
     let analysis = board.analyze(&options).map_err(|e| located(e, args))?;
-    // Default: 2,000,000 games, fewer on boards with long games (at most about 2·10⁹ rolls).
-    let games = args
-        .mc
-        .unwrap_or_else(|| (2e9 / analysis.expected_rolls.max(1.0)).clamp(10_000.0, 2_000_000.0) as u64);
+    // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all); none
+    // when even 1,000 games would exceed that.
+    let games = args.mc.unwrap_or_else(|| {
+        let affordable = 2e9 / analysis.expected_rolls.max(1.0);
+        if affordable < 1_000.0 {
+            0
+        } else {
+            affordable.min(2_000_000.0) as u64
+        }
+    });
+    let mc_skipped = args.mc.is_none() && games == 0;
     let mc = if games > 0 {
-        Some(simulate(&board, args, games)?)
+        // Games longer than 100 times the mean are astronomically unlikely on a board that cannot trap.
+        let limit = args
+            .max_rolls
+            .unwrap_or_else(|| (100.0 * analysis.expected_rolls).max(1e7) as u64);
+        Some(simulate(&board, args, games, limit)?)
     } else {
         None
     };
@@ -48,6 +63,14 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         writeln!(out)?;
     } else {
         human_report(&mut out, &board, &analysis, mc.as_ref(), &args.quantiles, &cells)?;
+        if mc_skipped {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "Monte Carlo check skipped: games last {} rolls on average (force it with --mc GAMES)",
+                fmt_sig(analysis.expected_rolls, 6)
+            )?;
+        }
         if args.curve {
             writeln!(out)?;
             writeln!(out, "Game length distribution")?;
@@ -78,6 +101,12 @@ fn located(e: kolmo::Error, args: &SnakesArgs) -> anyhow::Error {
             path: args.board_path(),
             line,
             error,
+        }
+        .into(),
+        kolmo::Error::LimitReached { what, limit, message } => kolmo::Error::LimitReached {
+            what,
+            limit,
+            message: format!("{message}: --max-work, now {}", args.max_work),
         }
         .into(),
         e => e.into(),
@@ -164,7 +193,7 @@ fn selected_cells(args: &SnakesArgs, board: &Board) -> Result<Vec<u32>> {
     }
 }
 
-fn simulate(board: &Board, args: &SnakesArgs, games: u64) -> Result<MonteCarlo> {
+fn simulate(board: &Board, args: &SnakesArgs, games: u64, max_rolls: u64) -> Result<MonteCarlo> {
     let bar = if args.quiet || args.json {
         indicatif::ProgressBar::hidden()
     } else {
@@ -182,11 +211,24 @@ fn simulate(board: &Board, args: &SnakesArgs, games: u64) -> Result<MonteCarlo> 
     let options = MonteCarloOptions {
         games,
         seed: args.seed,
-        max_steps: args.max_rolls,
+        max_steps: max_rolls,
     };
     let result = board.simulate(&options, Some(&progress));
     bar.finish_and_clear();
-    Ok(result?)
+    match result {
+        Err(kolmo::Error::LimitReached { .. }) => Err(anyhow::anyhow!(kolmo::Error::LimitReached {
+            what: "Monte Carlo simulation",
+            limit: max_rolls,
+            message: format!(
+                "a simulated game was still running after {max_rolls} rolls (raise --max-rolls)"
+            ),
+        })),
+        r => Ok(r?),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn describe(board: &Board) -> String {
@@ -201,11 +243,13 @@ fn describe(board: &Board) -> String {
         .count();
     let snakes = board.portals().len() - ladders;
     format!(
-        "{} board: cells 0..{}, start {}, {die}, rule {}, {ladders} ladder(s), {snakes} snake(s)",
+        "{} board: cells 0..{}, start {}, {die}, rule {}, {}, {}",
         board.name(),
         board.size(),
         board.start(),
-        board.rule()
+        board.rule(),
+        plural(ladders, "ladder", "ladders"),
+        plural(snakes, "snake", "snakes")
     )
 }
 
@@ -219,9 +263,13 @@ fn human_report(
 ) -> Result<()> {
     writeln!(out, "{}", describe(board))?;
     writeln!(out)?;
-    writeln!(out, "Expected rolls from the start   {:.12}", a.expected_rolls)?;
-    writeln!(out, "Standard deviation              {:.12}", a.std_dev)?;
-    writeln!(out, "Variance                        {:.10}", a.variance)?;
+    writeln!(
+        out,
+        "Expected rolls from the start   {}",
+        fmt_sig(a.expected_rolls, 15)
+    )?;
+    writeln!(out, "Standard deviation              {}", fmt_sig(a.std_dev, 14))?;
+    writeln!(out, "Variance                        {}", fmt_sig(a.variance, 14))?;
     writeln!(
         out,
         "Accuracy                        relative error <= {:.1e} (residual {:.1e}; {})",
@@ -275,7 +323,7 @@ fn human_report(
         out,
         "  distribution computed to turn {} (probability of a longer game {:.1e}{})",
         a.time.horizon(),
-        a.time.tail,
+        a.time.tail.max(0.0),
         if a.time.converged {
             ""
         } else {

@@ -257,3 +257,120 @@ fn curve_is_the_whole_distribution() {
         .success()
         .stdout(predicate::str::contains("P(not finished by t)"));
 }
+
+/// A board whose games last 2,097,150 rolls on average: size 40, a 2-sided die, snakes from every
+/// odd cell to 0 (E = 2^21 − 2, exact in floating point).
+fn slow_board() -> tempfile::NamedTempFile {
+    let snakes: Vec<String> = (1..40).step_by(2).map(|c| format!("[{c}, 0]")).collect();
+    board_file(&format!(
+        "size = 40\nfaces = 2\nsnakes = [{}]\n",
+        snakes.join(", ")
+    ))
+}
+
+// Regressions found by trying to break the tool (each once gave a wrong number, a hang or a
+// misleading message).
+#[test]
+fn long_games_are_reported_honestly() {
+    let f = slow_board();
+    let path = f.path().to_str().unwrap();
+    // A small work limit keeps the test fast (the default would take seconds in a debug build).
+    let out = kolmo()
+        .args(["snakes", path, "-q", "--max-work", "20000000"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("Expected rolls from the start   2097150.0000000"),
+        "{text}"
+    );
+    assert!(text.contains("Monte Carlo check skipped"));
+    assert!(text.contains("stopped by the work limit"));
+    assert!(text.contains("mode beyond horizon"));
+    // The race needs the whole distribution: refused with exit 1 rather than a wrong table.
+    kolmo()
+        .args(["snakes", path, "--players", "2", "-q", "--max-work", "20000000"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("--max-work"));
+    let v = json(&[
+        "snakes",
+        path,
+        "--mc",
+        "0",
+        "--turns",
+        "1000000000",
+        "--max-work",
+        "20000000",
+    ]);
+    assert_eq!(v["finished_by"][0]["probability"], Value::Null);
+    assert_eq!(v["mode"], Value::Null);
+    assert_eq!(v["min_rolls"], 20);
+}
+
+#[test]
+fn bounded_games_and_exact_edges() {
+    // Empty 20-cell board with clamp: every game ends within 20 rolls, at least 4.
+    let v = json(&["snakes", "empty", "--size", "20", "--mc", "0", "--quantiles", "1"]);
+    assert_eq!(v["finished_by"][0]["probability"].as_f64(), Some(1.0));
+    assert_eq!(v["quantiles"]["1"], 20);
+    assert_eq!(v["min_rolls"], 4);
+    // The fastest game on a long board: ceil(3000 / 6) = 500 rolls, though its probability underflows.
+    let v = json(&["snakes", "empty", "--size", "3000", "--mc", "0"]);
+    assert_eq!(v["min_rolls"], 500);
+    // Every game from the last cell has length 0: the z-score is 0, not NaN.
+    let v = json(&["snakes", "--start", "100", "--mc", "100"]);
+    assert_eq!(v["monte_carlo"]["z_score"].as_f64(), Some(0.0));
+    // A die with 100,000 faces: rows of many merged faces still sum to 1.
+    let v = json(&["snakes", "--faces", "100000", "--mc", "0"]);
+    let e = v["expected_rolls"].as_f64().unwrap();
+    assert!(e > 1.0 && e < 1.01, "{e}");
+}
+
+#[test]
+fn more_bad_input_exits_2() {
+    for (args, message) in [
+        (
+            &["snakes", "--start", "-1"][..],
+            "start cell -1 is not on the board",
+        ),
+        (
+            &["snakes", "--die", "1e308,1e308"],
+            "die: the weights sum to more than the largest number",
+        ),
+        (&["snakes", "--players", "10001"], "--players 10001"),
+        (
+            &["snakes", "--distribution", "1000000000000"],
+            "distribution turn",
+        ),
+        (&["snakes", "--threads", "5000"], "--threads 5000"),
+        (&["snakes", "/dev/zero"], "too large for a board file"),
+    ] {
+        kolmo()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(message));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = kolmo()
+        .args(["snakes", dir.path().to_str().unwrap()])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    for (text, message) in [
+        ("size = 0\n", ":1: size 0 is out of range"),
+        ("size = 10\nstart = -1\n", ":2: start cell -1"),
+        ("size = 10\n\ndie = [1, -1]\n", ":3: die: weight of face 2 is -1"),
+    ] {
+        let f = board_file(text);
+        kolmo()
+            .args(["snakes", f.path().to_str().unwrap()])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+}

@@ -14,13 +14,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// A file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
+        /// The operating system's error (part of the message, so not repeated as a source).
+        error: std::io::Error,
     },
     /// A file is not valid in its format (syntax, unknown keys, wrong types).
     #[error("{}:{line}:{column}: {message}", path.display())]

@@ -15,7 +15,7 @@ turn-based stochastic games.
 - [`sim`]: seeded, parallel Monte Carlo whose result does not depend on the thread count.
 - [`games`]: built-in models, starting with Snakes and Ladders.
 
-Layers depend only on the layers below them (see `shared/DESIGN.md`): games build models
+Layers depend only on the layers below them: games build models
 through `explore`; analyses take models and return result structs; nothing here prints.
 
 # Example
@@ -39,6 +39,7 @@ pub mod games;
 pub mod graph;
 pub mod linsolve;
 pub mod model;
+mod numeric;
 pub mod sim;
 pub mod sparse;
 

@@ -16,7 +16,7 @@ mod subsystem;
 pub mod transient;
 
 pub use absorbing::{AbsorbingChain, AbsorptionTime, ExpectedVisits, FundamentalMatrix};
-pub use race::{Race, race};
+pub use race::{MAX_PLAYERS, Race, race};
 pub use reach::{ReachProbability, reach_probability};
 pub use transient::{
     TimeDistribution, TimeDistributionOptions, absorption_time_distribution, distribution_after,

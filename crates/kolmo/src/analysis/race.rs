@@ -8,6 +8,9 @@
 use super::TimeDistribution;
 use crate::{Error, Result};
 
+/// Most players [`race`] accepts.
+pub const MAX_PLAYERS: usize = 10_000;
+
 /// The outcome of a race of `N` independent players.
 #[derive(Clone, Debug)]
 pub struct Race {
@@ -28,13 +31,16 @@ pub struct Race {
 /// The race of `players` independent copies with absorption-time distribution `dist`.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] if `players == 0`.
+/// [`Error::InvalidArgument`] if `players` is 0 or more than [`MAX_PLAYERS`].
 ///
 /// # Complexity
 /// O(horizon · players).
 pub fn race(dist: &TimeDistribution, players: usize) -> Result<Race> {
-    if players == 0 {
-        return Err(Error::arg("players", "at least one player is needed"));
+    if players == 0 || players > MAX_PLAYERS {
+        return Err(Error::arg(
+            "players",
+            format!("{players}: from 1 to {MAX_PLAYERS} players"),
+        ));
     }
     let n = players;
     let mut win = vec![0.0; n];
@@ -44,13 +50,20 @@ pub fn race(dist: &TimeDistribution, players: usize) -> Result<Race> {
     for (t, &f) in dist.pmf.iter().enumerate() {
         let s = dist.survival[t];
         expected_rounds += s.powi(n as i32);
+        // Seat i + 1 needs S(t)^i · S(t−1)^(n−1−i): walk i upwards, trading one S(t−1) for one
+        // S(t) each seat (powers of S(t−1) taken from a table to avoid dividing by it).
+        let mut prev_pow = vec![1.0; n];
+        for k in 1..n {
+            prev_pow[k] = prev_pow[k - 1] * s_prev;
+        }
+        let mut s_pow = 1.0;
         for (i, w) in win.iter_mut().enumerate() {
-            // seat i + 1
-            let p = f * s.powi(i as i32) * s_prev.powi((n - 1 - i) as i32);
+            let p = f * s_pow * prev_pow[n - 1 - i];
             *w += p;
             if t > 0 {
                 expected_rolls += p * (((t - 1) * n + i + 1) as f64);
             }
+            s_pow *= s;
         }
         s_prev = s;
     }

@@ -102,14 +102,20 @@ impl TimeDistribution {
         self.pmf.len() as u64 - 1
     }
 
-    /// `P(T ≤ t)`, the probability of being absorbed by step `t` (`1 − tail`-accurate beyond the
-    /// horizon, where it returns `1 − tail`).
+    /// `P(T ≤ t)`, the probability of being absorbed by step `t`: the summed pmf while that is
+    /// below 1/2, `1 − P(T > t)` above (each accurate where the other cancels; exactly 1 once no
+    /// mass is left). Beyond the horizon it returns `1 − tail`.
     #[must_use]
     pub fn cdf(&self, t: u64) -> f64 {
         if t >= self.horizon() {
             return 1.0 - self.tail;
         }
-        self.pmf[..=t as usize].iter().sum()
+        let s = self.survival[t as usize];
+        if s < 0.5 {
+            1.0 - s
+        } else {
+            self.pmf[..=t as usize].iter().sum()
+        }
     }
 
     /// `P(T ≤ t)` when it is known to within the tolerance: exactly for `t` up to the horizon,
@@ -135,9 +141,10 @@ impl TimeDistribution {
     pub fn quantile(&self, q: f64) -> Option<u64> {
         assert!(q > 0.0 && q <= 1.0, "quantile level must be in (0, 1]");
         let mut c = 0.0;
-        for (t, p) in self.pmf.iter().enumerate() {
+        for (t, (p, s)) in self.pmf.iter().zip(&self.survival).enumerate() {
             c += p;
-            if c >= q {
+            let cdf = if *s < 0.5 { 1.0 - s } else { c };
+            if cdf >= q {
                 return Some(t as u64);
             }
         }
@@ -231,7 +238,8 @@ pub fn absorption_time_distribution(
     let qt = sub.q().transpose();
     let per_step = (qt.nnz() + qt.nrows()).max(1) as u64;
     let max_steps = options.max_steps.min(options.max_work / per_step);
-    while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps {
+    // Once no mass is left every later pmf entry is exactly 0: stop even before `min_steps`.
+    while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps && left > 0.0 {
         let absorbed: f64 = p.iter().zip(&exit).map(|(a, b)| a * b).sum();
         qt.mul_vec(&p, &mut next);
         std::mem::swap(&mut p, &mut next);

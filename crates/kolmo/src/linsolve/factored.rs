@@ -77,6 +77,7 @@ impl Factored {
     pub fn method(&self) -> String {
         match self {
             Self::Dense(lu) => format!("dense LU with partial pivoting (faer), n = {}", lu.n()),
+            Self::Woodbury(w) if w.rank() == 0 => format!("sparse triangular solve, n = {}", w.n()),
             Self::Woodbury(w) => format!(
                 "sparse triangular solve + rank-{} Woodbury correction, n = {}",
                 w.rank(),

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use super::StateSet;
 
-/// Row sums must be within this distance of 1.
+/// Row sums must be within this distance of 1 (plus `ε` per entry of the row, the rounding of
+/// correctly rounded probabilities).
 pub const ROW_SUM_TOLERANCE: f64 = 1e-12;
 
 /// A discrete-time Markov chain: a row-stochastic `n × n` transition matrix `P` (row `s` is the
@@ -25,7 +26,7 @@ impl Dtmc {
     ///   or an initial state is out of range;
     /// - [`Error::Deadlock`] for a row without entries;
     /// - [`Error::InvalidDistribution`] for a negative or non-finite probability or a row whose sum
-    ///   is farther than [`ROW_SUM_TOLERANCE`] from 1.
+    ///   is farther than [`ROW_SUM_TOLERANCE`] (plus `ε` per entry) from 1.
     pub fn new(matrix: CsrMatrix, initial: Vec<StateId>) -> Result<Self> {
         let n = matrix.ncols();
         if matrix.nrows() != n || !matrix.has_trivial_row_grouping() {
@@ -77,8 +78,13 @@ impl Dtmc {
                     "probability {p} to state {c} is not a number in [0, 1]"
                 )));
             }
-            let sum: f64 = vals.iter().sum();
-            if (sum - 1.0).abs() > ROW_SUM_TOLERANCE {
+            // A row of m correctly rounded probabilities may sum to 1 ± m·ε/2 exactly; the sum
+            // itself is compensated.
+            let mut acc = crate::numeric::NeumaierSum::default();
+            vals.iter().for_each(|&p| acc.add(p));
+            let sum = acc.value();
+            let tolerance = ROW_SUM_TOLERANCE + vals.len() as f64 * f64::EPSILON;
+            if (sum - 1.0).abs() > tolerance {
                 return Err(bad(format!(
                     "outgoing probabilities sum to {sum} (off by {:e})",
                     sum - 1.0

@@ -70,7 +70,13 @@ impl MonteCarlo {
     /// mean. `|z| < 4` is expected unless something is wrong (probability ≈ 6·10⁻⁵ otherwise).
     #[must_use]
     pub fn z_score(&self, exact_mean: f64) -> f64 {
-        (self.mean - exact_mean) / self.std_error
+        let d = self.mean - exact_mean;
+        if self.std_error == 0.0 && d.abs() <= 1e-12 * exact_mean.abs().max(1.0) {
+            // Every game had the same length, and it is the exact mean.
+            0.0
+        } else {
+            d / self.std_error
+        }
     }
 }
 

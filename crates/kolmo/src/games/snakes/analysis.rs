@@ -23,7 +23,7 @@ pub struct AnalysisOptions {
     /// Computing the distribution of the number of rolls stops once the probability of a longer
     /// game is below this (default 1e-12).
     pub tail_tolerance: f64,
-    /// ... or after this many turns (default 10⁷) ...
+    /// ... or after this many turns (default: no limit but the work) ...
     pub max_turns: u64,
     /// ... or after this much work, turns × transitions (default 2·10⁹: a few seconds).
     pub max_work: u64,
@@ -38,7 +38,7 @@ impl Default for AnalysisOptions {
             fundamental: false,
             distribution_at: Vec::new(),
             tail_tolerance: 1e-12,
-            max_turns: 10_000_000,
+            max_turns: u64::MAX,
             max_work: 2_000_000_000,
         }
     }
@@ -152,6 +152,10 @@ impl Board {
     /// unfinished probability is below `options.tail_tolerance`; the race from that distribution.
     ///
     /// # Errors
+    /// [`Error::LimitReached`] if several players race and the game-length distribution could not
+    /// be computed to the tolerance within `options.max_work`;
+    /// [`Error::LimitReached`] if several players race and the game-length distribution could not
+    /// be computed to the tolerance within `options.max_work`;
     /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped (use
     /// [`expected_rolls`](Self::expected_rolls) for the per-cell values, `+∞` where trapped);
     /// [`Error::InvalidArgument`] for a quantile level outside `(0, 1]`, `players == 0`, a
@@ -191,13 +195,25 @@ impl Board {
             &goal,
             &TimeDistributionOptions {
                 tail_tolerance: options.tail_tolerance,
-                // Beyond a converged horizon P(finished by k) is 1 − tail, within the tolerance.
-                min_steps: 0,
+                // The requested turns are computed exactly (within the work limit); beyond a
+                // converged horizon P(finished by k) is 1 − tail, within the tolerance.
+                min_steps: options.turns.iter().copied().max().unwrap_or(0),
                 max_steps: options.max_turns,
                 max_work: options.max_work,
             },
         )?;
         let race = if options.players > 1 {
+            if !time.converged {
+                return Err(Error::LimitReached {
+                    what: "the game-length distribution needed for the players' race",
+                    limit: time.horizon(),
+                    message: format!(
+                        "a game may still run after {} turns (probability {:.1e}); raise the work limit",
+                        time.horizon(),
+                        time.tail
+                    ),
+                });
+            }
             Some(race(&time, options.players)?)
         } else {
             None

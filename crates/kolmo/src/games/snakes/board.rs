@@ -73,6 +73,15 @@ impl Die {
         }
     }
 
+    /// The weight of each face (1 for a fair die), length `F`.
+    #[must_use]
+    pub fn weights(&self) -> Vec<f64> {
+        match self {
+            Die::Fair(f) => vec![1.0; *f],
+            Die::Weighted(w) => w.clone(),
+        }
+    }
+
     /// The probability of each face, length `F`.
     #[must_use]
     pub fn probabilities(&self) -> Vec<f64> {
@@ -102,8 +111,14 @@ impl Die {
                         i + 1
                     )));
                 }
-                if w.iter().sum::<f64>() <= 0.0 {
+                let sum = w.iter().sum::<f64>();
+                if sum <= 0.0 {
                     return Err(BoardError::Die("the weights sum to 0".into()));
+                }
+                if !sum.is_finite() {
+                    return Err(BoardError::Die(
+                        "the weights sum to more than the largest number (scale them down)".into(),
+                    ));
                 }
                 Ok(())
             }
@@ -163,6 +178,8 @@ pub struct BoardSpec {
     pub portals: Vec<(PortalKind, i64, i64, Option<usize>)>,
     /// The file the spec was read from.
     pub path: Option<PathBuf>,
+    /// Lines of the file's keys (`size`, `start`, `die` for `faces` or `die`, `rule`), for errors.
+    pub key_lines: std::collections::BTreeMap<&'static str, usize>,
 }
 
 impl BoardSpec {
@@ -177,6 +194,7 @@ impl BoardSpec {
             rule: Rule::Clamp,
             portals: Vec::new(),
             path: None,
+            key_lines: Default::default(),
         }
     }
 
@@ -240,6 +258,9 @@ pub struct Board {
     pub(super) start: u32,
     pub(super) die: Die,
     pub(super) probabilities: Vec<f64>,
+    /// Face weights (1 for a fair die) and their sum: probabilities are `weights / total_weight`.
+    pub(super) weights: Vec<f64>,
+    pub(super) total_weight: f64,
     pub(super) rule: Rule,
     pub(super) portals: Vec<Portal>,
     /// `jump[c]` = where a token landing on `c` ends up. Length `size + 1`.
@@ -260,29 +281,26 @@ impl Board {
             line,
             error,
         };
+        let key = |k: &str| spec.key_lines.get(k).copied();
         if spec.size < 1 || spec.size > i64::from(MAX_SIZE) {
-            return Err(err(
-                None,
-                BoardError::Size {
-                    size: spec.size,
-                    max: MAX_SIZE,
-                },
-            ));
+            let error = BoardError::Size {
+                size: spec.size,
+                max: MAX_SIZE,
+            };
+            return Err(err(key("size"), error));
         }
         let size = spec.size as u32;
         if spec.start < 0 || spec.start > spec.size {
-            return Err(err(
-                None,
-                BoardError::Start {
-                    start: spec.start,
-                    size,
-                },
-            ));
+            let error = BoardError::Start {
+                start: spec.start,
+                size,
+            };
+            return Err(err(key("start"), error));
         }
-        spec.die.validate().map_err(|e| err(None, e))?;
+        spec.die.validate().map_err(|e| err(key("die"), e))?;
         let faces = spec.die.faces();
         if spec.rule == Rule::Bounce && faces > size as usize + 1 {
-            return Err(err(None, BoardError::BounceTooFar { faces, size }));
+            return Err(err(key("rule"), BoardError::BounceTooFar { faces, size }));
         }
         let mut jump: Vec<u32> = (0..=size).collect();
         // For each entrance: index of the portal that uses it.
@@ -363,6 +381,8 @@ impl Board {
             size,
             start: spec.start as u32,
             probabilities: spec.die.probabilities(),
+            weights: spec.die.weights(),
+            total_weight: spec.die.weights().iter().sum(),
             die: spec.die.clone(),
             rule: spec.rule,
             portals,

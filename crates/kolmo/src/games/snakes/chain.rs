@@ -18,10 +18,26 @@ impl Generator for BoardChain<'_> {
     }
 
     fn expand(&self, &c: &u32, out: &mut Successors<u32>) {
-        for (d, &p) in self.0.probabilities.iter().enumerate() {
-            if p > 0.0 {
-                out.add(self.0.step(c, d as u32 + 1), p);
+        // Faces leading to the same cell are merged on their weights (integers for a fair die, so
+        // exactly) and divided once: each probability is correctly rounded, however many faces.
+        let board = self.0;
+        let mut moves: Vec<(u32, f64)> = board
+            .weights
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| **w > 0.0)
+            .map(|(d, &w)| (board.step(c, d as u32 + 1), w))
+            .collect();
+        moves.sort_unstable_by_key(|m| m.0);
+        let mut k = 0;
+        while k < moves.len() {
+            let cell = moves[k].0;
+            let mut w = crate::numeric::NeumaierSum::default();
+            while k < moves.len() && moves[k].0 == cell {
+                w.add(moves[k].1);
+                k += 1;
             }
+            out.add(cell, w.value() / board.total_weight);
         }
     }
 }

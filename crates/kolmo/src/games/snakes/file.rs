@@ -18,6 +18,9 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+/// Largest board file read (64 MiB).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BoardFile {
@@ -70,11 +73,14 @@ impl BoardSpec {
                 .map_or_else(|| "board".into(), |s| s.to_string_lossy().into_owned())
         });
         spec.path = path.map(Path::to_path_buf);
+        let line_of = |span: std::ops::Range<usize>| line_col(text, span.start).0;
         if let Some(s) = file.size {
             spec.size = *s.get_ref();
+            spec.key_lines.insert("size", line_of(s.span()));
         }
         if let Some(s) = file.start {
             spec.start = *s.get_ref();
+            spec.key_lines.insert("start", line_of(s.span()));
         }
         match (file.faces, file.die) {
             (Some(_), Some(d)) => {
@@ -92,12 +98,17 @@ impl BoardSpec {
                     ));
                 }
                 spec.die = Die::Fair(v as usize);
+                spec.key_lines.insert("die", line_of(f.span()));
             }
-            (None, Some(d)) => spec.die = Die::Weighted(d.into_inner()),
+            (None, Some(d)) => {
+                spec.key_lines.insert("die", line_of(d.span()));
+                spec.die = Die::Weighted(d.into_inner());
+            }
             (None, None) => {}
         }
         if let Some(r) = file.rule {
             spec.rule = r.get_ref().parse::<Rule>().map_err(|m| at(r.span().start, m))?;
+            spec.key_lines.insert("rule", line_of(r.span()));
         }
         for (kind, list) in [
             (PortalKind::Ladder, file.ladders),
@@ -127,12 +138,26 @@ impl BoardSpec {
     /// Reads and parses a board file.
     ///
     /// # Errors
-    /// [`Error::Io`] if it cannot be read; as [`from_toml`](Self::from_toml).
+    /// [`Error::Io`] if it cannot be read or is larger than [`MAX_FILE_BYTES`]; as
+    /// [`from_toml`](Self::from_toml).
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        use std::io::Read;
+        let io = |error| Error::Io {
             path: path.to_path_buf(),
-            source,
-        })?;
+            error,
+        };
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(MAX_FILE_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(io)?;
+        if text.len() as u64 > MAX_FILE_BYTES {
+            return Err(io(std::io::Error::other(format!(
+                "larger than {} MiB, too large for a board file",
+                MAX_FILE_BYTES >> 20
+            ))));
+        }
         Self::from_toml(&text, Some(path))
     }
 }

@@ -19,3 +19,4 @@ mod file;
 pub use analysis::{AnalysisOptions, BoardAnalysis, PortalUsage};
 pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
 pub use chain::BoardChain;
+pub use file::MAX_FILE_BYTES;
