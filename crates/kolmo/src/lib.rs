@@ -9,7 +9,9 @@ turn-based stochastic games.
 - [`model`]: [`Dtmc`](model::Dtmc), labels.
 - [`graph`]: strongly connected components, reachability, the qualitative
   probability-0 / probability-1 sets.
-- [`linsolve`]: dense LU with partial pivoting (via `faer`) and residuals.
+- [`linsolve`]: dense LU (faer), Gaussian elimination over any scalar, triangular solves with a
+  Woodbury correction, and the automatic choice between them.
+- [`exact`]: the scalar trait (`f64` and exact rationals), recovering fractions from `f64`.
 - [`analysis`]: absorbing chains (expected steps, variance, expected visits, the fundamental
   matrix, absorption probabilities), transient distributions, races of independent players.
 - [`sim`]: seeded, parallel Monte Carlo whose result does not depend on the thread count.
@@ -34,6 +36,7 @@ assert!(analysis.solve.residual < 1e-12);
 
 pub mod analysis;
 mod error;
+pub mod exact;
 pub mod explore;
 pub mod games;
 pub mod graph;

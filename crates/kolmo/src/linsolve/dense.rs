@@ -86,6 +86,18 @@ impl DenseLu {
     }
 }
 
+impl crate::exact::DenseSolve<f64> for DenseLu {
+    fn solve_in_place(&self, b: &mut [f64]) {
+        DenseLu::solve_in_place(self, b);
+    }
+    fn solve_transpose_in_place(&self, b: &mut [f64]) {
+        DenseLu::solve_transpose_in_place(self, b);
+    }
+    fn method(&self) -> &'static str {
+        "dense LU with partial pivoting (faer)"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,50 +1,49 @@
-use super::{DenseLu, TriangularWoodbury};
-use crate::{Error, Result};
+use super::TriangularWoodbury;
+use crate::exact::{DenseSolve, Scalar};
+use crate::Result;
 
-/// Largest system solved by dense LU (about 1 GiB of matrix and a minute of work).
-pub const MAX_DENSE: usize = 12_000;
+/// Largest system solved by dense LU in `f64` (about 1 GiB of matrix and a minute of work).
+pub const MAX_DENSE: usize = <f64 as Scalar>::DENSE_LIMIT;
 
-/// A factored sparse matrix, by the method that suits its structure.
+/// A factored sparse matrix, by the method that suits its structure, in any [`Scalar`].
 #[derive(Debug)]
-pub enum Factored {
-    /// Dense LU with partial pivoting.
-    Dense(DenseLu),
+pub enum Factored<T: Scalar = f64> {
+    /// Dense LU (faer's for `f64`, Gaussian elimination for rationals).
+    Dense(Box<dyn DenseSolve<T>>, usize),
     /// Triangular solve plus a rank-`k` Woodbury correction.
-    Woodbury(TriangularWoodbury),
+    Woodbury(TriangularWoodbury<T>),
 }
 
-impl Factored {
-    /// Factors the `n × n` matrix whose row `i` is `rows(i)` (pairs `(column, value)`, each
-    /// column at most once). Uses [`TriangularWoodbury`] when its feedback columns are few enough
-    /// that `k · nnz + k³` beats the dense `n³` and `n · k` values fit in memory; dense LU otherwise.
+impl<T: Scalar> Factored<T> {
+    /// Factors the `n × n` matrix whose row `i` is `rows(i)` (pairs `(column, value)`). Uses
+    /// [`TriangularWoodbury`] when its feedback columns are few enough that `k · nnz + k³` beats the
+    /// dense `n³` and `n · k` values fit in memory; dense LU otherwise.
     ///
     /// # Errors
-    /// [`Error::Singular`] on numerical breakdown; [`Error::TooLarge`] if only the dense method
-    /// applies and `n > MAX_DENSE`.
+    /// [`crate::Error::Singular`] on numerical breakdown; [`crate::Error::TooLarge`] if the method
+    /// that applies exceeds [`Scalar::DENSE_LIMIT`] (for the dense method, or the Woodbury
+    /// correction's `k × k` system).
     pub fn new<I>(n: usize, what: &'static str, rows: impl Fn(usize) -> I) -> Result<Self>
     where
-        I: Iterator<Item = (u32, f64)>,
+        I: Iterator<Item = (u32, T)>,
     {
-        let (k, nnz) = TriangularWoodbury::shape(n, &rows);
+        let (k, nnz) = TriangularWoodbury::<T>::shape(n, &rows);
         let (nf, kf) = (n as f64, k as f64);
         let woodbury_cost = kf * (nnz as f64 + nf) + kf * kf * kf / 3.0;
         let dense_cost = nf * nf * nf / 3.0;
         if woodbury_cost < dense_cost && n * k <= 50_000_000 {
             Ok(Self::Woodbury(TriangularWoodbury::new(n, what, rows)?))
-        } else if n > MAX_DENSE {
-            Err(Error::TooLarge {
-                what,
-                size: n,
-                limit: MAX_DENSE,
-            })
         } else {
-            Ok(Self::Dense(DenseLu::new(n, what, |mut a| {
+            let mut a = vec![T::zero(); if n <= T::DENSE_LIMIT { n * n } else { 0 }];
+            if n <= T::DENSE_LIMIT {
                 for i in 0..n {
                     for (j, v) in rows(i) {
-                        a[(i, j as usize)] += v;
+                        let e = &mut a[i * n + j as usize];
+                        *e = e.plus(&v);
                     }
                 }
-            })?))
+            }
+            Ok(Self::Dense(T::dense_factor(n, what, a)?, n))
         }
     }
 
@@ -53,9 +52,9 @@ impl Factored {
     /// # Panics
     /// - panics if `b` has the wrong length.
     #[track_caller]
-    pub fn solve_in_place(&self, b: &mut [f64]) {
+    pub fn solve_in_place(&self, b: &mut [T]) {
         match self {
-            Self::Dense(lu) => lu.solve_in_place(b),
+            Self::Dense(lu, _) => lu.solve_in_place(b),
             Self::Woodbury(w) => w.solve_in_place(b),
         }
     }
@@ -65,9 +64,9 @@ impl Factored {
     /// # Panics
     /// - panics if `b` has the wrong length.
     #[track_caller]
-    pub fn solve_transpose_in_place(&self, b: &mut [f64]) {
+    pub fn solve_transpose_in_place(&self, b: &mut [T]) {
         match self {
-            Self::Dense(lu) => lu.solve_transpose_in_place(b),
+            Self::Dense(lu, _) => lu.solve_transpose_in_place(b),
             Self::Woodbury(w) => w.solve_transpose_in_place(b),
         }
     }
@@ -75,11 +74,14 @@ impl Factored {
     /// A one-line description of the method, for reports.
     #[must_use]
     pub fn method(&self) -> String {
+        let arithmetic = if T::EXACT { ", exact rationals" } else { "" };
         match self {
-            Self::Dense(lu) => format!("dense LU with partial pivoting (faer), n = {}", lu.n()),
-            Self::Woodbury(w) if w.rank() == 0 => format!("sparse triangular solve, n = {}", w.n()),
+            Self::Dense(lu, n) => format!("{}, n = {n}{arithmetic}", lu.method()),
+            Self::Woodbury(w) if w.rank() == 0 => {
+                format!("sparse triangular solve, n = {}{arithmetic}", w.n())
+            }
             Self::Woodbury(w) => format!(
-                "sparse triangular solve + rank-{} Woodbury correction, n = {}",
+                "sparse triangular solve + rank-{} Woodbury correction, n = {}{arithmetic}",
                 w.rank(),
                 w.n()
             ),

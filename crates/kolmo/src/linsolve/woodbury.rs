@@ -1,4 +1,4 @@
-use super::DenseLu;
+use crate::exact::{DenseSolve, Scalar};
 use crate::{Error, Result};
 
 /// A sparse `n × n` matrix `A = T + F` solved as a triangular matrix plus a low-rank correction:
@@ -15,34 +15,36 @@ use crate::{Error, Result};
 /// few resets) the feedback set is small: on the classic Snakes and Ladders board `k` is the
 /// number of distinct snake exits. For `A = I − Q` with `Q` substochastic, `T` is an M-matrix and
 /// the triangular solves add only non-negative terms.
+///
+/// Written over any [`Scalar`]: the same code runs in `f64` and in exact rationals.
 #[derive(Debug)]
-pub struct TriangularWoodbury {
+pub struct TriangularWoodbury<T: Scalar = f64> {
     n: usize,
     /// Strictly upper part of `A`, row-wise.
     up_ptr: Vec<usize>,
     up_cols: Vec<u32>,
-    up_vals: Vec<f64>,
-    diag: Vec<f64>,
+    up_vals: Vec<T>,
+    diag: Vec<T>,
     /// Feedback columns, ascending.
     feedback: Vec<u32>,
     /// `F_S`: for each feedback column, its (row, value) entries below the diagonal.
-    f_cols: Vec<Vec<(u32, f64)>>,
+    f_cols: Vec<Vec<(u32, T)>>,
     /// `Z = T⁻¹ F_S`, row-major `n × k`.
-    z: Vec<f64>,
-    k_lu: Option<DenseLu>,
+    z: Vec<T>,
+    k_lu: Option<Box<dyn DenseSolve<T>>>,
 }
 
-impl TriangularWoodbury {
+impl<T: Scalar> TriangularWoodbury<T> {
     /// The distinct columns holding entries below the diagonal of the matrix whose row `i` is
     /// `rows(i)` (pairs `(column, value)`), ascending.
     pub fn feedback_columns<I>(n: usize, rows: impl Fn(usize) -> I) -> Vec<u32>
     where
-        I: Iterator<Item = (u32, f64)>,
+        I: Iterator<Item = (u32, T)>,
     {
         let mut mark = vec![false; n];
         for i in 0..n {
             for (j, v) in rows(i) {
-                if (j as usize) < i && v != 0.0 {
+                if (j as usize) < i && !v.is_zero() {
                     mark[j as usize] = true;
                 }
             }
@@ -54,14 +56,14 @@ impl TriangularWoodbury {
     /// `rows(i)`, to weigh this method against others.
     pub fn shape<I>(n: usize, rows: impl Fn(usize) -> I) -> (usize, usize)
     where
-        I: Iterator<Item = (u32, f64)>,
+        I: Iterator<Item = (u32, T)>,
     {
         let mut mark = vec![false; n];
         let mut nnz = 0;
         for i in 0..n {
             for (j, v) in rows(i) {
                 nnz += 1;
-                if (j as usize) < i && v != 0.0 {
+                if (j as usize) < i && !v.is_zero() {
                     mark[j as usize] = true;
                 }
             }
@@ -79,7 +81,7 @@ impl TriangularWoodbury {
     /// O(k · nnz + k³) time, O(n · k + nnz) space.
     pub fn new<I>(n: usize, what: &'static str, rows: impl Fn(usize) -> I) -> Result<Self>
     where
-        I: Iterator<Item = (u32, f64)>,
+        I: Iterator<Item = (u32, T)>,
     {
         let feedback = Self::feedback_columns(n, &rows);
         let mut slot = vec![u32::MAX; n];
@@ -89,27 +91,28 @@ impl TriangularWoodbury {
         let mut up_ptr = Vec::with_capacity(n + 1);
         up_ptr.push(0);
         let (mut up_cols, mut up_vals) = (Vec::new(), Vec::new());
-        let mut diag = vec![0.0; n];
+        let mut diag = vec![T::zero(); n];
         let mut f_cols = vec![Vec::new(); feedback.len()];
         for (i, d) in diag.iter_mut().enumerate() {
             for (j, v) in rows(i) {
                 let ju = j as usize;
                 if ju == i {
-                    *d += v;
+                    *d = d.plus(&v);
                 } else if ju > i {
                     up_cols.push(j);
                     up_vals.push(v);
-                } else if v != 0.0 {
+                } else if !v.is_zero() {
                     f_cols[slot[ju] as usize].push((i as u32, v));
                 }
             }
             up_ptr.push(up_cols.len());
         }
-        if let Some((row, &pivot)) = diag
+        if let Some((row, pivot)) = diag
             .iter()
             .enumerate()
-            .find(|(_, d)| !(d.is_finite() && **d != 0.0))
+            .find(|(_, d)| d.is_zero() || !d.to_f64().is_finite())
         {
+            let pivot = pivot.to_f64();
             return Err(Error::Singular { what, row, pivot });
         }
         let mut me = Self {
@@ -126,10 +129,10 @@ impl TriangularWoodbury {
         let k = me.feedback.len();
         // All k columns of Z = T⁻¹ F_S at once, row by row from the bottom, so that the k
         // independent substitutions run side by side (row-major Z, contiguous in q).
-        let mut z = vec![0.0; n * k];
+        let mut z = vec![T::zero(); n * k];
         for (q, col) in me.f_cols.iter().enumerate() {
-            for &(r, v) in col {
-                z[r as usize * k + q] = v;
+            for (r, v) in col {
+                z[*r as usize * k + q] = v.clone();
             }
         }
         if k > 0 {
@@ -137,26 +140,25 @@ impl TriangularWoodbury {
                 let (done, rest) = z.split_at_mut((i + 1) * k);
                 let zi = &mut done[i * k..];
                 let r = me.up_ptr[i]..me.up_ptr[i + 1];
-                for (&j, &v) in me.up_cols[r.clone()].iter().zip(&me.up_vals[r]) {
+                for (&j, v) in me.up_cols[r.clone()].iter().zip(&me.up_vals[r]) {
                     let zj = &rest[(j as usize - i - 1) * k..(j as usize - i) * k];
                     for (a, b) in zi.iter_mut().zip(zj) {
-                        *a -= v * b;
+                        if !b.is_zero() {
+                            *a = a.minus(&v.times(b));
+                        }
                     }
                 }
-                let d = me.diag[i];
+                let d = &me.diag[i];
                 for a in zi.iter_mut() {
-                    *a /= d;
+                    *a = a.over(d);
                 }
             }
-            let lu = DenseLu::new(k, what, |mut m| {
-                for (p, &s) in me.feedback.iter().enumerate() {
-                    for (q, &zq) in z[s as usize * k..(s as usize + 1) * k].iter().enumerate() {
-                        m[(p, q)] = zq;
-                    }
-                    m[(p, p)] += 1.0;
-                }
-            })?;
-            me.k_lu = Some(lu);
+            let mut m = vec![T::zero(); k * k];
+            for (p, &s) in me.feedback.iter().enumerate() {
+                m[p * k..(p + 1) * k].clone_from_slice(&z[s as usize * k..(s as usize + 1) * k]);
+                m[p * k + p] = m[p * k + p].plus(&T::one());
+            }
+            me.k_lu = Some(T::dense_factor(k, what, m)?);
         }
         me.z = z;
         Ok(me)
@@ -175,26 +177,31 @@ impl TriangularWoodbury {
     }
 
     /// `x ← T⁻¹ x` (backward substitution).
-    fn upper_solve(&self, x: &mut [f64]) {
+    fn upper_solve(&self, x: &mut [T]) {
         for i in (0..self.n).rev() {
             let r = self.up_ptr[i]..self.up_ptr[i + 1];
-            let mut s = x[i];
-            for (&j, &v) in self.up_cols[r.clone()].iter().zip(&self.up_vals[r]) {
-                s -= v * x[j as usize];
+            let mut s = x[i].clone();
+            for (&j, v) in self.up_cols[r.clone()].iter().zip(&self.up_vals[r]) {
+                let xj = &x[j as usize];
+                if !xj.is_zero() {
+                    s = s.minus(&v.times(xj));
+                }
             }
-            x[i] = s / self.diag[i];
+            x[i] = s.over(&self.diag[i]);
         }
     }
 
     /// `x ← T⁻ᵀ x` (forward substitution with the rows of `T` as columns of `Tᵀ`).
-    fn upper_transpose_solve(&self, x: &mut [f64]) {
+    fn upper_transpose_solve(&self, x: &mut [T]) {
         for i in 0..self.n {
-            let xi = x[i] / self.diag[i];
-            x[i] = xi;
-            let r = self.up_ptr[i]..self.up_ptr[i + 1];
-            for (&j, &v) in self.up_cols[r.clone()].iter().zip(&self.up_vals[r]) {
-                x[j as usize] -= v * xi;
+            let xi = x[i].over(&self.diag[i]);
+            if !xi.is_zero() {
+                let r = self.up_ptr[i]..self.up_ptr[i + 1];
+                for (&j, v) in self.up_cols[r.clone()].iter().zip(&self.up_vals[r]) {
+                    x[j as usize] = x[j as usize].minus(&v.times(&xi));
+                }
             }
+            x[i] = xi;
         }
     }
 
@@ -203,14 +210,18 @@ impl TriangularWoodbury {
     /// # Panics
     /// - panics if `b.len() != self.n()`.
     #[track_caller]
-    pub fn solve_in_place(&self, b: &mut [f64]) {
+    pub fn solve_in_place(&self, b: &mut [T]) {
         assert!(b.len() == self.n);
         self.upper_solve(b);
         if let Some(lu) = &self.k_lu {
-            let mut u: Vec<f64> = self.feedback.iter().map(|&s| b[s as usize]).collect();
+            let mut u: Vec<T> = self.feedback.iter().map(|&s| b[s as usize].clone()).collect();
             lu.solve_in_place(&mut u);
             for (x, zi) in b.iter_mut().zip(self.z.chunks_exact(u.len())) {
-                *x -= zi.iter().zip(&u).map(|(z, u)| z * u).sum::<f64>();
+                for (z, u) in zi.iter().zip(&u) {
+                    if !z.is_zero() {
+                        *x = x.minus(&z.times(u));
+                    }
+                }
             }
         }
     }
@@ -220,23 +231,23 @@ impl TriangularWoodbury {
     /// # Panics
     /// - panics if `c.len() != self.n()`.
     #[track_caller]
-    pub fn solve_transpose_in_place(&self, c: &mut [f64]) {
+    pub fn solve_transpose_in_place(&self, c: &mut [T]) {
         assert!(c.len() == self.n);
         self.upper_transpose_solve(c);
         if let Some(lu) = &self.k_lu {
-            let mut u: Vec<f64> = self
+            let mut u: Vec<T> = self
                 .f_cols
                 .iter()
-                .map(|col| col.iter().map(|&(r, v)| v * c[r as usize]).sum())
+                .map(|col| col.iter().fold(T::zero(), |acc, (r, v)| acc.plus(&v.times(&c[*r as usize]))))
                 .collect();
             lu.solve_transpose_in_place(&mut u);
-            let mut e = vec![0.0; self.n];
-            for (&s, &uq) in self.feedback.iter().zip(&u) {
+            let mut e = vec![T::zero(); self.n];
+            for (&s, uq) in self.feedback.iter().zip(u) {
                 e[s as usize] = uq;
             }
             self.upper_transpose_solve(&mut e);
             for (x, d) in c.iter_mut().zip(&e) {
-                *x -= d;
+                *x = x.minus(d);
             }
         }
     }
@@ -245,6 +256,7 @@ impl TriangularWoodbury {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::linsolve::DenseLu;
 
     /// A dense test matrix as rows of (column, value).
     fn rows(a: &[Vec<f64>]) -> impl Fn(usize) -> std::vec::IntoIter<(u32, f64)> + '_ {
@@ -269,7 +281,7 @@ mod tests {
             vec![-0.1, 0.0, 0.0, 0.0, 1.0, -0.6],
             vec![0.0, 0.0, -0.3, 0.0, 0.0, 1.0],
         ];
-        let w = TriangularWoodbury::new(6, "test", rows(&a)).unwrap();
+        let w = TriangularWoodbury::<f64>::new(6, "test", rows(&a)).unwrap();
         assert_eq!(w.rank(), 2);
         let dense = DenseLu::new(6, "test", |mut m| {
             for i in 0..6 {

@@ -1,0 +1,141 @@
+//! Exact rational arithmetic for the same solves as in floating point.
+//!
+//! - [`Scalar`]: the number type the solvers are written over, implemented for `f64` and for
+//!   [`Rational`] (dashu's `RBig`, MIT/Apache-2.0).
+//! - [`rationalize`]: recovers the fraction a floating-point probability stands for (the simplest
+//!   fraction that rounds to it), and [`rationalize_matrix`] a whole transition matrix, refusing
+//!   rows whose fractions do not sum to exactly 1.
+//! - [`decimal`]: a fraction's decimal expansion to any number of places.
+
+mod scalar;
+
+pub use scalar::{DenseSolve, Scalar};
+
+use crate::sparse::CsrMatrix;
+use crate::{Error, Result};
+use dashu_int::{IBig, UBig};
+
+/// An exact rational number (dashu's `RBig`).
+pub type Rational = dashu_ratio::RBig;
+
+/// Largest denominator [`rationalize`] looks for: every fraction with a smaller denominator is
+/// recovered exactly from its correctly rounded `f64` (two such fractions differ by more than the
+/// rounding error).
+pub const MAX_DENOMINATOR: u64 = 1 << 26;
+
+/// The simplest fraction `p/q` (`q ≤ MAX_DENOMINATOR`) among the continued-fraction convergents of
+/// `x` whose correctly rounded value is `x` itself; `None` if there is none (then `x` is not a
+/// fraction with a small denominator) or `x` is negative or not finite.
+///
+/// Method: the convergents of the continued fraction of `x` are its best rational approximations
+/// (Khinchin, *Continued Fractions*, 1964, §6); each is checked exactly.
+#[must_use]
+pub fn rationalize(x: f64) -> Option<Rational> {
+    if !(x.is_finite() && x >= 0.0) {
+        return None;
+    }
+    if x == x.trunc() && x < 9.0e15 {
+        return Some(Rational::from(x as u64));
+    }
+    let exact = Rational::try_from(x).ok()?;
+    // Continued fraction on the exact binary value of x.
+    let (mut num, mut den): (IBig, IBig) = (exact.numerator().clone(), IBig::from(exact.denominator().clone()));
+    let (mut p0, mut q0, mut p1, mut q1) = (IBig::ZERO, IBig::ONE, IBig::ONE, IBig::ZERO);
+    for _ in 0..64 {
+        if den == IBig::ZERO {
+            break;
+        }
+        let a = &num / &den;
+        let r = &num - &a * &den;
+        let p2 = &a * &p1 + &p0;
+        let q2 = &a * &q1 + &q0;
+        if q2 > IBig::from(MAX_DENOMINATOR) {
+            break;
+        }
+        let candidate = Rational::from_parts(p2.clone(), UBig::try_from(q2.clone()).ok()?);
+        if candidate.to_f64().value() == x {
+            return Some(candidate);
+        }
+        (p0, q0, p1, q1) = (p1, q1, p2, q2);
+        (num, den) = (den, r);
+    }
+    None
+}
+
+/// The matrix with every entry replaced by [`rationalize`]d fraction.
+///
+/// # Errors
+/// [`Error::InvalidDistribution`] naming the row if an entry is not a fraction with a denominator
+/// up to [`MAX_DENOMINATOR`], or if `rows_sum_to_one` and a row's fractions do not sum to exactly 1.
+pub fn rationalize_matrix(m: &CsrMatrix, rows_sum_to_one: bool) -> Result<CsrMatrix<Rational>> {
+    let (row_ptr, cols, vals) = m.as_parts();
+    let mut exact = Vec::with_capacity(vals.len());
+    for i in 0..m.nrows() {
+        let mut sum = Rational::ZERO;
+        for k in row_ptr[i]..row_ptr[i + 1] {
+            let r = rationalize(vals[k]).ok_or_else(|| Error::InvalidDistribution {
+                state: i as u32,
+                name: i.to_string(),
+                message: format!(
+                    "probability {} to state {} is not a fraction with a denominator up to {MAX_DENOMINATOR}; exact analysis needs simple fractions",
+                    vals[k], cols[k]
+                ),
+            })?;
+            sum = &sum + &r;
+            exact.push(r);
+        }
+        if rows_sum_to_one && sum != Rational::ONE {
+            return Err(Error::InvalidDistribution {
+                state: i as u32,
+                name: i.to_string(),
+                message: format!("as fractions the outgoing probabilities sum to {sum}, not exactly 1"),
+            });
+        }
+    }
+    Ok(CsrMatrix::from_sorted_parts(m.ncols(), row_ptr.to_vec(), cols.to_vec(), exact))
+}
+
+/// The decimal expansion of `r` rounded to `places` digits after the point (half away from zero).
+#[must_use]
+pub fn decimal(r: &Rational, places: usize) -> String {
+    let scale = IBig::from(10u8).pow(places);
+    let num = r.numerator() * &scale;
+    let den = IBig::from(r.denominator().clone());
+    let negative = num < IBig::ZERO;
+    let num = if negative { -num } else { num };
+    let q = (&num * IBig::from(2u8) + &den) / (&den * IBig::from(2u8));
+    let digits = q.to_string();
+    let digits = if digits.len() <= places { format!("{}{digits}", "0".repeat(places + 1 - digits.len())) } else { digits };
+    let (int, frac) = digits.split_at(digits.len() - places);
+    let sign = if negative { "-" } else { "" };
+    if places == 0 { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recovers_simple_fractions() {
+        for (p, q) in [(1u64, 6u64), (5, 6), (2, 13), (1, 3), (7, 100_000), (1, 1 << 20), (12345, 65_537)] {
+            let x = p as f64 / q as f64;
+            let r = rationalize(x).unwrap();
+            assert_eq!(r, Rational::from(p) / Rational::from(q), "{p}/{q}");
+        }
+        assert_eq!(rationalize(0.0), Some(Rational::ZERO));
+        assert_eq!(rationalize(1.0), Some(Rational::ONE));
+        assert_eq!(rationalize(0.1).unwrap(), Rational::from(1) / Rational::from(10));
+        assert_eq!(rationalize(std::f64::consts::PI), None);
+        assert_eq!(rationalize(-0.5), None);
+        assert_eq!(rationalize(f64::NAN), None);
+    }
+
+    #[test]
+    fn decimals() {
+        let r = Rational::from(2) / Rational::from(3);
+        assert_eq!(decimal(&r, 5), "0.66667");
+        assert_eq!(decimal(&(Rational::from(-1) / Rational::from(8)), 2), "-0.13");
+        assert_eq!(decimal(&Rational::from(35), 3), "35.000");
+        assert_eq!(decimal(&(Rational::from(1) / Rational::from(1000)), 2), "0.00");
+    }
+}
