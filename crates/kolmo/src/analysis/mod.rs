@@ -6,10 +6,12 @@
 //! - [`reach`]: the probability of ever reaching a target.
 //! - [`transient`]: the distribution after `k` steps and the distribution of the absorption
 //!   time (pmf, cdf, survival, quantiles).
+//! - [`exact`]: the same absorbing and transient analyses in exact rational arithmetic.
 //! - [`race`](mod@race): several independent copies of a chain racing to the target (players taking
 //!   turns).
 
 pub mod absorbing;
+pub mod exact;
 pub mod race;
 pub mod reach;
 mod subsystem;

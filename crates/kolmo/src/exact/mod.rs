@@ -18,14 +18,17 @@ use dashu_int::{IBig, UBig};
 /// An exact rational number (dashu's `RBig`).
 pub type Rational = dashu_ratio::RBig;
 
-/// Largest denominator [`rationalize`] looks for: every fraction with a smaller denominator is
-/// recovered exactly from its correctly rounded `f64` (two such fractions differ by more than the
-/// rounding error).
-pub const MAX_DENOMINATOR: u64 = 1 << 26;
+/// Largest denominator [`rationalize`] looks for (2²⁰ = 1,048,576): two fractions with smaller
+/// denominators differ by more than 2⁻⁴⁰, far more than the rounding error it allows, while a
+/// number that is no such fraction lies that close to one only by a rare accident (which the row
+/// sums then catch).
+pub const MAX_DENOMINATOR: u64 = 1 << 20;
 
 /// The simplest fraction `p/q` (`q ≤ MAX_DENOMINATOR`) among the continued-fraction convergents of
-/// `x` whose correctly rounded value is `x` itself; `None` if there is none (then `x` is not a
-/// fraction with a small denominator) or `x` is negative or not finite.
+/// `x` that lies within 2 units in the last place of `x` (so `1 − 2/3` computed in `f64` is still
+/// recognised as 1/3); `None` if there is none (then `x` is not a fraction with a small
+/// denominator) or `x` is negative or not finite. Callers check what they can: a transition
+/// matrix's rows must then sum to exactly 1.
 ///
 /// Method: the convergents of the continued fraction of `x` are its best rational approximations
 /// (Khinchin, *Continued Fractions*, 1964, §6); each is checked exactly.
@@ -38,8 +41,10 @@ pub fn rationalize(x: f64) -> Option<Rational> {
         return Some(Rational::from(x as u64));
     }
     let exact = Rational::try_from(x).ok()?;
+    let ulp = f64::from_bits(x.to_bits() + 1) - x;
     // Continued fraction on the exact binary value of x.
-    let (mut num, mut den): (IBig, IBig) = (exact.numerator().clone(), IBig::from(exact.denominator().clone()));
+    let (mut num, mut den): (IBig, IBig) =
+        (exact.numerator().clone(), IBig::from(exact.denominator().clone()));
     let (mut p0, mut q0, mut p1, mut q1) = (IBig::ZERO, IBig::ONE, IBig::ONE, IBig::ZERO);
     for _ in 0..64 {
         if den == IBig::ZERO {
@@ -53,7 +58,7 @@ pub fn rationalize(x: f64) -> Option<Rational> {
             break;
         }
         let candidate = Rational::from_parts(p2.clone(), UBig::try_from(q2.clone()).ok()?);
-        if candidate.to_f64().value() == x {
+        if (candidate.to_f64().value() - x).abs() <= 2.0 * ulp {
             return Some(candidate);
         }
         (p0, q0, p1, q1) = (p1, q1, p2, q2);
@@ -92,7 +97,12 @@ pub fn rationalize_matrix(m: &CsrMatrix, rows_sum_to_one: bool) -> Result<CsrMat
             });
         }
     }
-    Ok(CsrMatrix::from_sorted_parts(m.ncols(), row_ptr.to_vec(), cols.to_vec(), exact))
+    Ok(CsrMatrix::from_sorted_parts(
+        m.ncols(),
+        row_ptr.to_vec(),
+        cols.to_vec(),
+        exact,
+    ))
 }
 
 /// The decimal expansion of `r` rounded to `places` digits after the point (half away from zero).
@@ -105,10 +115,18 @@ pub fn decimal(r: &Rational, places: usize) -> String {
     let num = if negative { -num } else { num };
     let q = (&num * IBig::from(2u8) + &den) / (&den * IBig::from(2u8));
     let digits = q.to_string();
-    let digits = if digits.len() <= places { format!("{}{digits}", "0".repeat(places + 1 - digits.len())) } else { digits };
+    let digits = if digits.len() <= places {
+        format!("{}{digits}", "0".repeat(places + 1 - digits.len()))
+    } else {
+        digits
+    };
     let (int, frac) = digits.split_at(digits.len() - places);
     let sign = if negative { "-" } else { "" };
-    if places == 0 { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") }
+    if places == 0 {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac}")
+    }
 }
 
 #[cfg(test)]
@@ -117,7 +135,16 @@ mod tests {
 
     #[test]
     fn recovers_simple_fractions() {
-        for (p, q) in [(1u64, 6u64), (5, 6), (2, 13), (1, 3), (7, 100_000), (1, 1 << 20), (12345, 65_537)] {
+        for (p, q) in [
+            (1u64, 6u64),
+            (5, 6),
+            (2, 13),
+            (1, 3),
+            (7, 100_000),
+            (1, 1 << 20),
+            (12345, 65_537),
+            (999_999, 1_000_000),
+        ] {
             let x = p as f64 / q as f64;
             let r = rationalize(x).unwrap();
             assert_eq!(r, Rational::from(p) / Rational::from(q), "{p}/{q}");
@@ -125,6 +152,10 @@ mod tests {
         assert_eq!(rationalize(0.0), Some(Rational::ZERO));
         assert_eq!(rationalize(1.0), Some(Rational::ONE));
         assert_eq!(rationalize(0.1).unwrap(), Rational::from(1) / Rational::from(10));
+        assert_eq!(
+            rationalize(1.0 - 2.0 / 3.0).unwrap(),
+            Rational::from(1) / Rational::from(3)
+        );
         assert_eq!(rationalize(std::f64::consts::PI), None);
         assert_eq!(rationalize(-0.5), None);
         assert_eq!(rationalize(f64::NAN), None);

@@ -1,6 +1,6 @@
 use super::TriangularWoodbury;
-use crate::exact::{DenseSolve, Scalar};
 use crate::Result;
+use crate::exact::{DenseSolve, Scalar};
 
 /// Largest system solved by dense LU in `f64` (about 1 GiB of matrix and a minute of work).
 pub const MAX_DENSE: usize = <f64 as Scalar>::DENSE_LIMIT;

@@ -132,7 +132,17 @@ mod tests {
     fn exact_drunkards_walk() {
         // I − Q of the fair walk on 1..3: [[1, −1/2, 0], [−1/2, 1, −1/2], [0, −1/2, 1]].
         // Grinstead & Snell, Example 11.13 (published): t = (3, 4, 3).
-        let a = vec![q(1, 1), q(-1, 2), q(0, 1), q(-1, 2), q(1, 1), q(-1, 2), q(0, 1), q(-1, 2), q(1, 1)];
+        let a = vec![
+            q(1, 1),
+            q(-1, 2),
+            q(0, 1),
+            q(-1, 2),
+            q(1, 1),
+            q(-1, 2),
+            q(0, 1),
+            q(-1, 2),
+            q(1, 1),
+        ];
         let lu = GaussLu::new(3, "test", a).unwrap();
         let mut t = vec![q(1, 1); 3];
         lu.solve_in_place(&mut t);
@@ -146,7 +156,9 @@ mod tests {
     #[test]
     fn f64_matches_faer() {
         let n = 7;
-        let a: Vec<f64> = (0..n * n).map(|k| ((k * 37 % 11) as f64 - 5.0) / 3.0 + if k % (n + 1) == 0 { 9.0 } else { 0.0 }).collect();
+        let a: Vec<f64> = (0..n * n)
+            .map(|k| ((k * 37 % 11) as f64 - 5.0) / 3.0 + if k % (n + 1) == 0 { 9.0 } else { 0.0 })
+            .collect();
         let mine = GaussLu::new(n, "test", a.clone()).unwrap();
         let faer = DenseLu::new(n, "test", |mut m| {
             for i in 0..n {

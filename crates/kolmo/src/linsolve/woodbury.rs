@@ -238,7 +238,10 @@ impl<T: Scalar> TriangularWoodbury<T> {
             let mut u: Vec<T> = self
                 .f_cols
                 .iter()
-                .map(|col| col.iter().fold(T::zero(), |acc, (r, v)| acc.plus(&v.times(&c[*r as usize]))))
+                .map(|col| {
+                    col.iter()
+                        .fold(T::zero(), |acc, (r, v)| acc.plus(&v.times(&c[*r as usize])))
+                })
                 .collect();
             lu.solve_transpose_in_place(&mut u);
             let mut e = vec![T::zero(); self.n];

@@ -1,0 +1,196 @@
+//! The absorbing-chain and transient analyses in exact rational arithmetic: the same graph
+//! analysis and the same solvers ([`Factored`] over [`Rational`]) as the `f64` analyses, on the
+//! chain's probabilities recovered as fractions ([`rationalize_matrix`]). Every exact solve is
+//! verified: its residual must be exactly zero.
+
+use crate::exact::{Rational, Scalar, rationalize_matrix};
+use crate::graph::Qualitative;
+use crate::linsolve::Factored;
+use crate::model::{Dtmc, StateSet};
+use crate::sparse::CsrMatrix;
+use crate::{Error, Result, StateId};
+
+/// Largest number of transient states an exact solve accepts (beyond it, numerators and
+/// denominators of thousands of digits make it take hours).
+pub const MAX_EXACT_STATES: usize = 5_000;
+
+/// Largest work (steps × transitions) of an exact transient computation.
+pub const MAX_EXACT_WORK: u64 = 20_000_000;
+
+/// Exact mean and variance of the number of steps to reach a target.
+#[derive(Clone, Debug)]
+pub struct ExactAbsorptionTime {
+    /// `E[T]` from each state; length `n`; `None` (= +∞) where the target is not reached almost
+    /// surely.
+    pub mean: Vec<Option<Rational>>,
+    /// `Var[T]` from each state; length `n`; `None` as for `mean`.
+    pub variance: Vec<Option<Rational>>,
+    /// How the numbers were obtained.
+    pub method: String,
+}
+
+/// Exact expected steps `(I − Q)t = 1` and variance (`(I − Q)m₂ = 2t − 1`, `Var = m₂ − t²`) from
+/// every state of `dtmc` to `target` (Kemeny & Snell, *Finite Markov Chains*, ch. III).
+///
+/// # Errors
+/// [`Error::InvalidDistribution`] if a probability is not a simple fraction or a row's fractions
+/// do not sum to exactly 1; [`Error::TooLarge`] beyond [`MAX_EXACT_STATES`] transient states (or
+/// a dense system beyond the exact dense limit); [`Error::InvalidArgument`] for a bad target.
+pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbsorptionTime> {
+    dtmc.check_set("target", target)?;
+    let qualitative = Qualitative::new(dtmc, target);
+    let states: Vec<StateId> = qualitative.yes.iter().filter(|&s| !target.contains(s)).collect();
+    if states.len() > MAX_EXACT_STATES {
+        return Err(Error::TooLarge {
+            what: "exact expected steps",
+            size: states.len(),
+            limit: MAX_EXACT_STATES,
+        });
+    }
+    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let q = restrict(&p, &states);
+    let k = states.len();
+    let lu = Factored::<Rational>::new(k, "exact expected steps (I - Q)", |i| {
+        let (cols, vals) = q.row(i);
+        std::iter::once((i as u32, Rational::ONE)).chain(cols.iter().zip(vals).map(|(&j, v)| (j, -v)))
+    })?;
+    let ones = vec![Rational::ONE; k];
+    let t = solve_verified(&q, &lu, &ones)?;
+    let two = Rational::from(2);
+    let rhs: Vec<Rational> = t.iter().map(|x| &two * x - Rational::ONE).collect();
+    let m2 = solve_verified(&q, &lu, &rhs)?;
+    let n = dtmc.n();
+    let mut mean = vec![None; n];
+    let mut variance = vec![None; n];
+    for s in target.iter() {
+        mean[s as usize] = Some(Rational::ZERO);
+        variance[s as usize] = Some(Rational::ZERO);
+    }
+    for (i, &s) in states.iter().enumerate() {
+        variance[s as usize] = Some(&m2[i] - &t[i] * &t[i]);
+        mean[s as usize] = Some(t[i].clone());
+    }
+    Ok(ExactAbsorptionTime {
+        mean,
+        variance,
+        method: format!("{} on I - Q, residual verified zero", lu.method()),
+    })
+}
+
+/// The transitions among `states` (ascending), re-indexed by position.
+fn restrict(p: &CsrMatrix<Rational>, states: &[StateId]) -> CsrMatrix<Rational> {
+    let mut position = vec![u32::MAX; p.ncols()];
+    for (i, &s) in states.iter().enumerate() {
+        position[s as usize] = i as u32;
+    }
+    let mut row_ptr = vec![0];
+    let (mut cols, mut vals) = (Vec::new(), Vec::new());
+    for &s in states {
+        let (c, v) = p.row(s as usize);
+        for (&t, x) in c.iter().zip(v) {
+            if position[t as usize] != u32::MAX {
+                cols.push(position[t as usize]);
+                vals.push(x.clone());
+            }
+        }
+        row_ptr.push(cols.len());
+    }
+    CsrMatrix::from_sorted_parts(states.len(), row_ptr, cols, vals)
+}
+
+/// Solves `(I − Q)x = b` and checks `(I − Q)x − b = 0` exactly.
+fn solve_verified(q: &CsrMatrix<Rational>, lu: &Factored<Rational>, b: &[Rational]) -> Result<Vec<Rational>> {
+    let mut x = b.to_vec();
+    lu.solve_in_place(&mut x);
+    for (i, (xi, bi)) in x.iter().zip(b).enumerate() {
+        let (cols, vals) = q.row(i);
+        let qx = cols
+            .iter()
+            .zip(vals)
+            .fold(Rational::ZERO, |a, (&j, p)| a + p * &x[j as usize]);
+        if xi.minus(&qx) != *bi {
+            return Err(Error::Singular {
+                what: "exact solve: the residual is not zero",
+                row: i,
+                pivot: 0.0,
+            });
+        }
+    }
+    Ok(x)
+}
+
+/// The exact distribution after each of `steps` (ascending or not) from state `from`: entry `k`
+/// of the result is `π_{steps[k]}` (length `n`).
+///
+/// # Errors
+/// As [`rationalize_matrix`] (rows need not sum to 1 exactly here only if they do in the model);
+/// [`Error::TooLarge`] if `max(steps) × transitions` exceeds [`MAX_EXACT_WORK`];
+/// [`Error::InvalidArgument`] if `from` is not a state.
+pub fn distributions_exact(dtmc: &Dtmc, from: StateId, steps: &[u64]) -> Result<Vec<Vec<Rational>>> {
+    let n = dtmc.n();
+    if from as usize >= n {
+        return Err(Error::arg("start state", format!("{from} is not a state")));
+    }
+    let last = steps.iter().copied().max().unwrap_or(0);
+    let nnz = dtmc.matrix().nnz() as u64;
+    if last.saturating_mul(nnz) > MAX_EXACT_WORK {
+        return Err(Error::TooLarge {
+            what: "exact transient distribution (steps x transitions)",
+            size: last.saturating_mul(nnz).min(usize::MAX as u64) as usize,
+            limit: MAX_EXACT_WORK as usize,
+        });
+    }
+    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let mut pi = vec![Rational::ZERO; n];
+    pi[from as usize] = Rational::ONE;
+    let mut out = vec![Vec::new(); steps.len()];
+    for t in 0..=last {
+        for (k, &s) in steps.iter().enumerate() {
+            if s == t {
+                out[k] = pi.clone();
+            }
+        }
+        if t == last {
+            break;
+        }
+        let mut next = vec![Rational::ZERO; n];
+        for (i, x) in pi.iter().enumerate() {
+            if x.is_zero() {
+                continue;
+            }
+            let (cols, vals) = p.row(i);
+            for (&j, v) in cols.iter().zip(vals) {
+                next[j as usize] = &next[j as usize] + x * v;
+            }
+        }
+        pi = next;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::absorbing::tests::walk;
+
+    fn q(p: i64, d: i64) -> Rational {
+        Rational::from(p) / Rational::from(d)
+    }
+
+    // Grinstead & Snell, Example 11.13 (published): biased walk (right 2/3) t = (17/5, 18/5, 11/5);
+    // fair walk variance (2N − I)t − t² = (8, 8, 8).
+    #[test]
+    fn walks_exactly() {
+        let d = walk(2.0 / 3.0);
+        let t = absorption_time_exact(&d, &StateSet::from_states(5, [0, 4])).unwrap();
+        assert_eq!(t.mean[1..4], [Some(q(17, 5)), Some(q(18, 5)), Some(q(11, 5))]);
+        let d = walk(0.5);
+        let t = absorption_time_exact(&d, &StateSet::from_states(5, [0, 4])).unwrap();
+        assert_eq!(t.variance[2], Some(q(8, 1)));
+        let t = absorption_time_exact(&d, &StateSet::from_states(5, [4])).unwrap();
+        assert_eq!(t.mean[2], None);
+        let pi = distributions_exact(&d, 2, &[2, 0]).unwrap();
+        assert_eq!(pi[0], vec![q(1, 4), q(0, 1), q(1, 2), q(0, 1), q(1, 4)]);
+        assert_eq!(pi[1][2], q(1, 1));
+    }
+}
