@@ -51,6 +51,9 @@ pub enum Problem {
     Lightoj1151 {
         /// The input file (default: standard input).
         input: Option<PathBuf>,
+        /// Print each answer's exact fraction after the decimal: `Case i: x p/q`.
+        #[arg(long)]
+        exact: bool,
     },
 }
 
@@ -64,7 +67,7 @@ Input (standard input, or the file given): T, the number of cases; then for each
 <= 99), the number of portals, followed by n pairs \"u v\" (1 <= u, v <= 100). Tokens are separated
 by any whitespace; blank lines are allowed.
 
-Output: one line per case, \"Case i: x\", x with 10 decimals.
+Output: one line per case, \"Case i: x\", x with 10 decimals (with --exact: \"Case i: x p/q\").
 
 Errors (exit code 2, nothing printed on standard output): truncated input, a token that is not a
 number, a cell outside 1..100, a portal from cell 100, two portals from one cell, a portal to
@@ -158,6 +161,11 @@ pub struct SnakesArgs {
     /// Also report where the token is after K rolls (probability of each cell).
     #[arg(long, value_name = "K")]
     pub distribution: Option<u64>,
+    /// Also compute the exact fractions (rational arithmetic): expected rolls from every cell, the
+    /// variance, P(finished by turn k), the --distribution; printed next to their decimal
+    /// expansions, in JSON as "p/q" strings under the field names plus `_exact`.
+    #[arg(long)]
+    pub exact: bool,
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,

@@ -3,7 +3,7 @@
 //! analysis as `kolmo snakes`.
 
 use anyhow::{Result, bail};
-use kolmo::games::snakes::{Board, BoardSpec, PortalKind, Rule};
+use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, PortalKind, Rule};
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -141,7 +141,7 @@ fn lightoj_1151_boards(name: String, text: &str) -> Result<Vec<BoardSpec>> {
 
 /// `kolmo judge lightoj-1151`: validates every case first (nothing is printed for a bad input),
 /// then prints `Case i: x` with x to 10 decimals.
-pub fn lightoj_1151(input: Option<&Path>) -> Result<()> {
+pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
     let (name, text) = read_input(input)?;
     let specs = lightoj_1151_boards(name, &text)?;
     let mut answers = Vec::with_capacity(specs.len());
@@ -164,12 +164,21 @@ pub fn lightoj_1151(input: Option<&Path>) -> Result<()> {
             );
         }
         let t = board.expected_rolls()?;
-        answers.push(t.mean[board.initial_cell() as usize]);
+        let fraction = if exact {
+            let x = board.analyze_exact(&AnalysisOptions {
+                turns: Vec::new(),
+                ..Default::default()
+            })?;
+            format!(" {}", x.expected_rolls)
+        } else {
+            String::new()
+        };
+        answers.push((t.mean[board.initial_cell() as usize], fraction));
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for (i, x) in answers.iter().enumerate() {
-        writeln!(out, "Case {}: {x:.10}", i + 1)?;
+    for (i, (x, fraction)) in answers.iter().enumerate() {
+        writeln!(out, "Case {}: {x:.10}{fraction}", i + 1)?;
     }
     out.flush()?;
     Ok(())

@@ -48,7 +48,7 @@ fn main() -> ExitCode {
 
 fn run_judge(args: &cli::JudgeArgs) -> anyhow::Result<()> {
     match &args.problem {
-        Some(cli::Problem::Lightoj1151 { input }) => judge::lightoj_1151(input.as_deref()),
+        Some(cli::Problem::Lightoj1151 { input, exact }) => judge::lightoj_1151(input.as_deref(), *exact),
         None if args.list => {
             for (name, about) in judge::PROBLEMS {
                 println!("{name:<16} {about}");

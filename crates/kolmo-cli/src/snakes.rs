@@ -3,7 +3,10 @@
 use crate::cli::SnakesArgs;
 use crate::output::{fmt_prob, fmt_sig, num};
 use anyhow::{Context, Result, bail};
-use kolmo::games::snakes::{AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, PortalKind};
+use kolmo::exact::{Rational, decimal};
+use kolmo::games::snakes::{
+    AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, ExactBoardAnalysis, PortalKind,
+};
 use kolmo::sim::{MonteCarlo, MonteCarloOptions};
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -28,6 +31,11 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         );
     }
     let analysis = board.analyze(&options).map_err(|e| located(e, args))?;
+    let exact = if args.exact {
+        Some(board.analyze_exact(&options).map_err(|e| located(e, args))?)
+    } else {
+        None
+    };
     // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all); none
     // when even 1,000 games would exceed that.
     let games = args.mc.unwrap_or_else(|| {
@@ -53,6 +61,9 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
         let mut doc = json_report(&board, &analysis, mc.as_ref(), &args.quantiles);
+        if let Some(x) = &exact {
+            add_exact_json(&mut doc, x);
+        }
         if args.curve {
             doc["game_length"] = json!({
                 "pmf": analysis.time.pmf.iter().map(|&p| num(p)).collect::<Vec<_>>(),
@@ -63,6 +74,9 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         writeln!(out)?;
     } else {
         human_report(&mut out, &board, &analysis, mc.as_ref(), &args.quantiles, &cells)?;
+        if let Some(x) = &exact {
+            exact_report(&mut out, x, &cells)?;
+        }
         if mc_skipped {
             writeln!(out)?;
             writeln!(
@@ -404,6 +418,50 @@ fn human_report(
             }
             writeln!(out)?;
         }
+    }
+    Ok(())
+}
+
+/// Exact values as "p/q" strings under the f64 field names plus `_exact`; +∞ as "inf".
+fn add_exact_json(doc: &mut Value, x: &ExactBoardAnalysis) {
+    let frac = |r: &Rational| Value::String(r.to_string());
+    let frac_or_inf = |r: &Option<Rational>| r.as_ref().map_or(Value::String("inf".into()), frac);
+    doc["expected_rolls_exact"] = frac(&x.expected_rolls);
+    doc["variance_exact"] = frac(&x.variance);
+    doc["expected_rolls_by_cell_exact"] =
+        Value::Array(x.expected_rolls_by_cell.iter().map(frac_or_inf).collect());
+    if let Some(rows) = doc["finished_by"].as_array_mut() {
+        for (row, (_, p)) in rows.iter_mut().zip(&x.finished_by) {
+            row["probability_exact"] = frac(p);
+        }
+    }
+    if let Some(rows) = doc["distribution_after"].as_array_mut() {
+        for (row, (_, d)) in rows.iter_mut().zip(&x.distributions) {
+            row["probabilities_exact"] = Value::Array(d.iter().map(frac).collect());
+        }
+    }
+    doc["method_exact"] = json!(x.method);
+}
+
+/// The exact section of the human report: each fraction next to its decimal expansion.
+fn exact_report(out: &mut impl Write, x: &ExactBoardAnalysis, cells: &[u32]) -> Result<()> {
+    writeln!(out)?;
+    writeln!(out, "Exact values ({})", x.method)?;
+    let show = |r: &Rational| format!("{} = {}", decimal(r, 30), r);
+    writeln!(
+        out,
+        "  expected rolls from the start  {}",
+        show(&x.expected_rolls)
+    )?;
+    writeln!(out, "  variance                       {}", show(&x.variance))?;
+    for &c in cells {
+        match &x.expected_rolls_by_cell[c as usize] {
+            Some(r) => writeln!(out, "  cell {c:>6}  {}", show(r))?,
+            None => writeln!(out, "  cell {c:>6}  inf")?,
+        }
+    }
+    for (k, p) in &x.finished_by {
+        writeln!(out, "  finished by turn {k:>6}  {}", show(p))?;
     }
     Ok(())
 }

@@ -97,3 +97,11 @@ fn judge_list_and_help() {
         .code(2)
         .stderr(predicate::str::contains("kolmo judge --list"));
 }
+
+// The empty board from cell 1 as an exact fraction (shared/cases/01-snakes.md: 33.0476190476).
+#[test]
+fn lightoj_1151_exact() {
+    kolmo().args(["judge", "lightoj-1151", "--exact"]).write_stdin("1\n0\n").assert().success().stdout(
+        "Case 1: 33.0476190476 12854500663333283521753228116391023357323453622589783578561802806869649697/388969040244955338658770973340369358554064566229992374175449606558580736\n",
+    );
+}

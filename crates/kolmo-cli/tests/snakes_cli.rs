@@ -374,3 +374,41 @@ fn more_bad_input_exits_2() {
             .stderr(predicate::str::contains(message));
     }
 }
+
+// Exact fractions: Althoen, King & Schilling, Math. Gazette 77 (478), 1993 (classic, stay).
+#[test]
+fn exact_json_and_report() {
+    let v = json(&[
+        "snakes",
+        "--rule",
+        "stay",
+        "--exact",
+        "--mc",
+        "0",
+        "--distribution",
+        "2",
+    ]);
+    assert_eq!(
+        v["expected_rolls_exact"],
+        "225837582538403273407117496273279920181931269186581786048583/5757472998140039232950575874628786131130999406013041613400"
+    );
+    assert_eq!(v["expected_rolls_by_cell_exact"].as_array().unwrap().len(), 101);
+    assert_eq!(v["expected_rolls_by_cell_exact"][100], "0");
+    assert!(v["variance_exact"].as_str().unwrap().contains('/'));
+    assert!(
+        v["finished_by"][0]["probability_exact"]
+            .as_str()
+            .unwrap()
+            .contains('/')
+    );
+    // After 2 rolls from cell 0 the token is on cell 2 only by rolling 1 then 1: the ladder on 1 is
+    // taken first, so never.
+    assert_eq!(v["distribution_after"][0]["probabilities_exact"][2], "0");
+    kolmo()
+        .args(["snakes", "--exact", "--mc", "0"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "35.834938413695472992743244195248 = 4361400801820161912013501213519255131056164928398701086804837/121708059086640218022342717662999608982893324374042509741160",
+        ));
+}

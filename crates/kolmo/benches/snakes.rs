@@ -53,3 +53,20 @@ fn monte_carlo_1m_games(bencher: divan::Bencher) {
     };
     bencher.bench(|| divan::black_box(board.simulate(&options, None).unwrap()));
 }
+
+/// The exact rational analysis of the classic board: expected rolls and variance from every cell,
+/// P(finished by 20/40/60/80).
+#[divan::bench(sample_count = 20)]
+fn exact_analysis(bencher: divan::Bencher) {
+    let board = Board::classic();
+    let options = AnalysisOptions::default();
+    bencher.bench(|| divan::black_box(board.analyze_exact(&options).unwrap()));
+}
+
+/// One exact expected-steps solve of the classic board (rational arithmetic, residual verified).
+#[divan::bench(sample_count = 20)]
+fn exact_expected_steps(bencher: divan::Bencher) {
+    let dtmc = Board::classic().dtmc().unwrap();
+    let goal = StateSet::from_states(dtmc.n(), [100]);
+    bencher.bench(|| divan::black_box(kolmo::analysis::exact::absorption_time_exact(&dtmc, &goal).unwrap()));
+}

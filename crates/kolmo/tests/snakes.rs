@@ -486,3 +486,94 @@ fn long_board_minimum_and_work_limit() {
     assert!(mc.z_score(a.expected_rolls).abs() < 4.0);
     assert!(a.solve.error_bound < 1e-10);
 }
+
+fn fraction(s: &str) -> kolmo::exact::Rational {
+    let (p, q) = s.split_once('/').unwrap();
+    let p: kolmo::exact::Rational = p.parse::<dashu_int::IBig>().unwrap().into();
+    let q: kolmo::exact::Rational = q.parse::<dashu_int::IBig>().unwrap().into();
+    p / q
+}
+
+// Exact fractions (shared/cases/01-snakes.md): classic with stay — published by Althoen, King &
+// Schilling, Math. Gazette 77 (478), 1993; the empty board with stay — published in IBM Research
+// "Ponder This", February 2020 (not 100/3); classic with clamp — derived (exact rationals, checked
+// with Python fractions, shared/CRATES.md §2).
+#[test]
+fn exact_published_fractions() {
+    let stay = board(Rule::Stay, 0)
+        .analyze_exact(&AnalysisOptions::default())
+        .unwrap();
+    assert_eq!(
+        stay.expected_rolls,
+        fraction(
+            "225837582538403273407117496273279920181931269186581786048583/5757472998140039232950575874628786131130999406013041613400"
+        )
+    );
+    let mut s = BoardSpec::empty(100);
+    s.rule = Rule::Stay;
+    let empty = Board::new(&s)
+        .unwrap()
+        .analyze_exact(&AnalysisOptions::default())
+        .unwrap();
+    let published = fraction(
+        "77793808048991155069512637767746406705805011749411165293240199952210986407/2333814241469732031952625840042216151324387397379954245052697639351484416",
+    );
+    assert_eq!(empty.expected_rolls, published);
+    assert_ne!(empty.expected_rolls, fraction("100/3"));
+    let clamp = Board::classic()
+        .analyze_exact(&AnalysisOptions::default())
+        .unwrap();
+    assert_eq!(
+        clamp.expected_rolls,
+        fraction(
+            "4361400801820161912013501213519255131056164928398701086804837/121708059086640218022342717662999608982893324374042509741160"
+        )
+    );
+    assert_eq!(clamp.expected_rolls_by_cell[99], Some(fraction("1/1")));
+}
+
+// Exact and f64 agree to 1e-12 on every rule, with a weighted die and a start portal too.
+#[test]
+fn exact_agrees_with_f64() {
+    let mut weighted = BoardSpec::classic();
+    weighted.die = kolmo::games::snakes::Die::Weighted(vec![1.0, 0.0, 2.0, 1.0, 1.0, 3.0]);
+    weighted.rule = Rule::Bounce;
+    let boards = [
+        board(Rule::Clamp, 0),
+        board(Rule::Stay, 1),
+        board(Rule::Bounce, 0),
+        Board::new(&weighted).unwrap(),
+        small_board(Rule::Stay),
+    ];
+    for b in boards {
+        let opts = AnalysisOptions {
+            distribution_at: vec![5],
+            ..Default::default()
+        };
+        let f = b.analyze(&opts).unwrap();
+        let x = b.analyze_exact(&opts).unwrap();
+        for (c, (e, a)) in x
+            .expected_rolls_by_cell
+            .iter()
+            .zip(&f.expected_rolls_by_cell)
+            .enumerate()
+        {
+            let e = e.as_ref().unwrap().to_f64().value();
+            assert!(close(e, *a, 1e-12), "{} cell {c}: {e} vs {a}", b.rule());
+        }
+        assert!(close(x.variance.to_f64().value(), f.variance, 1e-12));
+        for ((k, p), (_, q)) in x.finished_by.iter().zip(&f.finished_by) {
+            assert!((p.to_f64().value() - q.unwrap()).abs() < 1e-12, "turn {k}");
+        }
+        for (p, q) in x.distributions[0].1.iter().zip(&f.distributions[0].1) {
+            assert!((p.to_f64().value() - q).abs() < 1e-14);
+        }
+    }
+}
+
+#[test]
+fn exact_refuses_large_boards() {
+    let b = Board::new(&BoardSpec::empty(20_000)).unwrap();
+    let e = b.analyze_exact(&AnalysisOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::TooLarge { .. }), "{e}");
+}

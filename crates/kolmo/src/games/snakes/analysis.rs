@@ -1,8 +1,10 @@
 use super::{Board, Portal};
+use crate::analysis::exact::{absorption_time_exact, distributions_exact};
 use crate::analysis::{
     AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
     absorption_time_distribution, distribution_after, race,
 };
+use crate::exact::Rational;
 use crate::graph::{forward_reachable, shortest_distance};
 use crate::model::StateSet;
 use crate::{BoardError, Error, Result};
@@ -288,5 +290,70 @@ impl Board {
                 expected_uses: landings[portal.from as usize],
             })
             .collect()
+    }
+}
+
+/// The figures of [`Board::analyze_exact`], as exact fractions.
+#[derive(Clone, Debug)]
+pub struct ExactBoardAnalysis {
+    /// Expected rolls from the start.
+    pub expected_rolls: Rational,
+    /// Variance of the number of rolls from the start (rolls²).
+    pub variance: Rational,
+    /// Expected rolls for a token standing on each cell, length `size + 1`; `None` = +∞.
+    pub expected_rolls_by_cell: Vec<Option<Rational>>,
+    /// Variance from each cell, length `size + 1`; `None` = +∞.
+    pub variance_by_cell: Vec<Option<Rational>>,
+    /// `(k, P(finished within k rolls))` for each requested `k`.
+    pub finished_by: Vec<(u64, Rational)>,
+    /// `(k, distribution of the token's cell after k rolls)` for each requested `k`.
+    pub distributions: Vec<(u64, Vec<Rational>)>,
+    /// How the numbers were obtained.
+    pub method: String,
+}
+
+impl Board {
+    /// The exact counterparts of [`analyze`](Self::analyze)'s expected rolls, variance,
+    /// `P(finished by k)` for `options.turns` and distributions for `options.distribution_at`: the
+    /// same graph analysis and solvers in rational arithmetic, on the die's probabilities as
+    /// fractions.
+    ///
+    /// # Errors
+    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped;
+    /// [`Error::TooLarge`] for boards beyond the exact limits
+    /// ([`MAX_EXACT_STATES`](crate::analysis::exact::MAX_EXACT_STATES) cells,
+    /// [`MAX_EXACT_WORK`](crate::analysis::exact::MAX_EXACT_WORK) for distributions);
+    /// [`Error::InvalidDistribution`] if the die's probabilities are not simple fractions
+    /// (weights summing past 2²⁰ or not rational-looking).
+    pub fn analyze_exact(&self, options: &AnalysisOptions) -> Result<ExactBoardAnalysis> {
+        self.check_not_trapped()?;
+        let dtmc = self.dtmc()?;
+        let goal = StateSet::from_states(dtmc.n(), [self.size]);
+        let t = absorption_time_exact(&dtmc, &goal)?;
+        let init = self.initial_cell();
+        let mut steps: Vec<u64> = options.turns.clone();
+        steps.extend(&options.distribution_at);
+        let pis = distributions_exact(&dtmc, init, &steps)?;
+        let (turn_pis, dist_pis) = pis.split_at(options.turns.len());
+        let known = |v: &Option<Rational>| v.clone().expect("no reachable cell is trapped");
+        Ok(ExactBoardAnalysis {
+            expected_rolls: known(&t.mean[init as usize]),
+            variance: known(&t.variance[init as usize]),
+            finished_by: options
+                .turns
+                .iter()
+                .zip(turn_pis)
+                .map(|(&k, pi)| (k, pi[self.size as usize].clone()))
+                .collect(),
+            distributions: options
+                .distribution_at
+                .iter()
+                .copied()
+                .zip(dist_pis.iter().cloned())
+                .collect(),
+            expected_rolls_by_cell: t.mean,
+            variance_by_cell: t.variance,
+            method: t.method,
+        })
     }
 }

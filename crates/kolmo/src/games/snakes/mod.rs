@@ -16,7 +16,7 @@ mod board;
 mod chain;
 mod file;
 
-pub use analysis::{AnalysisOptions, BoardAnalysis, PortalUsage};
+pub use analysis::{AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, PortalUsage};
 pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
 pub use chain::BoardChain;
 pub use file::MAX_FILE_BYTES;
