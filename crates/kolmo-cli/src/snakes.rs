@@ -36,6 +36,16 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
     } else {
         None
     };
+    // The exact race runs on the joint chain of all players, which only small boards afford: when
+    // it is too large the report says so and keeps the rest.
+    let exact_race = match (args.exact, args.players) {
+        (true, p) if p > 1 => match board.race_exact(p) {
+            Ok(r) => Some(Ok(r)),
+            Err(e @ kolmo::Error::TooLarge { .. }) => Some(Err(e.to_string())),
+            Err(e) => return Err(located(e, args)),
+        },
+        _ => None,
+    };
     // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all); none
     // when even 1,000 games would exceed that.
     let games = args.mc.unwrap_or_else(|| {
@@ -64,6 +74,19 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         if let Some(x) = &exact {
             add_exact_json(&mut doc, x);
         }
+        match &exact_race {
+            Some(Ok(r)) => {
+                if let Some(rows) = doc["players"].as_array_mut() {
+                    for (row, p) in rows.iter_mut().zip(&r.win_probability) {
+                        row["win_probability_exact"] = json!(p.to_string());
+                    }
+                }
+                doc["expected_rounds_exact"] = json!(r.expected_rounds.to_string());
+                doc["expected_total_rolls_exact"] = json!(r.expected_total_rolls.to_string());
+            }
+            Some(Err(why)) => doc["players_exact_error"] = json!(why),
+            None => {}
+        }
         if args.curve {
             doc["game_length"] = json!({
                 "pmf": analysis.time.pmf.iter().map(|&p| num(p)).collect::<Vec<_>>(),
@@ -76,6 +99,24 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         human_report(&mut out, &board, &analysis, mc.as_ref(), &args.quantiles, &cells)?;
         if let Some(x) = &exact {
             exact_report(&mut out, x, &cells)?;
+        }
+        match &exact_race {
+            Some(Ok(r)) => {
+                writeln!(out, "  players (exact, joint chain of all players)")?;
+                for (i, p) in r.win_probability.iter().enumerate() {
+                    writeln!(out, "    seat {:>3} wins  {} = {p}", i + 1, decimal(p, 30))?;
+                }
+                writeln!(
+                    out,
+                    "    expected rounds       {} = {}",
+                    decimal(&r.expected_rounds, 30),
+                    r.expected_rounds
+                )?;
+                let rolls = &r.expected_total_rolls;
+                writeln!(out, "    expected total rolls  {} = {rolls}", decimal(rolls, 30))?;
+            }
+            Some(Err(why)) => writeln!(out, "  players: no exact values ({why})")?,
+            None => {}
         }
         if mc_skipped {
             writeln!(out)?;

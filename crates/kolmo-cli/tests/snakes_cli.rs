@@ -412,3 +412,32 @@ fn exact_json_and_report() {
             "35.834938413695472992743244195248 = 4361400801820161912013501213519255131056164928398701086804837/121708059086640218022342717662999608982893324374042509741160",
         ));
 }
+
+#[test]
+fn exact_players_on_a_small_board_and_a_note_on_a_large_one() {
+    let v = json(&[
+        "snakes",
+        "empty",
+        "--size",
+        "10",
+        "--players",
+        "2",
+        "--exact",
+        "--mc",
+        "0",
+    ]);
+    let p1 = v["players"][0]["win_probability_exact"].as_str().unwrap();
+    let (n, d) = p1.split_once('/').unwrap();
+    let (n, d): (f64, f64) = (n.parse().unwrap(), d.parse().unwrap());
+    assert!((n / d - v["players"][0]["win_probability"].as_f64().unwrap()).abs() < 1e-12);
+    assert!(v["expected_rounds_exact"].as_str().unwrap().contains('/'));
+    assert!(v["expected_total_rolls_exact"].as_str().unwrap().contains('/'));
+    let v = json(&["snakes", "--players", "2", "--exact", "--mc", "0"]);
+    assert!(
+        v["players_exact_error"]
+            .as_str()
+            .unwrap()
+            .contains("20402 states")
+    );
+    assert!(v["expected_rolls_exact"].as_str().is_some());
+}

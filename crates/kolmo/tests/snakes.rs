@@ -577,3 +577,50 @@ fn exact_refuses_large_boards() {
     let e = b.analyze_exact(&AnalysisOptions::default()).unwrap_err();
     assert!(matches!(e, Error::TooLarge { .. }), "{e}");
 }
+
+// Who wins, two independent routes: the exact joint chain (positions, turn) in rationals versus
+// the f64 race built from one player's game-length distribution.
+#[test]
+fn exact_race_matches_the_distribution_race() {
+    // Small boards: the joint chain has (size + 1)^players · players states.
+    for (rule, players, size) in [
+        (Rule::Clamp, 2, 12),
+        (Rule::Stay, 2, 12),
+        (Rule::Bounce, 2, 12),
+        (Rule::Clamp, 3, 6),
+    ] {
+        let mut s = BoardSpec::empty(size);
+        s.rule = rule;
+        s.portals = vec![
+            (PortalKind::Ladder, 2, 4, None),
+            (PortalKind::Snake, size - 1, 1, None),
+        ];
+        let b = Board::new(&s).unwrap();
+        let exact = b.race_exact(players).unwrap();
+        let f = b
+            .analyze(&AnalysisOptions {
+                players,
+                ..Default::default()
+            })
+            .unwrap()
+            .race
+            .unwrap();
+        let total = exact.win_probability.iter().fold(fraction("0/1"), |a, p| a + p);
+        assert_eq!(total, fraction("1/1"));
+        for (x, y) in exact.win_probability.iter().zip(&f.win_probability) {
+            assert!((x.to_f64().value() - y).abs() < 1e-12, "{rule}: {x} vs {y}");
+        }
+        assert!(close(
+            exact.expected_total_rolls.to_f64().value(),
+            f.expected_total_rolls,
+            1e-11
+        ));
+        assert!(close(
+            exact.expected_rounds.to_f64().value(),
+            f.expected_rounds,
+            1e-11
+        ));
+    }
+    let e = Board::classic().race_exact(2).unwrap_err();
+    assert!(matches!(e, Error::TooLarge { .. }), "{e}");
+}

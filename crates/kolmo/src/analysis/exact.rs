@@ -77,6 +77,55 @@ pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbso
     })
 }
 
+/// The exact probability of eventually reaching `target` from every state (length `n`), the exact
+/// counterpart of [`reach_probability`](crate::analysis::reach_probability): graph analysis fixes
+/// the states with probability 0 and 1, the rest solve `(I − Q)x = b` exactly.
+///
+/// # Errors
+/// As [`absorption_time_exact`].
+pub fn reach_probability_exact(dtmc: &Dtmc, target: &StateSet) -> Result<Vec<Rational>> {
+    dtmc.check_set("target", target)?;
+    let qualitative = Qualitative::new(dtmc, target);
+    let states: Vec<StateId> = qualitative.maybe.iter().collect();
+    if states.len() > MAX_EXACT_STATES {
+        return Err(Error::TooLarge {
+            what: "exact reachability probabilities",
+            size: states.len(),
+            limit: MAX_EXACT_STATES,
+        });
+    }
+    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let q = restrict(&p, &states);
+    let lu = Factored::<Rational>::new(states.len(), "exact reachability (I - Q)", |i| {
+        let (cols, vals) = q.row(i);
+        std::iter::once((i as u32, Rational::ONE)).chain(cols.iter().zip(vals).map(|(&j, v)| (j, -v)))
+    })?;
+    let b: Vec<Rational> = states
+        .iter()
+        .map(|&s| {
+            let (cols, vals) = p.row(s as usize);
+            cols.iter()
+                .zip(vals)
+                .filter(|(t, _)| qualitative.yes.contains(**t))
+                .fold(Rational::ZERO, |a, (_, v)| a + v)
+        })
+        .collect();
+    let x = solve_verified(&q, &lu, &b)?;
+    let mut values: Vec<Rational> = (0..dtmc.n() as StateId)
+        .map(|s| {
+            if qualitative.yes.contains(s) {
+                Rational::ONE
+            } else {
+                Rational::ZERO
+            }
+        })
+        .collect();
+    for (i, &s) in states.iter().enumerate() {
+        values[s as usize] = x[i].clone();
+    }
+    Ok(values)
+}
+
 /// The transitions among `states` (ascending), re-indexed by position.
 fn restrict(p: &CsrMatrix<Rational>, states: &[StateId]) -> CsrMatrix<Rational> {
     let mut position = vec![u32::MAX; p.ncols()];
@@ -189,6 +238,9 @@ mod tests {
         assert_eq!(t.variance[2], Some(q(8, 1)));
         let t = absorption_time_exact(&d, &StateSet::from_states(5, [4])).unwrap();
         assert_eq!(t.mean[2], None);
+        // Grinstead & Snell, Example 11.14 (published): absorption at 4 from 1, 2, 3 = 1/4, 1/2, 3/4.
+        let b = reach_probability_exact(&d, &StateSet::from_states(5, [4])).unwrap();
+        assert_eq!(b, vec![q(0, 1), q(1, 4), q(1, 2), q(3, 4), q(1, 1)]);
         let pi = distributions_exact(&d, 2, &[2, 0]).unwrap();
         assert_eq!(pi[0], vec![q(1, 4), q(0, 1), q(1, 2), q(0, 1), q(1, 4)]);
         assert_eq!(pi[1][2], q(1, 1));

@@ -27,18 +27,27 @@ pub trait Generator {
 }
 
 /// The successors of one state, grouped into choices, filled by [`Generator::expand`].
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Successors<S> {
     entries: Vec<(S, f64)>,
     starts: Vec<usize>,
 }
 
 impl<S> Successors<S> {
-    fn new() -> Self {
+    /// An empty collection (for generators that expand a sub-model themselves, as a race expands
+    /// one player's board).
+    #[must_use]
+    pub fn new() -> Self {
         Self {
             entries: Vec::new(),
             starts: Vec::new(),
         }
+    }
+
+    /// The collected `(state, probability)` pairs, all choices together.
+    #[must_use]
+    pub fn take_entries(self) -> Vec<(S, f64)> {
+        self.entries
     }
 
     fn clear(&mut self) {

@@ -15,8 +15,10 @@ mod analysis;
 mod board;
 mod chain;
 mod file;
+mod race;
 
 pub use analysis::{AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, PortalUsage};
 pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
 pub use chain::BoardChain;
 pub use file::MAX_FILE_BYTES;
+pub use race::{ExactRace, MAX_EXACT_RACE_STATES, RaceChain};
