@@ -3,7 +3,8 @@
 //! chain's probabilities recovered as fractions ([`rationalize_matrix`]). Every exact solve is
 //! verified: its residual must be exactly zero.
 
-use crate::exact::{Rational, Scalar, rationalize_matrix};
+use super::subsystem::Subsystem;
+use crate::exact::{Rational, rationalize_matrix};
 use crate::graph::Qualitative;
 use crate::linsolve::Factored;
 use crate::model::{Dtmc, StateSet};
@@ -39,26 +40,15 @@ pub struct ExactAbsorptionTime {
 pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbsorptionTime> {
     dtmc.check_set("target", target)?;
     let qualitative = Qualitative::new(dtmc, target);
-    let states: Vec<StateId> = qualitative.yes.iter().filter(|&s| !target.contains(s)).collect();
-    if states.len() > MAX_EXACT_STATES {
-        return Err(Error::TooLarge {
-            what: "exact expected steps",
-            size: states.len(),
-            limit: MAX_EXACT_STATES,
-        });
-    }
+    let transient = StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
     let p = rationalize_matrix(dtmc.matrix(), true)?;
-    let q = restrict(&p, &states);
-    let k = states.len();
-    let lu = Factored::<Rational>::new(k, "exact expected steps (I - Q)", |i| {
-        let (cols, vals) = q.row(i);
-        std::iter::once((i as u32, Rational::ONE)).chain(cols.iter().zip(vals).map(|(&j, v)| (j, -v)))
-    })?;
-    let ones = vec![Rational::ONE; k];
-    let t = solve_verified(&q, &lu, &ones)?;
+    let (sub, lu) = factor_exact(&p, &transient, "exact expected steps (I - Q)")?;
+    let ones = vec![Rational::ONE; sub.len()];
+    let t = sub.solve_verified(&lu, &ones)?;
     let two = Rational::from(2);
     let rhs: Vec<Rational> = t.iter().map(|x| &two * x - Rational::ONE).collect();
-    let m2 = solve_verified(&q, &lu, &rhs)?;
+    let m2 = sub.solve_verified(&lu, &rhs)?;
+    let states = &sub.states;
     let n = dtmc.n();
     let mut mean = vec![None; n];
     let mut variance = vec![None; n];
@@ -86,31 +76,11 @@ pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbso
 pub fn reach_probability_exact(dtmc: &Dtmc, target: &StateSet) -> Result<Vec<Rational>> {
     dtmc.check_set("target", target)?;
     let qualitative = Qualitative::new(dtmc, target);
-    let states: Vec<StateId> = qualitative.maybe.iter().collect();
-    if states.len() > MAX_EXACT_STATES {
-        return Err(Error::TooLarge {
-            what: "exact reachability probabilities",
-            size: states.len(),
-            limit: MAX_EXACT_STATES,
-        });
-    }
     let p = rationalize_matrix(dtmc.matrix(), true)?;
-    let q = restrict(&p, &states);
-    let lu = Factored::<Rational>::new(states.len(), "exact reachability (I - Q)", |i| {
-        let (cols, vals) = q.row(i);
-        std::iter::once((i as u32, Rational::ONE)).chain(cols.iter().zip(vals).map(|(&j, v)| (j, -v)))
-    })?;
-    let b: Vec<Rational> = states
-        .iter()
-        .map(|&s| {
-            let (cols, vals) = p.row(s as usize);
-            cols.iter()
-                .zip(vals)
-                .filter(|(t, _)| qualitative.yes.contains(**t))
-                .fold(Rational::ZERO, |a, (_, v)| a + v)
-        })
-        .collect();
-    let x = solve_verified(&q, &lu, &b)?;
+    let (sub, lu) = factor_exact(&p, &qualitative.maybe, "exact reachability (I - Q)")?;
+    let b = sub.probabilities_into(&p, &qualitative.yes);
+    let x = sub.solve_verified(&lu, &b)?;
+    let states = &sub.states;
     let mut values: Vec<Rational> = (0..dtmc.n() as StateId)
         .map(|s| {
             if qualitative.yes.contains(s) {
@@ -126,46 +96,24 @@ pub fn reach_probability_exact(dtmc: &Dtmc, target: &StateSet) -> Result<Vec<Rat
     Ok(values)
 }
 
-/// The transitions among `states` (ascending), re-indexed by position.
-fn restrict(p: &CsrMatrix<Rational>, states: &[StateId]) -> CsrMatrix<Rational> {
-    let mut position = vec![u32::MAX; p.ncols()];
-    for (i, &s) in states.iter().enumerate() {
-        position[s as usize] = i as u32;
+/// The subsystem of `set` in `p` and its `I − Q` factored in rationals, refusing more than
+/// [`MAX_EXACT_STATES`] states.
+fn factor_exact(
+    p: &CsrMatrix<Rational>,
+    set: &StateSet,
+    what: &'static str,
+) -> Result<(Subsystem<Rational>, Factored<Rational>)> {
+    let size = set.count();
+    if size > MAX_EXACT_STATES {
+        return Err(Error::TooLarge {
+            what,
+            size,
+            limit: MAX_EXACT_STATES,
+        });
     }
-    let mut row_ptr = vec![0];
-    let (mut cols, mut vals) = (Vec::new(), Vec::new());
-    for &s in states {
-        let (c, v) = p.row(s as usize);
-        for (&t, x) in c.iter().zip(v) {
-            if position[t as usize] != u32::MAX {
-                cols.push(position[t as usize]);
-                vals.push(x.clone());
-            }
-        }
-        row_ptr.push(cols.len());
-    }
-    CsrMatrix::from_sorted_parts(states.len(), row_ptr, cols, vals)
-}
-
-/// Solves `(I − Q)x = b` and checks `(I − Q)x − b = 0` exactly.
-fn solve_verified(q: &CsrMatrix<Rational>, lu: &Factored<Rational>, b: &[Rational]) -> Result<Vec<Rational>> {
-    let mut x = b.to_vec();
-    lu.solve_in_place(&mut x);
-    for (i, (xi, bi)) in x.iter().zip(b).enumerate() {
-        let (cols, vals) = q.row(i);
-        let qx = cols
-            .iter()
-            .zip(vals)
-            .fold(Rational::ZERO, |a, (&j, p)| a + p * &x[j as usize]);
-        if xi.minus(&qx) != *bi {
-            return Err(Error::Singular {
-                what: "exact solve: the residual is not zero",
-                row: i,
-                pivot: 0.0,
-            });
-        }
-    }
-    Ok(x)
+    let sub = Subsystem::from_matrix(p, set);
+    let lu = sub.factor_i_minus_q(what)?;
+    Ok((sub, lu))
 }
 
 /// The exact distribution after each of `steps` (ascending or not) from state `from`: entry `k`

@@ -40,18 +40,7 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
     let mut residual = 0.0;
     if maybe.len() > 0 {
         let lu = maybe.factor_i_minus_q("reachability probabilities (I - Q)")?;
-        let b: Vec<f64> = maybe
-            .states
-            .iter()
-            .map(|&s| {
-                let (cols, vals) = dtmc.matrix().row(s as usize);
-                cols.iter()
-                    .zip(vals)
-                    .filter(|(t, _)| qualitative.yes.contains(**t))
-                    .map(|(_, p)| p)
-                    .sum()
-            })
-            .collect();
+        let b = maybe.probabilities_into(dtmc.matrix(), &qualitative.yes);
         let (x, r) = maybe.solve_refined(&lu, &b);
         residual = r;
         for (i, &s) in maybe.states.iter().enumerate() {

@@ -1,47 +1,90 @@
 //! A subset of a chain's states, the transition matrix `Q` restricted to it, and solves with
 //! `I − Q`.
 
+use crate::exact::Scalar;
 use crate::linsolve::Factored;
 use crate::model::{Dtmc, StateSet};
 use crate::sparse::CsrMatrix;
-use crate::{Result, StateId};
+use crate::{Error, Result, StateId};
 
 const NONE: u32 = u32::MAX;
 
 /// The states of a sub-chain in ascending order, the inverse map, and `Q` (`k × k`, in subsystem
 /// positions).
 #[derive(Clone, Debug)]
-pub(crate) struct Subsystem {
+pub(crate) struct Subsystem<T: Scalar = f64> {
     pub states: Vec<StateId>,
     position: Vec<u32>,
-    q: CsrMatrix,
+    q: CsrMatrix<T>,
 }
 
-impl Subsystem {
+impl Subsystem<f64> {
     pub fn new(dtmc: &Dtmc, set: &StateSet) -> Self {
+        Self::from_matrix(dtmc.matrix(), set)
+    }
+}
+
+impl<T: Scalar> Subsystem<T> {
+    /// The states of `set` with the transitions among them taken from `m` (`n × n`).
+    pub fn from_matrix(m: &CsrMatrix<T>, set: &StateSet) -> Self {
         let states = set.to_vec();
         let mut position = vec![NONE; set.universe()];
         for (k, &s) in states.iter().enumerate() {
             position[s as usize] = k as u32;
         }
-        let m = dtmc.matrix();
         // Positions increase with state ids, so each row stays sorted by column.
         let mut row_ptr = Vec::with_capacity(states.len() + 1);
         row_ptr.push(0);
         let (mut cols, mut vals) = (Vec::new(), Vec::new());
         for &s in &states {
             let (c, v) = m.row(s as usize);
-            for (&t, &p) in c.iter().zip(v) {
+            for (&t, p) in c.iter().zip(v) {
                 let l = position[t as usize];
                 if l != NONE {
                     cols.push(l);
-                    vals.push(p);
+                    vals.push(p.clone());
                 }
             }
             row_ptr.push(cols.len());
         }
         let q = CsrMatrix::from_sorted_parts(states.len(), row_ptr, cols, vals);
         Self { states, position, q }
+    }
+
+    /// For each state of the subsystem, the one-step probability of entering `set` (from `m`).
+    pub fn probabilities_into(&self, m: &CsrMatrix<T>, set: &StateSet) -> Vec<T> {
+        self.states
+            .iter()
+            .map(|&s| {
+                let (cols, vals) = m.row(s as usize);
+                cols.iter()
+                    .zip(vals)
+                    .filter(|(t, _)| set.contains(**t))
+                    .fold(T::zero(), |a, (_, p)| a.plus(p))
+            })
+            .collect()
+    }
+
+    /// Solves `(I − Q)x = b` exactly and checks that `(I − Q)x − b` is exactly zero.
+    pub fn solve_verified(&self, lu: &Factored<T>, b: &[T]) -> Result<Vec<T>> {
+        debug_assert!(T::EXACT);
+        let mut x = b.to_vec();
+        lu.solve_in_place(&mut x);
+        for (i, (xi, bi)) in x.iter().zip(b).enumerate() {
+            let (cols, vals) = self.q.row(i);
+            let qx = cols
+                .iter()
+                .zip(vals)
+                .fold(T::zero(), |a, (&j, p)| a.plus(&p.times(&x[j as usize])));
+            if xi.minus(&qx) != *bi {
+                return Err(Error::Singular {
+                    what: "exact solve: the residual is not zero",
+                    row: i,
+                    pivot: 0.0,
+                });
+            }
+        }
+        Ok(x)
     }
 
     pub fn len(&self) -> usize {
@@ -56,19 +99,22 @@ impl Subsystem {
     }
 
     /// `Q`, the transitions within the subsystem, in subsystem positions.
-    pub fn q(&self) -> &CsrMatrix {
+    pub fn q(&self) -> &CsrMatrix<T> {
         &self.q
     }
 
     /// `I − Q` factored (the method is chosen by [`Factored::new`]).
-    pub fn factor_i_minus_q(&self, what: &'static str) -> Result<Factored> {
+    pub fn factor_i_minus_q(&self, what: &'static str) -> Result<Factored<T>> {
         let q = &self.q;
         Factored::new(self.len(), what, |k| {
             let (cols, vals) = q.row(k);
-            std::iter::once((k as u32, 1.0)).chain(cols.iter().zip(vals).map(|(&l, &p)| (l, -p)))
+            std::iter::once((k as u32, T::one()))
+                .chain(cols.iter().zip(vals).map(|(&l, p)| (l, T::zero().minus(p))))
         })
     }
+}
 
+impl Subsystem<f64> {
     /// The residual vector `b − (I − Q)x` (`x`, `b` in subsystem order), each entry evaluated in
     /// twice the working precision (error-free transformations: Ogita, Rump & Oishi, "Accurate sum
     /// and dot product", SIAM J. Sci. Comput. 26(6), 2005), so that it is accurate even when it is

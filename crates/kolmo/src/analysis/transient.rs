@@ -215,18 +215,7 @@ pub fn absorption_time_distribution(
     // it): `p Q` moves the mass, and `p · e` with `e_s = P(s → target)` is the mass absorbed.
     let transient = StateSet::from_states(dtmc.n(), q.yes.iter().filter(|&s| !target.contains(s)));
     let sub = Subsystem::new(dtmc, &transient);
-    let exit: Vec<f64> = sub
-        .states
-        .iter()
-        .map(|&s| {
-            let (cols, vals) = dtmc.matrix().row(s as usize);
-            cols.iter()
-                .zip(vals)
-                .filter(|(t, _)| target.contains(**t))
-                .map(|(_, p)| p)
-                .sum()
-        })
-        .collect();
+    let exit = sub.probabilities_into(dtmc.matrix(), target);
     let absorbed0: f64 = target.iter().map(|s| initial[s as usize]).sum();
     let mut p: Vec<f64> = sub.states.iter().map(|&s| initial[s as usize]).collect();
     let mut left: f64 = p.iter().sum();
