@@ -155,15 +155,19 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
             } => anyhow::anyhow!("{}:{l}: {case}: {error}", p.display()),
             e => anyhow::anyhow!("{case}: {e}"),
         })?;
-        let trapped = board.trapped_cells()?;
-        if !trapped.is_empty() {
-            let cells: Vec<String> = trapped.iter().map(u32::to_string).collect();
-            bail!(
-                "{case}: cell 100 is not reached with probability 1 from cell(s) {} (the expected number of throws is infinite)",
-                cells.join(", ")
-            );
-        }
-        let t = board.expected_rolls()?;
+        let x = board.expected_rolls_from_start().map_err(|e| match e {
+            kolmo::Error::Board {
+                error: kolmo::BoardError::Trapped { cells, .. },
+                ..
+            } => {
+                let cells: Vec<String> = cells.iter().map(u32::to_string).collect();
+                anyhow::anyhow!(
+                    "{case}: cell 100 is not reached with probability 1 from cell(s) {} (the expected number of throws is infinite)",
+                    cells.join(", ")
+                )
+            }
+            e => e.into(),
+        })?;
         let fraction = if exact {
             let x = board.analyze_exact(&AnalysisOptions {
                 turns: Vec::new(),
@@ -173,7 +177,7 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
         } else {
             String::new()
         };
-        answers.push((t.mean[board.initial_cell() as usize], fraction));
+        answers.push((x, fraction));
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

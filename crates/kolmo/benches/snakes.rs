@@ -70,3 +70,37 @@ fn exact_expected_steps(bencher: divan::Bencher) {
     let goal = StateSet::from_states(dtmc.n(), [100]);
     bencher.bench(|| divan::black_box(kolmo::analysis::exact::absorption_time_exact(&dtmc, &goal).unwrap()));
 }
+
+/// One LightOJ 1151 case as `kolmo judge lightoj-1151` answers it: validate the board (15 portals,
+/// the sample's first case), check that it cannot trap, solve for the expected throws.
+#[divan::bench]
+fn lightoj_1151_case(bencher: divan::Bencher) {
+    use kolmo::games::snakes::{BoardSpec, PortalKind, Rule};
+    let pairs = [
+        (4, 42),
+        (9, 30),
+        (16, 8),
+        (14, 77),
+        (32, 12),
+        (37, 58),
+        (47, 26),
+        (48, 73),
+        (62, 19),
+        (70, 89),
+        (71, 67),
+        (80, 98),
+        (87, 24),
+        (96, 76),
+    ];
+    let mut spec = BoardSpec::empty(100);
+    spec.start = 1;
+    spec.rule = Rule::Stay;
+    spec.portals = pairs
+        .iter()
+        .map(|&(u, v)| (PortalKind::Portal, u, v, None))
+        .collect();
+    bencher.bench(|| {
+        let board = Board::new(&spec).unwrap();
+        divan::black_box(board.expected_rolls_from_start().unwrap())
+    });
+}

@@ -113,6 +113,37 @@ impl Board {
         Ok(AbsorbingChain::new(&dtmc, &goal)?.absorption_time())
     }
 
+    /// Expected rolls from the start (the value a judge asks for), building the chain once.
+    ///
+    /// # Errors
+    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped.
+    pub fn expected_rolls_from_start(&self) -> Result<f64> {
+        let dtmc = self.dtmc()?;
+        let goal = StateSet::from_states(dtmc.n(), [self.size]);
+        let chain = AbsorbingChain::new(&dtmc, &goal)?;
+        self.check_chain(&dtmc, &chain)?;
+        let (mean, _) = chain.expected_steps();
+        Ok(mean[self.initial_cell() as usize])
+    }
+
+    /// `Ok` unless a cell reachable from the start does not finish almost surely in `chain`.
+    fn check_chain(&self, dtmc: &crate::model::Dtmc, chain: &AbsorbingChain<'_>) -> Result<()> {
+        let reach = forward_reachable(dtmc.matrix(), &[self.initial_cell()]);
+        let cells: Vec<u32> = reach.iter().filter(|&c| !chain.almost_sure(c)).collect();
+        if cells.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Board {
+                path: None,
+                line: None,
+                error: BoardError::Trapped {
+                    cells,
+                    size: self.size,
+                },
+            })
+        }
+    }
+
     /// Cells reachable from the start from which the last cell is not reached with probability 1
     /// (where the token can be trapped), ascending. Empty on a sound board.
     ///
@@ -175,18 +206,7 @@ impl Board {
         let goal = StateSet::from_states(n, [self.size]);
         let chain = AbsorbingChain::new(&dtmc, &goal)?;
         let init = self.initial_cell();
-        let reach = forward_reachable(dtmc.matrix(), &[init]);
-        let trapped: Vec<u32> = reach.iter().filter(|&c| !chain.almost_sure(c)).collect();
-        if !trapped.is_empty() {
-            return Err(Error::Board {
-                path: None,
-                line: None,
-                error: BoardError::Trapped {
-                    cells: trapped,
-                    size: self.size,
-                },
-            });
-        }
+        self.check_chain(&dtmc, &chain)?;
         let solve = chain.absorption_time();
         let visits = chain.expected_visits(init)?;
         let mut initial = vec![0.0; n];
