@@ -20,39 +20,54 @@ struct Token<'a> {
     column: usize,
 }
 
-/// The input as a stream of tokens with their places, for messages such as
-/// "<stdin>:3:5: case 1: expected a cell number, found 'x'".
+/// The input as a lazy stream of tokens with their places, for messages such as
+/// "<stdin>:3:5: case 1: expected a cell number, found 'x'". Memory stays bounded by one line.
 struct Tokens<'a> {
     name: String,
-    tokens: Vec<Token<'a>>,
-    next: usize,
+    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    /// The current line, its number, and the byte offset reached in it.
+    line: &'a str,
+    line_no: usize,
+    at: usize,
     last_line: usize,
+    /// Line of the last token read by [`int`](Self::int).
+    last_token_line: usize,
 }
 
 impl<'a> Tokens<'a> {
     fn new(name: String, text: &'a str) -> Self {
-        let mut tokens = Vec::new();
-        let mut last_line = 1;
-        for (i, line) in text.lines().enumerate() {
-            last_line = i + 1;
-            let mut rest = line;
-            while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
-                let column = line.len() - rest.len() + start + 1;
-                let tail = &rest[start..];
-                let end = tail.find(char::is_whitespace).unwrap_or(tail.len());
-                tokens.push(Token {
-                    text: &tail[..end],
-                    line: i + 1,
-                    column,
-                });
-                rest = &tail[end..];
-            }
-        }
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         Self {
             name,
-            tokens,
-            next: 0,
-            last_line,
+            lines: text.lines().enumerate(),
+            line: "",
+            line_no: 0,
+            at: 0,
+            last_line: 1,
+            last_token_line: 0,
+        }
+    }
+
+    /// The next token, if any.
+    fn next_token(&mut self) -> Option<Token<'a>> {
+        loop {
+            let rest = &self.line[self.at..];
+            if let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+                let tail = &rest[start..];
+                let end = tail.find(char::is_whitespace).unwrap_or(tail.len());
+                let column = self.at + start + 1;
+                self.at += start + end;
+                return Some(Token {
+                    text: &tail[..end],
+                    line: self.line_no,
+                    column,
+                });
+            }
+            let (i, line) = self.lines.next()?;
+            self.line = line;
+            self.line_no = i + 1;
+            self.last_line = i + 1;
+            self.at = 0;
         }
     }
 
@@ -60,14 +75,14 @@ impl<'a> Tokens<'a> {
     /// test case.
     fn int(&mut self, what: &str, case: Option<usize>, lo: i64, hi: i64) -> Result<i64> {
         let prefix = case.map_or(String::new(), |c| format!("case {c}: "));
-        let Some(t) = self.tokens.get(self.next) else {
+        let Some(t) = self.next_token() else {
             bail!(
                 "{}:{}: {prefix}input ends where {what} was expected (truncated input?)",
                 self.name,
                 self.last_line
             );
         };
-        self.next += 1;
+        self.last_token_line = t.line;
         let place = format!("{}:{}:{}", self.name, t.line, t.column);
         let v: i64 = t
             .text
@@ -81,11 +96,7 @@ impl<'a> Tokens<'a> {
 
     /// Line of the token just read.
     fn line(&self) -> usize {
-        self.tokens[self.next - 1].line
-    }
-
-    fn rest(&self) -> Option<&Token<'a>> {
-        self.tokens.get(self.next)
+        self.last_token_line
     }
 }
 
@@ -107,27 +118,72 @@ fn read_input(path: Option<&Path>) -> Result<(String, String)> {
     }
 }
 
-/// The boards of a LightOJ 1151 input: `T`, then per case `n` and `n` pairs `u v`.
-fn lightoj_1151_boards(name: String, text: &str) -> Result<Vec<BoardSpec>> {
-    let mut tok = Tokens::new(name, text);
-    let t = tok.int("the number of cases T", None, 1, 1_000_000)? as usize;
-    let mut specs = Vec::with_capacity(t);
-    for case in 1..=t {
-        let n = tok.int("the number of portals n", Some(case), 0, 99)?;
-        let mut spec = BoardSpec::empty(100);
-        spec.name = format!("case {case}");
-        spec.path = Some(tok.name.clone().into());
-        spec.start = 1;
-        spec.rule = Rule::Stay;
-        for _ in 0..n {
-            let u = tok.int("a portal's start cell u", Some(case), 1, 100)?;
-            let line = tok.line();
-            let v = tok.int("a portal's end cell v", Some(case), 1, 100)?;
-            spec.portals.push((PortalKind::Portal, u, v, Some(line)));
-        }
-        specs.push(spec);
+/// Reads the next LightOJ 1151 case (`n`, then `n` pairs `u v`) as a board.
+fn lightoj_1151_case(tok: &mut Tokens<'_>, case: usize) -> Result<BoardSpec> {
+    let n = tok.int("the number of portals n", Some(case), 0, 99)?;
+    let mut spec = BoardSpec::empty(100);
+    spec.name = format!("case {case}");
+    spec.path = Some(tok.name.clone().into());
+    spec.start = 1;
+    spec.rule = Rule::Stay;
+    for _ in 0..n {
+        let u = tok.int("a portal's start cell u", Some(case), 1, 100)?;
+        let line = tok.line();
+        let v = tok.int("a portal's end cell v", Some(case), 1, 100)?;
+        spec.portals.push((PortalKind::Portal, u, v, Some(line)));
     }
-    if let Some(extra) = tok.rest() {
+    Ok(spec)
+}
+
+/// The answer to one case: the expected throws, and the exact fraction when asked.
+fn lightoj_1151_answer(spec: &BoardSpec, exact: bool) -> Result<(f64, String)> {
+    let case = &spec.name;
+    let board = Board::new(spec).map_err(|e| match e {
+        kolmo::Error::Board {
+            path: Some(p),
+            line: Some(l),
+            error,
+        } => anyhow::anyhow!("{}:{l}: {case}: {error}", p.display()),
+        e => anyhow::anyhow!("{case}: {e}"),
+    })?;
+    let x = board.expected_rolls_from_start().map_err(|e| match e {
+        kolmo::Error::Board {
+            error: kolmo::BoardError::Trapped { cells, .. },
+            ..
+        } => {
+            let cells: Vec<String> = cells.iter().map(u32::to_string).collect();
+            anyhow::anyhow!(
+                "{case}: cell 100 is not reached with probability 1 from cell(s) {} (the expected number of throws is infinite)",
+                cells.join(", ")
+            )
+        }
+        e => e.into(),
+    })?;
+    let fraction = if exact {
+        let options = AnalysisOptions {
+            turns: Vec::new(),
+            ..Default::default()
+        };
+        format!(" {}", board.analyze_exact(&options)?.expected_rolls)
+    } else {
+        String::new()
+    };
+    Ok((x, fraction))
+}
+
+/// `kolmo judge lightoj-1151`: reads and answers the cases one by one, but prints only once every
+/// case is known to be valid (nothing is printed for a bad input), `Case i: x` with x to 10
+/// decimals (and the fraction with `exact`).
+pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
+    let (name, text) = read_input(input)?;
+    let mut tok = Tokens::new(name, &text);
+    let t = tok.int("the number of cases T", None, 1, 1_000_000)? as usize;
+    let mut answers = Vec::with_capacity(t.min(1 << 16));
+    for case in 1..=t {
+        let spec = lightoj_1151_case(&mut tok, case)?;
+        answers.push(lightoj_1151_answer(&spec, exact)?);
+    }
+    if let Some(extra) = tok.next_token() {
         bail!(
             "{}:{}:{}: the input continues ('{}') after the {t} case(s) announced by T",
             tok.name,
@@ -135,49 +191,6 @@ fn lightoj_1151_boards(name: String, text: &str) -> Result<Vec<BoardSpec>> {
             extra.column,
             extra.text
         );
-    }
-    Ok(specs)
-}
-
-/// `kolmo judge lightoj-1151`: validates every case first (nothing is printed for a bad input),
-/// then prints `Case i: x` with x to 10 decimals.
-pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
-    let (name, text) = read_input(input)?;
-    let specs = lightoj_1151_boards(name, &text)?;
-    let mut answers = Vec::with_capacity(specs.len());
-    for spec in &specs {
-        let case = &spec.name;
-        let board = Board::new(spec).map_err(|e| match e {
-            kolmo::Error::Board {
-                path: Some(p),
-                line: Some(l),
-                error,
-            } => anyhow::anyhow!("{}:{l}: {case}: {error}", p.display()),
-            e => anyhow::anyhow!("{case}: {e}"),
-        })?;
-        let x = board.expected_rolls_from_start().map_err(|e| match e {
-            kolmo::Error::Board {
-                error: kolmo::BoardError::Trapped { cells, .. },
-                ..
-            } => {
-                let cells: Vec<String> = cells.iter().map(u32::to_string).collect();
-                anyhow::anyhow!(
-                    "{case}: cell 100 is not reached with probability 1 from cell(s) {} (the expected number of throws is infinite)",
-                    cells.join(", ")
-                )
-            }
-            e => e.into(),
-        })?;
-        let fraction = if exact {
-            let x = board.analyze_exact(&AnalysisOptions {
-                turns: Vec::new(),
-                ..Default::default()
-            })?;
-            format!(" {}", x.expected_rolls)
-        } else {
-            String::new()
-        };
-        answers.push((x, fraction));
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -35,6 +35,16 @@ fn lightoj_1151_from_a_file_and_blank_lines() {
 }
 
 #[test]
+fn lightoj_1151_windows_line_endings_tabs_and_a_byte_order_mark() {
+    kolmo()
+        .args(["judge", "lightoj-1151"])
+        .write_stdin("\u{feff}1\r\n\t0\r\n")
+        .assert()
+        .success()
+        .stdout("Case 1: 33.0476190476\n");
+}
+
+#[test]
 fn lightoj_1151_bad_input() {
     for (input, message) in [
         (
