@@ -129,19 +129,23 @@ impl Board {
     /// `Ok` unless a cell reachable from the start does not finish almost surely in `chain`.
     fn check_chain(&self, dtmc: &crate::model::Dtmc, chain: &AbsorbingChain<'_>) -> Result<()> {
         let reach = forward_reachable(dtmc.matrix(), &[self.initial_cell()]);
-        let cells: Vec<u32> = reach.iter().filter(|&c| !chain.almost_sure(c)).collect();
+        self.refuse_trapped(reach.iter().filter(|&c| !chain.almost_sure(c)).collect())
+    }
+
+    /// `Ok` if `cells` is empty, else the error naming them.
+    fn refuse_trapped(&self, cells: Vec<u32>) -> Result<()> {
         if cells.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Board {
-                path: None,
-                line: None,
-                error: BoardError::Trapped {
-                    cells,
-                    size: self.size,
-                },
-            })
+            return Ok(());
         }
+        let error = BoardError::Trapped {
+            cells,
+            size: self.size,
+        };
+        Err(Error::Board {
+            path: None,
+            line: None,
+            error,
+        })
     }
 
     /// Cells reachable from the start from which the last cell is not reached with probability 1
@@ -162,19 +166,7 @@ impl Board {
     /// # Errors
     /// [`Error::Board`] with [`BoardError::Trapped`] naming the trapping cells.
     pub fn check_not_trapped(&self) -> Result<()> {
-        let cells = self.trapped_cells()?;
-        if cells.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Board {
-                path: None,
-                line: None,
-                error: BoardError::Trapped {
-                    cells,
-                    size: self.size,
-                },
-            })
-        }
+        self.refuse_trapped(self.trapped_cells()?)
     }
 
     /// The full analysis of a one-player game from the start cell, and of a race when
