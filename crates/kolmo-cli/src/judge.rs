@@ -4,6 +4,7 @@
 
 use anyhow::{Result, bail};
 use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, PortalKind, Rule};
+use rayon::prelude::*;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -100,20 +101,32 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// The input as text, or an error naming the line and column of the first byte that is not UTF-8.
+fn text_of(name: &str, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        anyhow::anyhow!("{name}:{line}:{column}: the input is not text (invalid UTF-8 at byte {at})")
+    })
+}
+
 /// Reads the input named `path` (stdin for `None` or "-").
 fn read_input(path: Option<&Path>) -> Result<(String, String)> {
     match path {
         Some(p) if p != Path::new("-") => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
-            Ok((p.display().to_string(), text))
+            let bytes = std::fs::read(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            let name = p.display().to_string();
+            let text = text_of(&name, bytes)?;
+            Ok((name, text))
         }
         _ => {
-            let mut text = String::new();
+            let mut bytes = Vec::new();
             std::io::stdin()
-                .read_to_string(&mut text)
+                .read_to_end(&mut bytes)
                 .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
-            Ok(("<stdin>".into(), text))
+            Ok(("<stdin>".into(), text_of("<stdin>", bytes)?))
         }
     }
 }
@@ -122,7 +135,8 @@ fn read_input(path: Option<&Path>) -> Result<(String, String)> {
 fn lightoj_1151_case(tok: &mut Tokens<'_>, case: usize) -> Result<BoardSpec> {
     let n = tok.int("the number of portals n", Some(case), 0, 99)?;
     let mut spec = BoardSpec::empty(100);
-    spec.name = format!("case {case}");
+    // "case k" with the line its n stands on, for messages about the whole case.
+    spec.name = format!("{}:{}: case {case}", tok.name, tok.line());
     spec.path = Some(tok.name.clone().into());
     spec.start = 1;
     spec.rule = Rule::Stay;
@@ -143,7 +157,11 @@ fn lightoj_1151_answer(spec: &BoardSpec, exact: bool) -> Result<(f64, String)> {
             path: Some(p),
             line: Some(l),
             error,
-        } => anyhow::anyhow!("{}:{l}: {case}: {error}", p.display()),
+        } => anyhow::anyhow!(
+            "{}:{l}: {}: {error}",
+            p.display(),
+            case.rsplit(": ").next().unwrap_or(case)
+        ),
         e => anyhow::anyhow!("{case}: {e}"),
     })?;
     let x = board.expected_rolls_from_start().map_err(|e| match e {
@@ -151,10 +169,13 @@ fn lightoj_1151_answer(spec: &BoardSpec, exact: bool) -> Result<(f64, String)> {
             error: kolmo::BoardError::Trapped { cells, .. },
             ..
         } => {
-            let cells: Vec<String> = cells.iter().map(u32::to_string).collect();
+            let mut shown: Vec<String> = cells.iter().take(20).map(u32::to_string).collect();
+            if cells.len() > 20 {
+                shown.push(format!("... ({} in all)", cells.len()));
+            }
             anyhow::anyhow!(
                 "{case}: cell 100 is not reached with probability 1 from cell(s) {} (the expected number of throws is infinite)",
-                cells.join(", ")
+                shown.join(", ")
             )
         }
         e => e.into(),
@@ -178,10 +199,9 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
     let (name, text) = read_input(input)?;
     let mut tok = Tokens::new(name, &text);
     let t = tok.int("the number of cases T", None, 1, 1_000_000)? as usize;
-    let mut answers = Vec::with_capacity(t.min(1 << 16));
+    let mut specs = Vec::with_capacity(t.min(1 << 16));
     for case in 1..=t {
-        let spec = lightoj_1151_case(&mut tok, case)?;
-        answers.push(lightoj_1151_answer(&spec, exact)?);
+        specs.push(lightoj_1151_case(&mut tok, case)?);
     }
     if let Some(extra) = tok.next_token() {
         bail!(
@@ -192,6 +212,13 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
             extra.text
         );
     }
+    // Cases are independent: solve them on all cores, then report the first failing case in
+    // input order, or print every answer.
+    let answers: Vec<Result<(f64, String)>> = specs
+        .par_iter()
+        .map(|spec| lightoj_1151_answer(spec, exact))
+        .collect();
+    let answers: Vec<(f64, String)> = answers.into_iter().collect::<Result<_>>()?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (i, (x, fraction)) in answers.iter().enumerate() {

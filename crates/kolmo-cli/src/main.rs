@@ -71,7 +71,9 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// in the input or the flags.
 fn exit_code(e: &anyhow::Error) -> u8 {
     match e.downcast_ref::<kolmo::Error>() {
-        Some(kolmo::Error::Singular { .. }) | Some(kolmo::Error::LimitReached { .. }) => 1,
+        Some(kolmo::Error::Singular { .. })
+        | Some(kolmo::Error::LimitReached { .. })
+        | Some(kolmo::Error::Uncertified { .. }) => 1,
         _ => 2,
     }
 }

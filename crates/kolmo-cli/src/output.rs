@@ -4,6 +4,7 @@ use serde_json::Value;
 
 /// A JSON number, or the string "inf" / "-inf" for infinities and null for NaN.
 pub fn num(x: f64) -> Value {
+    let x = x + 0.0; // −0 prints as 0
     if x.is_finite() {
         serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
     } else if x.is_nan() {

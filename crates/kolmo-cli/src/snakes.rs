@@ -504,6 +504,12 @@ fn exact_report(out: &mut impl Write, x: &ExactBoardAnalysis, cells: &[u32]) -> 
     for (k, p) in &x.finished_by {
         writeln!(out, "  finished by turn {k:>6}  {}", show(p))?;
     }
+    for (k, d) in &x.distributions {
+        writeln!(out, "  where the token is after {k} roll(s)")?;
+        for (c, p) in d.iter().enumerate().filter(|(_, p)| !p.is_zero()) {
+            writeln!(out, "    cell {c:>6}  {}", show(p))?;
+        }
+    }
     Ok(())
 }
 

@@ -115,3 +115,22 @@ fn lightoj_1151_exact() {
         "Case 1: 33.0476190476 12854500663333283521753228116391023357323453622589783578561802806869649697/388969040244955338658770973340369358554064566229992374175449606558580736\n",
     );
 }
+
+#[test]
+fn lightoj_1151_whole_case_errors_name_the_line_and_bytes_are_located() {
+    kolmo()
+        .args(["judge", "lightoj-1151"])
+        .write_stdin("2\n0\n6\n2 1\n3 1\n4 1\n5 1\n6 1\n7 1\n")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "<stdin>:3: case 2: cell 100 is not reached",
+        ));
+    kolmo()
+        .args(["judge", "lightoj-1151"])
+        .write_stdin(&b"1\n\xff\n"[..])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("<stdin>:2:1: the input is not text"));
+}

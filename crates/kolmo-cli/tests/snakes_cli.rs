@@ -441,3 +441,22 @@ fn exact_players_on_a_small_board_and_a_note_on_a_large_one() {
     );
     assert!(v["expected_rolls_exact"].as_str().is_some());
 }
+
+#[test]
+fn uncertifiable_results_exit_1_and_exact_limits_exit_2() {
+    for w in ["1e-150,1", "1e-17,1", "1e-300,1"] {
+        kolmo()
+            .args(["snakes", "--die", w, "--mc", "0"])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::contains("cannot be certified"))
+            .stderr(predicate::str::contains("probability below 1e-12"));
+    }
+    kolmo()
+        .args(["snakes", "--distribution", "30000", "--exact", "--mc", "0"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("too long for exact arithmetic"));
+}

@@ -90,6 +90,22 @@ pub enum Error {
         /// The pivot.
         pivot: f64,
     },
+    /// A floating-point result could not be certified: its error bound is too large (or it is not
+    /// a number), typically because the chain is extremely ill-conditioned (probabilities many
+    /// orders of magnitude apart).
+    #[error(
+        "{what}: the result cannot be certified (relative error bound {bound:e}, residual {residual:e}); the chain is too ill-conditioned for floating point{hint}"
+    )]
+    Uncertified {
+        /// Which computation.
+        what: &'static str,
+        /// The relative error bound obtained (`inf` or `NaN` when none).
+        bound: f64,
+        /// The max-norm residual.
+        residual: f64,
+        /// Advice, starting with "; " (may be empty).
+        hint: String,
+    },
     /// A problem is too large for the method that would solve it.
     #[error("{what}: {size} states is more than the {limit} this method handles")]
     TooLarge {

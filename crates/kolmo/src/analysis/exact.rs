@@ -15,8 +15,9 @@ use crate::{Error, Result, StateId};
 /// denominators of thousands of digits make it take hours).
 pub const MAX_EXACT_STATES: usize = 5_000;
 
-/// Largest work (steps × transitions) of an exact transient computation.
-pub const MAX_EXACT_WORK: u64 = 20_000_000;
+/// Largest work of an exact transient computation, counted as steps² × transitions (the numbers'
+/// length grows with the number of steps, so the cost grows with its square): about 2 seconds.
+pub const MAX_EXACT_WORK: u64 = 500_000_000;
 
 /// Exact mean and variance of the number of steps to reach a target.
 #[derive(Clone, Debug)]
@@ -121,7 +122,7 @@ fn factor_exact(
 ///
 /// # Errors
 /// As [`rationalize_matrix`] (rows need not sum to 1 exactly here only if they do in the model);
-/// [`Error::TooLarge`] if `max(steps) × transitions` exceeds [`MAX_EXACT_WORK`];
+/// [`Error::TooLarge`] if `max(steps)² × transitions` exceeds [`MAX_EXACT_WORK`];
 /// [`Error::InvalidArgument`] if `from` is not a state.
 pub fn distributions_exact(dtmc: &Dtmc, from: StateId, steps: &[u64]) -> Result<Vec<Vec<Rational>>> {
     let n = dtmc.n();
@@ -130,12 +131,14 @@ pub fn distributions_exact(dtmc: &Dtmc, from: StateId, steps: &[u64]) -> Result<
     }
     let last = steps.iter().copied().max().unwrap_or(0);
     let nnz = dtmc.matrix().nnz() as u64;
-    if last.saturating_mul(nnz) > MAX_EXACT_WORK {
-        return Err(Error::TooLarge {
-            what: "exact transient distribution (steps x transitions)",
-            size: last.saturating_mul(nnz).min(usize::MAX as u64) as usize,
-            limit: MAX_EXACT_WORK as usize,
-        });
+    let work = last.saturating_mul(last).saturating_mul(nnz);
+    if work > MAX_EXACT_WORK {
+        return Err(Error::arg(
+            "exact distribution",
+            format!(
+                "{last} steps on a chain of {nnz} transitions is too long for exact arithmetic (steps² × transitions = {work} > {MAX_EXACT_WORK}); ask for fewer steps or drop --exact"
+            ),
+        ));
     }
     let p = rationalize_matrix(dtmc.matrix(), true)?;
     let mut pi = vec![Rational::ZERO; n];

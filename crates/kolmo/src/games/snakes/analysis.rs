@@ -9,6 +9,10 @@ use crate::graph::{forward_reachable, shortest_distance};
 use crate::model::StateSet;
 use crate::{BoardError, Error, Result};
 
+/// Largest certified relative error accepted for floating-point expected rolls; beyond it the
+/// analysis fails with [`Error::Uncertified`] rather than print an unreliable number.
+pub const MAX_ERROR_BOUND: f64 = 1e-6;
+
 /// What [`Board::analyze`] computes besides the always-present figures.
 #[derive(Clone, Debug)]
 pub struct AnalysisOptions {
@@ -120,10 +124,68 @@ impl Board {
     pub fn expected_rolls_from_start(&self) -> Result<f64> {
         let dtmc = self.dtmc()?;
         let goal = StateSet::from_states(dtmc.n(), [self.size]);
-        let chain = AbsorbingChain::new(&dtmc, &goal)?;
+        let chain = self.absorbing_chain(&dtmc, &goal)?;
         self.check_chain(&dtmc, &chain)?;
-        let (mean, _) = chain.expected_steps();
-        Ok(mean[self.initial_cell() as usize])
+        let (mean, residual) = chain.expected_steps();
+        let x = mean[self.initial_cell() as usize];
+        let bound = if residual < 1.0 {
+            residual / (1.0 - residual)
+        } else {
+            f64::INFINITY
+        };
+        if !(bound <= MAX_ERROR_BOUND && x.is_finite()) {
+            return Err(Error::Uncertified {
+                what: "expected rolls",
+                bound,
+                residual,
+                hint: self.conditioning_hint(),
+            });
+        }
+        Ok(x)
+    }
+
+    /// `Ok` if the expected rolls are finite and certified to [`MAX_ERROR_BOUND`] relative.
+    fn certify(&self, solve: &AbsorptionTime) -> Result<()> {
+        let init = self.initial_cell() as usize;
+        let ok = solve.error_bound <= MAX_ERROR_BOUND
+            && solve.mean[init].is_finite()
+            && solve.variance[init].is_finite();
+        if ok {
+            return Ok(());
+        }
+        Err(Error::Uncertified {
+            what: "expected rolls",
+            bound: solve.error_bound,
+            residual: solve.residual,
+            hint: self.conditioning_hint(),
+        })
+    }
+
+    /// Advice for an ill-conditioned board.
+    fn conditioning_hint(&self) -> String {
+        if self.probabilities.iter().any(|&p| p > 0.0 && p < 1e-12) {
+            "; a die face has probability below 1e-12: drop that face, or try the exact analysis".into()
+        } else {
+            "; try the exact analysis".into()
+        }
+    }
+
+    /// The chain factored for the goal; a numerical breakdown is reported as uncertified, with
+    /// advice.
+    fn absorbing_chain<'a>(
+        &self,
+        dtmc: &'a crate::model::Dtmc,
+        goal: &StateSet,
+    ) -> Result<AbsorbingChain<'a>> {
+        AbsorbingChain::new(dtmc, goal).map_err(|e| match e {
+            Error::Singular { .. } => Error::Uncertified {
+                what: "expected rolls",
+                bound: f64::NAN,
+                residual: f64::NAN,
+                hint: self.conditioning_hint(),
+            },
+            e => e,
+        })
     }
 
     /// `Ok` unless a cell reachable from the start does not finish almost surely in `chain`.
@@ -177,8 +239,10 @@ impl Board {
     /// unfinished probability is below `options.tail_tolerance`; the race from that distribution.
     ///
     /// # Errors
+    /// [`Error::Uncertified`] if the expected rolls' error bound exceeds [`MAX_ERROR_BOUND`];
     /// [`Error::LimitReached`] if several players race and the game-length distribution could not
     /// be computed to the tolerance within `options.max_work`;
+    /// [`Error::Uncertified`] if the expected rolls' error bound exceeds [`MAX_ERROR_BOUND`];
     /// [`Error::LimitReached`] if several players race and the game-length distribution could not
     /// be computed to the tolerance within `options.max_work`;
     /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped (use
@@ -196,10 +260,11 @@ impl Board {
         let dtmc = self.dtmc()?;
         let n = dtmc.n();
         let goal = StateSet::from_states(n, [self.size]);
-        let chain = AbsorbingChain::new(&dtmc, &goal)?;
+        let chain = self.absorbing_chain(&dtmc, &goal)?;
         let init = self.initial_cell();
         self.check_chain(&dtmc, &chain)?;
         let solve = chain.absorption_time();
+        self.certify(&solve)?;
         let visits = chain.expected_visits(init)?;
         let mut initial = vec![0.0; n];
         initial[init as usize] = 1.0;

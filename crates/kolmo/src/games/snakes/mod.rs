@@ -17,7 +17,7 @@ mod chain;
 mod file;
 mod race;
 
-pub use analysis::{AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, PortalUsage};
+pub use analysis::{AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, MAX_ERROR_BOUND, PortalUsage};
 pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
 pub use chain::BoardChain;
 pub use file::MAX_FILE_BYTES;
