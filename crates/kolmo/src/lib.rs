@@ -15,7 +15,8 @@ turn-based stochastic games.
 - [`analysis`]: absorbing chains (expected steps, variance, expected visits, the fundamental
   matrix, absorption probabilities), transient distributions, races of independent players.
 - [`sim`]: seeded, parallel Monte Carlo whose result does not depend on the thread count.
-- [`games`]: built-in models, starting with Snakes and Ladders.
+- [`game`]: turn-based stochastic games: the Bellman step, finite horizons, the long-run gain.
+- [`games`]: built-in models: Snakes and Ladders, the 3-card rock-paper-scissors game.
 
 Layers depend only on the layers below them: games build models
 through `explore`; analyses take models and return result structs; nothing here prints.
@@ -38,6 +39,7 @@ pub mod analysis;
 mod error;
 pub mod exact;
 pub mod explore;
+pub mod game;
 pub mod games;
 pub mod graph;
 pub mod linsolve;

@@ -4,7 +4,7 @@
 //! `generator/NextStateGenerator` and `builder/ExplicitModelBuilder`: built-in games implement
 //! only the generator.
 
-use crate::model::Dtmc;
+use crate::model::{Dtmc, Player};
 use crate::sparse::{CsrBuilder, CsrMatrix};
 use crate::{Error, Result, StateId};
 use std::collections::HashMap;
@@ -22,8 +22,14 @@ pub trait Generator {
     fn initial_states(&self) -> Vec<Self::State>;
 
     /// Writes the choices of `state` into `out`. A Markov chain calls only
-    /// [`Successors::add`]; an MDP or game opens each choice with [`Successors::choice`].
+    /// [`Successors::add`]; an MDP or game opens each choice with [`Successors::choice`] (or
+    /// [`Successors::choice_with_reward`]).
     fn expand(&self, state: &Self::State, out: &mut Successors<Self::State>);
+
+    /// Who chooses in `state` (games only; the maximiser by default).
+    fn owner(&self, _state: &Self::State) -> Player {
+        Player::Max
+    }
 }
 
 /// The successors of one state, grouped into choices, filled by [`Generator::expand`].
@@ -31,6 +37,8 @@ pub trait Generator {
 pub struct Successors<S> {
     entries: Vec<(S, f64)>,
     starts: Vec<usize>,
+    /// Reward of each choice.
+    rewards: Vec<f64>,
 }
 
 impl<S> Successors<S> {
@@ -41,6 +49,7 @@ impl<S> Successors<S> {
         Self {
             entries: Vec::new(),
             starts: Vec::new(),
+            rewards: Vec::new(),
         }
     }
 
@@ -53,11 +62,18 @@ impl<S> Successors<S> {
     fn clear(&mut self) {
         self.entries.clear();
         self.starts.clear();
+        self.rewards.clear();
     }
 
     /// Opens a new choice (an action); the following [`add`](Self::add) calls belong to it.
     pub fn choice(&mut self) {
+        self.choice_with_reward(0.0);
+    }
+
+    /// Opens a new choice that earns `reward` when taken (an action reward, e.g. points scored).
+    pub fn choice_with_reward(&mut self, reward: f64) {
         self.starts.push(self.entries.len());
+        self.rewards.push(reward);
     }
 
     /// Adds a transition to `state` with probability `p` to the current choice (opening the
@@ -65,6 +81,7 @@ impl<S> Successors<S> {
     pub fn add(&mut self, state: S, p: f64) {
         if self.starts.is_empty() {
             self.starts.push(0);
+            self.rewards.push(0.0);
         }
         self.entries.push((state, p));
     }
@@ -80,6 +97,10 @@ pub struct Explored<S> {
     pub states: Vec<S>,
     /// Ids of the initial states.
     pub initial: Vec<StateId>,
+    /// The reward of each row (choice), length `matrix.nrows()`.
+    pub rewards: Vec<f64>,
+    /// Who chooses in each state ([`Generator::owner`]), length `n`.
+    pub owners: Vec<Player>,
 }
 
 /// Options for [`explore`].
@@ -132,6 +153,8 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
     }
     initial.dedup();
     let mut builder = CsrBuilder::new(0);
+    let mut rewards = Vec::new();
+    let mut owners = Vec::new();
     let mut out = Successors::new();
     let mut targets = Vec::new();
     // Ids are handed out in queue order, so popping the queue visits states in id order and
@@ -150,6 +173,8 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
             targets.push(intern(s, &mut states, &mut queue)?);
         }
         builder.new_row_group();
+        owners.push(generator.owner(&states[id as usize]));
+        rewards.extend_from_slice(&out.rewards);
         let mut bounds = out.starts.clone();
         bounds.push(out.entries.len());
         for w in bounds.windows(2) {
@@ -164,10 +189,21 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
         matrix: builder.build(),
         states,
         initial,
+        rewards,
+        owners,
     })
 }
 
 impl<S: Debug> Explored<S> {
+    /// The explored model as a turn-based game (owners from [`Generator::owner`], rewards from
+    /// [`Successors::choice_with_reward`]).
+    ///
+    /// # Errors
+    /// As [`Game::new`](crate::model::Game::new).
+    pub fn into_game(self) -> Result<crate::model::Game> {
+        crate::model::Game::new(self.matrix, self.owners, self.rewards, self.initial)
+    }
+
     /// The explored model as a Markov chain, states named by their `Debug` form.
     ///
     /// # Errors

@@ -1,4 +1,5 @@
 //! Built-in models. Each implements only a [`Generator`](crate::explore::Generator) (and, where it
 //! pays, a fast simulator); the engine builds and analyses the model.
 
+pub mod rps_cards;
 pub mod snakes;

@@ -1,0 +1,10 @@
+//! Turn-based stochastic games (and MDPs, games with one player) on the row-grouped matrix:
+//! the Bellman step "multiply and reduce over each group" ([`bellman`]), finite horizons by
+//! backward induction ([`finite_horizon`]) and the long-run average reward (gain) bracketed by
+//! value-iteration increments ([`long_run`]).
+
+mod bellman;
+mod horizon;
+
+pub use bellman::bellman;
+pub use horizon::{FiniteHorizon, LongRun, LongRunOptions, finite_horizon, long_run};

@@ -1,0 +1,315 @@
+//! The 3-card rock-paper-scissors game as a turn-based stochastic game.
+//!
+//! Alice and Bob each hold 3 cards (rock R, paper P, scissors S), visible to both. Each round
+//! Alice plays a card; Bob, having seen it, answers with one of his; rock beats scissors, scissors
+//! beat paper, paper beats rock; Alice scores 3 for a win, 1 for a draw, 0 for a loss. Both discard
+//! the played card and draw a new one, R, P or S with probability 1/3 each. Alice maximises her
+//! total, Bob minimises it. Hands are multisets: 10 hands each, 100 positions.
+//!
+//! As a game: an Alice state (her hand, his hand) whose choices lead surely to a Bob state (hands,
+//! Alice's card), whose choices earn Alice's score and lead to the 9 redraws with probability 1/9.
+//! One round is two steps.
+
+use crate::explore::{ExploreOptions, Generator, Successors, explore};
+use crate::game::{FiniteHorizon, LongRun, LongRunOptions, finite_horizon, long_run};
+use crate::model::{Game, Player};
+use crate::{Error, Result};
+use std::fmt;
+
+/// A card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Card {
+    /// Rock: beats scissors.
+    Rock,
+    /// Paper: beats rock.
+    Paper,
+    /// Scissors: beat paper.
+    Scissors,
+}
+
+impl Card {
+    /// All cards, in the order R, P, S.
+    pub const ALL: [Card; 3] = [Card::Rock, Card::Paper, Card::Scissors];
+
+    /// Alice's score when she plays `self` against `other`: 3 win, 1 draw, 0 loss.
+    #[must_use]
+    pub fn score(self, other: Card) -> f64 {
+        use Card::*;
+        match (self, other) {
+            (a, b) if a == b => 1.0,
+            (Rock, Scissors) | (Scissors, Paper) | (Paper, Rock) => 3.0,
+            _ => 0.0,
+        }
+    }
+
+    /// The card's letter, R, P or S.
+    #[must_use]
+    pub fn letter(self) -> char {
+        match self {
+            Card::Rock => 'R',
+            Card::Paper => 'P',
+            Card::Scissors => 'S',
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A hand of 3 cards as counts of R, P, S (a multiset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Hand([u8; 3]);
+
+impl Hand {
+    /// The 10 hands, in a fixed order.
+    #[must_use]
+    pub fn all() -> Vec<Hand> {
+        let mut out = Vec::with_capacity(10);
+        for r in 0..=3u8 {
+            for p in 0..=3 - r {
+                out.push(Hand([r, p, 3 - r - p]));
+            }
+        }
+        out
+    }
+
+    /// Parses three letters from R, P, S in any order (case-insensitive), e.g. "RSP".
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the hand otherwise.
+    pub fn parse(text: &str) -> Result<Hand> {
+        let mut counts = [0u8; 3];
+        let mut n = 0;
+        for ch in text.chars() {
+            let card = match ch.to_ascii_uppercase() {
+                'R' => Card::Rock,
+                'P' => Card::Paper,
+                'S' => Card::Scissors,
+                _ => {
+                    return Err(Error::arg(
+                        "hand",
+                        format!("'{text}': cards are R, P or S, not '{ch}'"),
+                    ));
+                }
+            };
+            counts[card.index()] += 1;
+            n += 1;
+        }
+        if n != 3 {
+            return Err(Error::arg(
+                "hand",
+                format!("'{text}': a hand has 3 cards, not {n}"),
+            ));
+        }
+        Ok(Hand(counts))
+    }
+
+    /// The distinct cards in the hand.
+    pub fn cards(self) -> impl Iterator<Item = Card> {
+        Card::ALL.into_iter().filter(move |c| self.0[c.index()] > 0)
+    }
+
+    /// The hand after playing `out` and drawing `new`.
+    ///
+    /// # Panics
+    /// - panics if `out` is not in the hand.
+    #[must_use]
+    #[track_caller]
+    pub fn replace(self, out: Card, new: Card) -> Hand {
+        let mut c = self.0;
+        assert!(c[out.index()] > 0, "the card is not in the hand");
+        c[out.index()] -= 1;
+        c[new.index()] += 1;
+        Hand(c)
+    }
+}
+
+impl fmt::Display for Hand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for card in Card::ALL {
+            for _ in 0..self.0[card.index()] {
+                write!(f, "{}", card.letter())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A position of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// Alice to play.
+    Alice(Hand, Hand),
+    /// Bob to answer Alice's card.
+    Bob(Hand, Hand, Card),
+}
+
+/// The game's successor function.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CardRules;
+
+impl Generator for CardRules {
+    type State = Position;
+
+    fn initial_states(&self) -> Vec<Position> {
+        let hands = Hand::all();
+        hands
+            .iter()
+            .flat_map(|&a| hands.iter().map(move |&b| Position::Alice(a, b)))
+            .collect()
+    }
+
+    fn expand(&self, state: &Position, out: &mut Successors<Position>) {
+        match *state {
+            Position::Alice(a, b) => {
+                for card in a.cards() {
+                    out.choice();
+                    out.add(Position::Bob(a, b, card), 1.0);
+                }
+            }
+            Position::Bob(a, b, played) => {
+                for answer in b.cards() {
+                    out.choice_with_reward(played.score(answer));
+                    for x in Card::ALL {
+                        for y in Card::ALL {
+                            out.add(
+                                Position::Alice(a.replace(played, x), b.replace(answer, y)),
+                                1.0 / 9.0,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn owner(&self, state: &Position) -> Player {
+        match state {
+            Position::Alice(..) => Player::Max,
+            Position::Bob(..) => Player::Min,
+        }
+    }
+}
+
+/// The card game built once, answering any number of questions.
+#[derive(Clone, Debug)]
+pub struct CardGame {
+    game: Game,
+    positions: Vec<Position>,
+}
+
+impl CardGame {
+    /// Explores the game: 100 Alice positions (ids 0..100, in [`Hand::all`] order, Alice's hand
+    /// major) and 180 Bob positions (one per distinct card Alice can play).
+    ///
+    /// # Errors
+    /// None in practice (model construction).
+    pub fn new() -> Result<Self> {
+        let explored = explore(&CardRules, ExploreOptions::default())?;
+        let positions = explored.states.clone();
+        Ok(Self {
+            game: explored.into_game()?,
+            positions,
+        })
+    }
+
+    /// The game.
+    #[must_use]
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The position with id `s`.
+    ///
+    /// # Panics
+    /// - panics if `s` is not a state.
+    #[must_use]
+    #[track_caller]
+    pub fn position(&self, s: usize) -> Position {
+        self.positions[s]
+    }
+
+    /// The id of Alice's position (her hand, his hand).
+    #[must_use]
+    pub fn alice_state(&self, alice: Hand, bob: Hand) -> usize {
+        let hands = Hand::all();
+        let i = hands.iter().position(|&h| h == alice).expect("a valid hand");
+        let j = hands.iter().position(|&h| h == bob).expect("a valid hand");
+        i * hands.len() + j
+    }
+
+    /// Alice's optimal expected total over `rounds` rounds from every position, by backward
+    /// induction over `2 · rounds` steps.
+    #[must_use]
+    pub fn finite(&self, rounds: u64) -> FiniteHorizon {
+        finite_horizon(&self.game, 2 * rounds)
+    }
+
+    /// The long-run gain per round, bracketed by value iteration over rounds.
+    ///
+    /// # Errors
+    /// As [`long_run`].
+    pub fn long_run(&self) -> Result<LongRun> {
+        long_run(
+            &self.game,
+            &LongRunOptions {
+                period: 2,
+                ..LongRunOptions::default()
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(g: &CardGame, k: u64, a: &str, b: &str) -> f64 {
+        g.finite(k).values[g.alice_state(Hand::parse(a).unwrap(), Hand::parse(b).unwrap())]
+    }
+
+    // shared/cases/02-rps-3card.md (derived by exact backward induction, cross-checked
+    // independently).
+    #[test]
+    fn reference_values() {
+        let g = CardGame::new().unwrap();
+        assert_eq!(g.game().n(), 280);
+        for (k, a, b, v) in [
+            (1, "RRR", "PPP", 0.0),
+            (1, "RRR", "SSS", 3.0),
+            (1, "RPS", "RPS", 0.0),
+            (2, "RPS", "RPS", 2.0 / 9.0),
+            (2, "RRR", "RRR", 2.0),
+            (3, "RRS", "PPS", 59.0 / 27.0),
+            (5, "RPS", "RPS", 15280.0 / 6561.0),
+            (3, "SRR", "SPP", 59.0 / 27.0),
+        ] {
+            let x = value(&g, k, a, b);
+            assert!((x - v).abs() < 1e-13, "k = {k}, {a} vs {b}: {x} vs {v}");
+        }
+    }
+
+    // Long-run gain ρ = 1247820247/1766559075 (shared/cases/02-rps-3card.md).
+    #[test]
+    fn long_run_gain() {
+        let g = CardGame::new().unwrap();
+        let lr = g.long_run().unwrap();
+        let rho = 1247820247.0 / 1766559075.0;
+        assert!(
+            lr.gain_lower <= rho + 1e-15 && rho <= lr.gain_upper + 1e-15,
+            "{lr:?}"
+        );
+        assert!(lr.gain_upper - lr.gain_lower <= 1e-13);
+        assert!(lr.stages < 1000);
+    }
+
+    #[test]
+    fn hands_parse() {
+        assert_eq!(Hand::parse("rsp").unwrap(), Hand::parse("PSR").unwrap());
+        assert_eq!(Hand::parse("SRR").unwrap().to_string(), "RRS");
+        assert!(Hand::parse("RPX").is_err());
+        assert!(Hand::parse("RP").is_err());
+        assert_eq!(Hand::all().len(), 10);
+    }
+}

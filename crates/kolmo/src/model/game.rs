@@ -1,0 +1,120 @@
+use crate::sparse::CsrMatrix;
+use crate::{Error, Result, StateId};
+
+/// Who chooses in a state of a turn-based game: the maximiser or the minimiser of the objective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Player {
+    /// Chooses to maximise (Alice).
+    Max,
+    /// Chooses to minimise (Bob).
+    Min,
+}
+
+/// A finite, zero-sum, turn-based stochastic game (Condon, "The complexity of stochastic games",
+/// Information and Computation 96(2), 1992; Filar & Vrieze, *Competitive Markov Decision
+/// Processes*, 1997): the row-grouped transition matrix (group = state, rows = its choices, each row
+/// a distribution over next states; `n` groups, `n` columns), the owner of each state, and a reward
+/// earned by each choice. An MDP is a game whose states are all owned by one player.
+#[derive(Clone, Debug)]
+pub struct Game {
+    matrix: CsrMatrix,
+    owners: Vec<Player>,
+    rewards: Vec<f64>,
+    initial: Vec<StateId>,
+}
+
+impl Game {
+    /// A game from its parts: `matrix` with `n` row groups over `n` states, `owners` (length `n`),
+    /// `rewards` (one per row).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] on mismatched lengths, an empty group or an initial state out
+    /// of range; [`Error::InvalidDistribution`] for a row that is not a probability distribution
+    /// or a non-finite reward.
+    pub fn new(
+        matrix: CsrMatrix,
+        owners: Vec<Player>,
+        rewards: Vec<f64>,
+        initial: Vec<StateId>,
+    ) -> Result<Self> {
+        let n = matrix.ncols();
+        if matrix.row_groups() != n || owners.len() != n || rewards.len() != matrix.nrows() {
+            return Err(Error::arg(
+                "game",
+                format!(
+                    "{} row groups, {} owners and {} rewards for {n} states and {} choices",
+                    matrix.row_groups(),
+                    owners.len(),
+                    rewards.len(),
+                    matrix.nrows()
+                ),
+            ));
+        }
+        if let Some(&s) = initial.iter().find(|&&s| s as usize >= n) {
+            return Err(Error::arg("initial state", format!("{s} is not a state")));
+        }
+        for g in 0..n {
+            let rows = matrix.group_rows(g);
+            if rows.is_empty() {
+                return Err(Error::Deadlock {
+                    state: g as StateId,
+                    name: g.to_string(),
+                });
+            }
+            for r in rows {
+                let (_, vals) = matrix.row(r);
+                let sum: f64 = vals.iter().sum();
+                let bad = vals.iter().any(|p| !(p.is_finite() && *p >= 0.0));
+                if bad
+                    || (sum - 1.0).abs() > 1e-12 + vals.len() as f64 * f64::EPSILON
+                    || !rewards[r].is_finite()
+                {
+                    return Err(Error::InvalidDistribution {
+                        state: g as StateId,
+                        name: g.to_string(),
+                        message: format!(
+                            "choice {} is not a distribution with a finite reward (sum {sum})",
+                            r - matrix.group_rows(g).start
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(Self {
+            matrix,
+            owners,
+            rewards,
+            initial,
+        })
+    }
+
+    /// Number of states `n`.
+    #[must_use]
+    pub fn n(&self) -> usize {
+        self.matrix.ncols()
+    }
+
+    /// The row-grouped transition matrix.
+    #[must_use]
+    pub fn matrix(&self) -> &CsrMatrix {
+        &self.matrix
+    }
+
+    /// Who chooses in each state, length `n`.
+    #[must_use]
+    pub fn owners(&self) -> &[Player] {
+        &self.owners
+    }
+
+    /// The reward of each choice (row), length `matrix().nrows()`.
+    #[must_use]
+    pub fn rewards(&self) -> &[f64] {
+        &self.rewards
+    }
+
+    /// The initial states.
+    #[must_use]
+    pub fn initial(&self) -> &[StateId] {
+        &self.initial
+    }
+}
