@@ -7,6 +7,7 @@
 //! - [`transient`]: the distribution after `k` steps and the distribution of the absorption
 //!   time (pmf, cdf, survival, quantiles).
 //! - [`exact`]: the same absorbing and transient analyses in exact rational arithmetic.
+//! - [`stationary`]: stationary distribution, period and irreducibility of a unichain chain.
 //! - [`race`](mod@race): several independent copies of a chain racing to the target (players taking
 //!   turns).
 
@@ -14,6 +15,7 @@ pub mod absorbing;
 pub mod exact;
 pub mod race;
 pub mod reach;
+pub mod stationary;
 mod subsystem;
 pub mod transient;
 

@@ -261,6 +261,104 @@ impl CardGame {
     }
 }
 
+/// Everything about the game for any number of rounds: finite values up to the stage where
+/// value iteration has converged, and beyond it the gain.
+#[derive(Clone, Debug)]
+pub struct CardSolution {
+    /// `table[t][i]`: Alice's optimal expected total over `t` rounds from Alice position `i`
+    /// (ids `0..100`), for `t = 0..=K`.
+    pub table: Vec<Vec<f64>>,
+    /// The long-run analysis (per round): gain bracket, stages `K`, `V_K`.
+    pub long_run: LongRun,
+    /// Bias per Alice position: `h(i) = V_K(i) − K·ρ`, so `V_k ≈ k·ρ + h` for `k ≥ K`.
+    pub bias: Vec<f64>,
+    /// `‖T²(h) − h − ρ‖∞` over all positions (the optimality equations, per round).
+    pub optimality_residual: f64,
+    /// The stationary distribution of the chain induced by the optimal strategies (per step,
+    /// over all 280 positions), with its period and whether it is irreducible.
+    pub stationary: crate::analysis::stationary::Stationary,
+    /// `2 · π · r`: the gain recomputed from the stationary distribution (per round).
+    pub gain_from_pi: f64,
+}
+
+impl CardSolution {
+    /// Alice's value over `rounds` rounds from Alice position `i`, and a guaranteed bound on its
+    /// error beyond the table (0 within it, up to rounding): for `k > K`,
+    /// `V_k ∈ V_K + (k − K)·[ρ_lo, ρ_hi]` because the round increments of a monotone, additively
+    /// homogeneous (Shapley) operator stay within their last bracket.
+    #[must_use]
+    pub fn value(&self, rounds: u64, i: usize) -> (f64, f64) {
+        let k_max = self.table.len() as u64 - 1;
+        if rounds <= k_max {
+            return (self.table[rounds as usize][i], 0.0);
+        }
+        let extra = (rounds - k_max) as f64;
+        let lr = &self.long_run;
+        (
+            self.table[k_max as usize][i] + extra * lr.gain(),
+            extra * (lr.gain_upper - lr.gain_lower) / 2.0,
+        )
+    }
+}
+
+impl CardGame {
+    /// Solves the game for every horizon: value iteration over rounds until the gain's bracket is
+    /// below 1e-13, keeping the values of every stage; then the induced chain's stationary
+    /// distribution, the gain `ρ = π·r` and the bias.
+    ///
+    /// # Errors
+    /// As [`long_run`] and [`crate::analysis::stationary::stationary_distribution`].
+    pub fn solve(&self) -> Result<CardSolution> {
+        let game = &self.game;
+        let n = game.n();
+        let long_run = self.long_run()?;
+        // The table of finite values, stage by stage (the same iteration as the long run).
+        let mut table = vec![vec![0.0; 100]];
+        let (mut v, mut next, mut ch) = (vec![0.0; n], vec![0.0; n], vec![0u32; n]);
+        for _ in 0..long_run.stages {
+            for _ in 0..2 {
+                crate::game::bellman(game, &v, &mut next, &mut ch);
+                std::mem::swap(&mut v, &mut next);
+            }
+            table.push(v[..100].to_vec());
+        }
+        let k = long_run.stages as f64;
+        let rho = long_run.gain();
+        let h: Vec<f64> = long_run.values.iter().map(|x| x - k * rho).collect();
+        let (mut t1, mut t2) = (vec![0.0; n], vec![0.0; n]);
+        crate::game::bellman(game, &h, &mut t1, &mut ch);
+        crate::game::bellman(game, &t1, &mut t2, &mut ch);
+        let optimality_residual = t2
+            .iter()
+            .zip(&h)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b - rho).abs()));
+        // The chain induced by the last stage's choices.
+        let m = game.matrix();
+        let (row_ptr, cols, vals) = m.as_parts();
+        let mut ptr = vec![0usize];
+        let (mut c2, mut v2) = (Vec::new(), Vec::new());
+        let mut reward = Vec::with_capacity(n);
+        for s in 0..n {
+            let r = m.group_rows(s).start + long_run.choices[s] as usize;
+            c2.extend_from_slice(&cols[row_ptr[r]..row_ptr[r + 1]]);
+            v2.extend_from_slice(&vals[row_ptr[r]..row_ptr[r + 1]]);
+            ptr.push(c2.len());
+            reward.push(game.rewards()[r]);
+        }
+        let chain = crate::sparse::CsrMatrix::from_sorted_parts(n, ptr, c2, v2);
+        let stationary = crate::analysis::stationary::stationary_distribution(&chain)?;
+        let gain_from_pi = 2.0 * stationary.pi.iter().zip(&reward).map(|(p, r)| p * r).sum::<f64>();
+        Ok(CardSolution {
+            bias: h[..100].to_vec(),
+            table,
+            long_run,
+            optimality_residual,
+            stationary,
+            gain_from_pi,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +400,27 @@ mod tests {
         );
         assert!(lr.gain_upper - lr.gain_lower <= 1e-13);
         assert!(lr.stages < 1000);
+    }
+
+    // Large horizons from the gain: k = 10⁹ within 1e-12 relative (shared/cases/02-rps-3card.md:
+    // ρ = 1247820247/1766559075; V_k = kρ + C to within 1e-9 once k ≳ 100).
+    #[test]
+    fn solution_for_every_horizon() {
+        let g = CardGame::new().unwrap();
+        let sol = g.solve().unwrap();
+        let rho = 1247820247.0 / 1766559075.0;
+        assert!((sol.gain_from_pi - rho).abs() < 1e-13, "{}", sol.gain_from_pi);
+        assert!(sol.optimality_residual < 1e-9, "{}", sol.optimality_residual);
+        assert_eq!(sol.stationary.period, 2);
+        let i = g.alice_state(Hand::parse("RRS").unwrap(), Hand::parse("PPS").unwrap());
+        assert!((sol.value(3, i).0 - 59.0 / 27.0).abs() < 1e-13);
+        let (v, bound) = sol.value(1_000_000_000, i);
+        assert!(bound / v < 1e-12, "{bound} / {v}");
+        assert!((v - (1e9 * rho + sol.bias[i])).abs() < 1e-3);
+        // Beyond the table the extrapolation agrees with plain backward induction.
+        let k = sol.table.len() as u64 + 50;
+        let direct = g.finite(k).values[i];
+        assert!((sol.value(k, i).0 - direct).abs() < 1e-9);
     }
 
     #[test]
