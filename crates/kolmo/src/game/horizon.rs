@@ -132,3 +132,57 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
         message: format!("the gain is still only known to lie in [{}, {}]", last.0, last.1),
     })
 }
+
+/// [`finite_horizon`]'s values in exact rational arithmetic (the game's probabilities and rewards
+/// recovered as fractions): `V_k = T^k 0` with exact maxima and minima.
+///
+/// # Errors
+/// [`Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
+/// [`crate::exact::rationalize`]).
+///
+/// # Complexity
+/// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
+pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact::Rational>> {
+    use crate::exact::{Rational, rationalize, rationalize_matrix};
+    use crate::model::Player;
+    let p = rationalize_matrix(game.matrix(), true)?;
+    let rewards: Vec<Rational> = game
+        .rewards()
+        .iter()
+        .enumerate()
+        .map(|(r, &x)| {
+            let (mag, neg) = (x.abs(), x < 0.0);
+            rationalize(mag)
+                .map(|q| if neg { -q } else { q })
+                .ok_or_else(|| Error::InvalidDistribution {
+                    state: 0,
+                    name: format!("choice {r}"),
+                    message: format!("reward {x} is not a simple fraction"),
+                })
+        })
+        .collect::<Result<_>>()?;
+    let n = game.n();
+    let mut v = vec![Rational::ZERO; n];
+    for _ in 0..steps {
+        let mut next = Vec::with_capacity(n);
+        for s in 0..n {
+            let maximise = game.owners()[s] == Player::Max;
+            let mut best: Option<Rational> = None;
+            for r in game.matrix().group_rows(s) {
+                let (cols, vals) = p.row(r);
+                let x = cols
+                    .iter()
+                    .zip(vals)
+                    .fold(rewards[r].clone(), |a, (&t, q)| a + q * &v[t as usize]);
+                best = Some(match best {
+                    None => x,
+                    Some(b) if (maximise && x > b) || (!maximise && x < b) => x,
+                    Some(b) => b,
+                });
+            }
+            next.push(best.expect("every state has a choice"));
+        }
+        v = next;
+    }
+    Ok(v)
+}

@@ -7,4 +7,4 @@ mod bellman;
 mod horizon;
 
 pub use bellman::bellman;
-pub use horizon::{FiniteHorizon, LongRun, LongRunOptions, finite_horizon, long_run};
+pub use horizon::{FiniteHorizon, LongRun, LongRunOptions, finite_horizon, finite_horizon_exact, long_run};

@@ -282,6 +282,37 @@ pub struct CardSolution {
 }
 
 impl CardSolution {
+    /// The gain per round as an exact fraction: the stationary distribution of the induced chain
+    /// solved in rational arithmetic (policy evaluation), `ρ = 2·π·r`.
+    ///
+    /// # Errors
+    /// As [`crate::analysis::stationary::stationary_distribution`].
+    pub fn gain_exact(&self, game: &CardGame) -> Result<crate::exact::Rational> {
+        use crate::exact::{Rational, rationalize_matrix};
+        let g = game.game();
+        let m = g.matrix();
+        let (row_ptr, cols, _) = m.as_parts();
+        let exact = rationalize_matrix(m, true)?;
+        let (_, _, evals) = exact.as_parts();
+        let mut ptr = vec![0usize];
+        let (mut c2, mut v2, mut reward) = (Vec::new(), Vec::new(), Vec::new());
+        for s in 0..g.n() {
+            let r = m.group_rows(s).start + self.long_run.choices[s] as usize;
+            c2.extend_from_slice(&cols[row_ptr[r]..row_ptr[r + 1]]);
+            v2.extend_from_slice(&evals[row_ptr[r]..row_ptr[r + 1]]);
+            ptr.push(c2.len());
+            reward.push(Rational::from(g.rewards()[r] as i64));
+        }
+        let chain = crate::sparse::CsrMatrix::from_sorted_parts(g.n(), ptr, c2, v2);
+        let st = crate::analysis::stationary::stationary_distribution::<Rational>(&chain)?;
+        let step = st
+            .pi
+            .iter()
+            .zip(&reward)
+            .fold(Rational::ZERO, |a, (p, r)| a + p * r);
+        Ok(step * Rational::from(2))
+    }
+
     /// Alice's value over `rounds` rounds from Alice position `i`, and a guaranteed bound on its
     /// error beyond the table (0 within it, up to rounding): for `k > K`,
     /// `V_k ∈ V_K + (k − K)·[ρ_lo, ρ_hi]` because the round increments of a monotone, additively
@@ -421,6 +452,17 @@ mod tests {
         let k = sol.table.len() as u64 + 50;
         let direct = g.finite(k).values[i];
         assert!((sol.value(k, i).0 - direct).abs() < 1e-9);
+    }
+
+    #[test]
+    fn exact_values() {
+        let g = CardGame::new().unwrap();
+        let sol = g.solve().unwrap();
+        let rho = sol.gain_exact(&g).unwrap();
+        assert_eq!(rho.to_string(), "1247820247/1766559075");
+        let v = crate::game::finite_horizon_exact(g.game(), 2 * 5).unwrap();
+        let i = g.alice_state(Hand::parse("RPS").unwrap(), Hand::parse("RPS").unwrap());
+        assert_eq!(v[i].to_string(), "15280/6561");
     }
 
     #[test]
