@@ -25,10 +25,38 @@ pub enum Command {
     /// wins. BOARD is a built-in board (classic, empty) or a TOML board file.
     #[command(after_long_help = BOARD_HELP)]
     Snakes(Box<SnakesArgs>),
+    /// The 3-card rock-paper-scissors game: Alice's optimal expected total over K rounds.
+    ///
+    /// Alice and Bob hold 3 visible cards each; Alice plays, Bob answers having seen her card; Alice
+    /// scores 3 for a win, 1 for a draw, 0 for a loss; both redraw uniformly. Reports the value, the
+    /// long-run gain ρ and bias h (V_k ≈ kρ + h), the optimal first moves and the long-run
+    /// distribution of positions.
+    Cards(CardsArgs),
     /// Answer a judge problem: read its input as given, print its output format.
     ///
     /// `kolmo judge --list` names the problems; `kolmo judge PROBLEM --help` describes the input.
     Judge(JudgeArgs),
+}
+
+/// Flags of `kolmo cards`.
+#[derive(Args, Debug)]
+pub struct CardsArgs {
+    /// Number of rounds K (1 to 10^18).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub rounds: u64,
+    /// Alice's hand: three letters from R, P, S in any order.
+    #[arg(long, value_name = "HAND", default_value = "RPS")]
+    pub alice: String,
+    /// Bob's hand: three letters from R, P, S in any order.
+    #[arg(long, value_name = "HAND", default_value = "RPS")]
+    pub bob: String,
+    /// Also the exact fractions: the gain (policy evaluation in rationals) and, for K up to 60,
+    /// the value (backward induction in rationals).
+    #[arg(long)]
+    pub exact: bool,
+    /// Print one JSON document.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags of `kolmo judge`.
@@ -55,7 +83,26 @@ pub enum Problem {
         #[arg(long)]
         exact: bool,
     },
+    /// The 3-card rock-paper-scissors game: Alice's value over k rounds for each case.
+    #[command(name = "rps-cards", long_about = RPS_CARDS_HELP)]
+    RpsCards {
+        /// The input file (default: standard input).
+        input: Option<PathBuf>,
+    },
 }
+
+const RPS_CARDS_HELP: &str = "\
+The 3-card rock-paper-scissors game (see kolmo cards --help): Alice's optimal expected total over k
+rounds from the given hands.
+
+Input (standard input, or the file given): T (1 <= T <= 100000); then per case k (1 <= k <= 10^9),
+Alice's hand and Bob's hand, each 3 letters from R, P, S in any order (e.g. \"3 RRS PPS\"). Tokens are
+separated by any whitespace.
+
+Output: one line per case, the value with 10 decimals.
+
+The game is solved once per run; values for k beyond the convergence of value iteration come from
+the gain with a guaranteed error far below 1e-3.";
 
 const LIGHTOJ_1151_HELP: &str = "\
 LightOJ 1151 \"Snakes and Ladders\": a board of cells 1..100, the token starts on cell 1 and throws

@@ -9,10 +9,16 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 /// The problems `kolmo judge` can answer: (name, one-line description).
-pub const PROBLEMS: &[(&str, &str)] = &[(
-    "lightoj-1151",
-    "LightOJ 1151 Snakes and Ladders: expected throws from cell 1 to 100, overshooting throws wasted",
-)];
+pub const PROBLEMS: &[(&str, &str)] = &[
+    (
+        "lightoj-1151",
+        "LightOJ 1151 Snakes and Ladders: expected throws from cell 1 to 100, overshooting throws wasted",
+    ),
+    (
+        "rps-cards",
+        "3-card rock-paper-scissors: Alice's optimal expected total over k rounds (k up to 10^9)",
+    ),
+];
 
 /// One whitespace-separated token of the input and where it stands.
 struct Token<'a> {
@@ -93,6 +99,21 @@ impl<'a> Tokens<'a> {
             bail!("{place}: {prefix}{what} {v} is out of range ({lo} to {hi})");
         }
         Ok(v)
+    }
+
+    /// The next token as text; `what` names it in errors.
+    fn word(&mut self, what: &str, case: usize) -> Result<Token<'a>> {
+        match self.next_token() {
+            Some(t) => {
+                self.last_token_line = t.line;
+                Ok(t)
+            }
+            None => bail!(
+                "{}:{}: case {case}: input ends where {what} was expected (truncated input?)",
+                self.name,
+                self.last_line
+            ),
+        }
     }
 
     /// Line of the token just read.
@@ -223,6 +244,46 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (i, (x, fraction)) in answers.iter().enumerate() {
         writeln!(out, "Case {}: {x:.10}{fraction}", i + 1)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `kolmo judge rps-cards`: T cases of `k alice bob`; one line per case with Alice's optimal
+/// expected total to 10 decimals. The game is solved once for all cases.
+pub fn rps_cards(input: Option<&Path>) -> Result<()> {
+    use kolmo::games::rps_cards::{CardGame, Hand};
+    let (name, text) = read_input(input)?;
+    let mut tok = Tokens::new(name, &text);
+    let t = tok.int("the number of cases T", None, 1, 100_000)? as usize;
+    let mut cases = Vec::with_capacity(t);
+    for case in 1..=t {
+        let k = tok.int("the number of rounds k", Some(case), 1, 1_000_000_000)? as u64;
+        let mut hands = [Hand::all()[0]; 2];
+        for (h, who) in hands.iter_mut().zip(["Alice's hand", "Bob's hand"]) {
+            let w = tok.word(who, case)?;
+            *h = Hand::parse(w.text).map_err(|e| {
+                anyhow::anyhow!("{}:{}:{}: case {case}: {who}: {e}", tok.name, w.line, w.column)
+            })?;
+        }
+        cases.push((k, hands[0], hands[1]));
+    }
+    if let Some(extra) = tok.next_token() {
+        bail!(
+            "{}:{}:{}: the input continues ('{}') after the {t} case(s) announced by T",
+            tok.name,
+            extra.line,
+            extra.column,
+            extra.text
+        );
+    }
+    let game = CardGame::new()?;
+    let solution = game.solve()?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for (k, a, b) in cases {
+        let (v, _) = solution.value(k, game.alice_state(a, b));
+        writeln!(out, "{v:.10}")?;
     }
     out.flush()?;
     Ok(())

@@ -3,6 +3,7 @@
 //! `main` parses the flags, runs one command, prints its report, and maps errors to exit codes:
 //! 0 success, 2 bad input or usage, 1 a numerical result that could not be certified.
 
+mod cards;
 mod cli;
 mod judge;
 mod output;
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         cli::Command::Snakes(args) => snakes::run(&args),
         cli::Command::Judge(args) => run_judge(&args),
+        cli::Command::Cards(args) => cards::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
 fn run_judge(args: &cli::JudgeArgs) -> anyhow::Result<()> {
     match &args.problem {
         Some(cli::Problem::Lightoj1151 { input, exact }) => judge::lightoj_1151(input.as_deref(), *exact),
+        Some(cli::Problem::RpsCards { input }) => judge::rps_cards(input.as_deref()),
         None if args.list => {
             for (name, about) in judge::PROBLEMS {
                 println!("{name:<16} {about}");

@@ -1,0 +1,154 @@
+//! `kolmo cards`: the 3-card rock-paper-scissors game for any number of rounds.
+
+use crate::cli::CardsArgs;
+use crate::output::num;
+use anyhow::{Result, bail};
+use kolmo::exact::decimal;
+use kolmo::games::rps_cards::{Card, CardGame, Hand, Position};
+use serde_json::{Value, json};
+use std::io::Write;
+
+/// Largest horizon with exact finite-horizon values (the fractions grow with the rounds).
+const MAX_EXACT_ROUNDS: u64 = 60;
+
+pub fn run(args: &CardsArgs) -> Result<()> {
+    if args.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    let alice = Hand::parse(&args.alice).map_err(|e| anyhow::anyhow!("--alice: {e}"))?;
+    let bob = Hand::parse(&args.bob).map_err(|e| anyhow::anyhow!("--bob: {e}"))?;
+    let g = CardGame::new()?;
+    let sol = g.solve()?;
+    let i = g.alice_state(alice, bob);
+    let (value, bound) = sol.value(args.rounds, i);
+    // The first round's choices: by backward induction within the table, else the stationary
+    // (long-run) strategies, which are optimal for every horizon past it.
+    let k = args.rounds;
+    let in_table = k < sol.table.len() as u64;
+    let alice_choice = if in_table {
+        g.finite(k).first_choices
+    } else {
+        sol.long_run.choices.clone()
+    };
+    let bob_choice = if in_table {
+        kolmo::game::finite_horizon(g.game(), 2 * k - 1).first_choices
+    } else {
+        sol.long_run.choices.clone()
+    };
+    let first: Vec<Card> = alice.cards().collect();
+    let first_card = first[alice_choice[i] as usize];
+    let mut answers = Vec::new();
+    for card in alice.cards() {
+        let s = (0..g.game().n())
+            .find(|&s| g.position(s) == Position::Bob(alice, bob, card))
+            .expect("every Bob position exists");
+        let bob_cards: Vec<Card> = bob.cards().collect();
+        answers.push((card, bob_cards[bob_choice[s] as usize]));
+    }
+    // Most likely Alice positions under the optimal play's stationary distribution.
+    let mut top: Vec<(usize, f64)> = (0..100).map(|s| (s, 2.0 * sol.stationary.pi[s])).collect();
+    top.sort_by(|a, b| b.1.total_cmp(&a.1));
+    top.truncate(5);
+    let exact_value = if args.exact && k <= MAX_EXACT_ROUNDS {
+        Some(kolmo::game::finite_horizon_exact(g.game(), 2 * k)?[i].clone())
+    } else {
+        None
+    };
+    let gain_exact = if args.exact {
+        Some(sol.gain_exact(&g)?)
+    } else {
+        None
+    };
+    let lr = &sol.long_run;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        let mut doc = json!({
+            "rounds": k,
+            "alice": alice.to_string(),
+            "bob": bob.to_string(),
+            "value": num(value),
+            "value_error_bound": num(bound),
+            "gain": num(lr.gain()),
+            "gain_bracket": [num(lr.gain_lower), num(lr.gain_upper)],
+            "gain_from_stationary": num(sol.gain_from_pi),
+            "bias": num(sol.bias[i]),
+            "optimality_residual": num(sol.optimality_residual),
+            "stages": lr.stages,
+            "period": sol.stationary.period,
+            "first_move": {
+                "card": first_card.letter().to_string(),
+                "bob_answers": answers.iter().map(|(a, b)| (a.letter().to_string(), Value::String(b.letter().to_string()))).collect::<serde_json::Map<_, _>>(),
+            },
+            "stationary_top": top.iter().map(|&(s, p)| {
+                let Position::Alice(a, b) = g.position(s) else { unreachable!("ids 0..100 are Alice's") };
+                json!({"alice": a.to_string(), "bob": b.to_string(), "probability": num(p)})
+            }).collect::<Vec<_>>(),
+        });
+        if let Some(v) = &exact_value {
+            doc["value_exact"] = json!(v.to_string());
+        }
+        if let Some(r) = &gain_exact {
+            doc["gain_exact"] = json!(r.to_string());
+        }
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "3-card rock-paper-scissors: Alice {alice} vs Bob {bob}, {k} round(s)"
+        )?;
+        writeln!(out)?;
+        if bound > 0.0 {
+            writeln!(
+                out,
+                "Alice's optimal expected total   {value:.10}  (± {bound:.1e}: {} rounds by backward induction, then the gain)",
+                sol.table.len() - 1
+            )?;
+        } else {
+            writeln!(out, "Alice's optimal expected total   {value:.12}")?;
+        }
+        if let Some(v) = &exact_value {
+            writeln!(out, "  exactly                        {} = {v}", decimal(v, 30))?;
+        }
+        writeln!(
+            out,
+            "Gain ρ (points per round)        {:.15}  (value iteration bracket width {:.1e} after {} rounds)",
+            lr.gain(),
+            lr.gain_upper - lr.gain_lower,
+            lr.stages
+        )?;
+        writeln!(out, "  from the stationary π: ρ = π·r {:.15}", sol.gain_from_pi)?;
+        if let Some(r) = &gain_exact {
+            writeln!(out, "  exactly                        {} = {r}", decimal(r, 30))?;
+        }
+        writeln!(
+            out,
+            "Bias h for this start            {:.12}  (V_k ≈ k·ρ + h; optimality residual {:.1e})",
+            sol.bias[i], sol.optimality_residual
+        )?;
+        writeln!(out)?;
+        writeln!(out, "Optimal first round: Alice plays {}", first_card.letter())?;
+        for (a, b) in &answers {
+            writeln!(out, "  if Alice plays {}, Bob answers {}", a.letter(), b.letter())?;
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Long run under optimal play (chain of period {}{}): most likely positions",
+            sol.stationary.period,
+            if sol.stationary.irreducible {
+                ", irreducible"
+            } else {
+                ""
+            }
+        )?;
+        for &(s, p) in &top {
+            if let Position::Alice(a, b) = g.position(s) {
+                writeln!(out, "  Alice {a}  Bob {b}  {p:.6}")?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
