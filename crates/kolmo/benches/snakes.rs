@@ -104,3 +104,14 @@ fn lightoj_1151_case(bencher: divan::Bencher) {
         divan::black_box(board.expected_rolls_from_start().unwrap())
     });
 }
+
+/// The card game solved for every horizon (what `kolmo judge rps-cards` precomputes once per run):
+/// exploration, value iteration to a 1e-13 gain bracket with the table of finite values, the
+/// stationary distribution of the optimal chain.
+#[divan::bench(sample_count = 20)]
+fn rps_cards_solve(bencher: divan::Bencher) {
+    bencher.bench(|| {
+        let g = kolmo::games::rps_cards::CardGame::new().unwrap();
+        divan::black_box(g.solve().unwrap().long_run.gain())
+    });
+}

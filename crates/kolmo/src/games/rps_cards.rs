@@ -465,6 +465,25 @@ mod tests {
         assert_eq!(v[i].to_string(), "15280/6561");
     }
 
+    // Every position for k = 1..=20: f64 backward induction against exact backward induction in
+    // rationals (two arithmetics, one algorithm; the reference values above fix the algorithm).
+    #[test]
+    fn f64_agrees_with_exact_for_small_horizons() {
+        let g = CardGame::new().unwrap();
+        for k in [1u64, 2, 7, 20] {
+            let f = g.finite(k).values;
+            let x = crate::game::finite_horizon_exact(g.game(), 2 * k).unwrap();
+            for i in 0..100 {
+                let e = x[i].to_f64().value();
+                assert!(
+                    (f[i] - e).abs() <= 1e-12 * e.abs().max(1.0),
+                    "k = {k}, position {i}: {} vs {e}",
+                    f[i]
+                );
+            }
+        }
+    }
+
     #[test]
     fn hands_parse() {
         assert_eq!(Hand::parse("rsp").unwrap(), Hand::parse("PSR").unwrap());
