@@ -1,10 +1,13 @@
 //! Turn-based stochastic games (and MDPs, games with one player) on the row-grouped matrix:
 //! the Bellman step "multiply and reduce over each group" ([`bellman`]), finite horizons by
 //! backward induction ([`finite_horizon`]) and the long-run average reward (gain) bracketed by
-//! value-iteration increments ([`long_run`]).
+//! value-iteration increments ([`long_run`]), and reachability games' least fixed point
+//! ([`reach_value`]).
 
 mod bellman;
 mod horizon;
+mod reach;
 
 pub use bellman::bellman;
 pub use horizon::{FiniteHorizon, LongRun, LongRunOptions, finite_horizon, finite_horizon_exact, long_run};
+pub use reach::{ReachGame, ReachOptions, reach_value};
