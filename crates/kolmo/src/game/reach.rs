@@ -99,8 +99,11 @@ mod tests {
     use crate::model::Player;
     use crate::sparse::CsrBuilder;
 
-    /// Builds a game from per-state (owner, choices as lists of (successor, probability)).
-    fn game(states: &[(Player, &[&[(u32, f64)]])]) -> Game {
+    /// A state's choices, each a list of (successor, probability).
+    type Choices<'a> = &'a [&'a [(u32, f64)]];
+
+    /// Builds a game from per-state (owner, choices).
+    fn game(states: &[(Player, Choices<'_>)]) -> Game {
         let mut b = CsrBuilder::new(states.len());
         let mut owners = Vec::new();
         for (owner, choices) in states {
@@ -123,8 +126,8 @@ mod tests {
     #[test]
     fn least_fixed_point_on_self_loops() {
         use Player::*;
-        let sink1: &[&[(u32, f64)]] = &[&[(0, 1.0)]];
-        let sink0: &[&[(u32, f64)]] = &[&[(1, 1.0)]];
+        let sink1: Choices<'_> = &[&[(0, 1.0)]];
+        let sink0: Choices<'_> = &[&[(1, 1.0)]];
         let target = |n| StateSet::from_states(n, [0]);
         // G1: max x: {x, r}; avg r: {1, 0}  →  x = r = 1/2.
         let g1 = game(&[
