@@ -12,18 +12,18 @@ use std::io::Write;
 const MAX_EXACT_ROUNDS: u64 = 60;
 
 pub fn run(args: &CardsArgs) -> Result<()> {
-    if args.rounds == 0 {
-        bail!("--rounds must be at least 1");
+    if !(1..=1_000_000_000_000_000_000).contains(&args.rounds) {
+        bail!("--rounds {}: from 1 to 10^18 rounds", args.rounds);
     }
     let alice = Hand::parse(&args.alice).map_err(|e| anyhow::anyhow!("--alice: {e}"))?;
     let bob = Hand::parse(&args.bob).map_err(|e| anyhow::anyhow!("--bob: {e}"))?;
     let g = CardGame::new()?;
     let sol = g.solve()?;
     let i = g.alice_state(alice, bob);
-    let (value, bound) = sol.value(args.rounds, i);
+    let k = args.rounds as u64;
+    let (value, bound) = sol.value(k, i);
     // The first round's choices: by backward induction within the table, else the stationary
     // (long-run) strategies, which are optimal for every horizon past it.
-    let k = args.rounds;
     let in_table = k < sol.table.len() as u64;
     let alice_choice = if in_table {
         g.finite(k).first_choices
@@ -69,13 +69,14 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             "bob": bob.to_string(),
             "value": num(value),
             "value_error_bound": num(bound),
-            "gain": num(lr.gain()),
+            "gain": num(sol.gain()),
             "gain_bracket": [num(lr.gain_lower), num(lr.gain_upper)],
             "gain_from_stationary": num(sol.gain_from_pi),
             "bias": num(sol.bias[i]),
             "optimality_residual": num(sol.optimality_residual),
             "stages": lr.stages,
-            "period": sol.stationary.period,
+            "period": sol.round_period,
+            "irreducible": sol.round_irreducible,
             "first_move": {
                 "card": first_card.letter().to_string(),
                 "bob_answers": answers.iter().map(|(a, b)| (a.letter().to_string(), Value::String(b.letter().to_string()))).collect::<serde_json::Map<_, _>>(),
@@ -87,6 +88,8 @@ pub fn run(args: &CardsArgs) -> Result<()> {
         });
         if let Some(v) = &exact_value {
             doc["value_exact"] = json!(v.to_string());
+        } else if args.exact {
+            doc["value_exact"] = Value::Null;
         }
         if let Some(r) = &gain_exact {
             doc["gain_exact"] = json!(r.to_string());
@@ -100,9 +103,11 @@ pub fn run(args: &CardsArgs) -> Result<()> {
         )?;
         writeln!(out)?;
         if bound > 0.0 {
+            // Only the decimals the bound vouches for.
+            let places = (-bound.log10()).floor().clamp(0.0, 10.0) as usize;
             writeln!(
                 out,
-                "Alice's optimal expected total   {value:.10}  (± {bound:.1e}: {} rounds by backward induction, then the gain)",
+                "Alice's optimal expected total   {value:.places$}  (± {bound:.1e}: {} rounds by backward induction, then the gain)",
                 sol.table.len() - 1
             )?;
         } else {
@@ -110,12 +115,18 @@ pub fn run(args: &CardsArgs) -> Result<()> {
         }
         if let Some(v) = &exact_value {
             writeln!(out, "  exactly                        {} = {v}", decimal(v, 30))?;
+        } else if args.exact {
+            writeln!(
+                out,
+                "  exactly: only for up to {MAX_EXACT_ROUNDS} rounds (the fractions grow with every round)"
+            )?;
         }
         writeln!(
             out,
-            "Gain ρ (points per round)        {:.15}  (value iteration bracket width {:.1e} after {} rounds)",
-            lr.gain(),
-            lr.gain_upper - lr.gain_lower,
+            "Gain ρ (points per round)        {:.15}  (within value iteration's guaranteed bracket [{:.15}, {:.15}] after {} rounds)",
+            sol.gain(),
+            lr.gain_lower,
+            lr.gain_upper,
             lr.stages
         )?;
         writeln!(out, "  from the stationary π: ρ = π·r {:.15}", sol.gain_from_pi)?;
@@ -133,15 +144,14 @@ pub fn run(args: &CardsArgs) -> Result<()> {
             writeln!(out, "  if Alice plays {}, Bob answers {}", a.letter(), b.letter())?;
         }
         writeln!(out)?;
+        let kind = match (sol.round_irreducible, sol.round_period) {
+            (true, 1) => "irreducible and aperiodic: ergodic".to_string(),
+            (true, p) => format!("irreducible, period {p}"),
+            (false, p) => format!("one closed class of period {p}"),
+        };
         writeln!(
             out,
-            "Long run under optimal play (chain of period {}{}): most likely positions",
-            sol.stationary.period,
-            if sol.stationary.irreducible {
-                ", irreducible"
-            } else {
-                ""
-            }
+            "Long run under optimal play (round to round, {kind}): most likely positions"
         )?;
         for &(s, p) in &top {
             if let Position::Alice(a, b) = g.position(s) {

@@ -40,14 +40,15 @@ pub enum Command {
 
 /// Flags of `kolmo cards`.
 #[derive(Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct CardsArgs {
     /// Number of rounds K (1 to 10^18).
     #[arg(long, value_name = "K", default_value_t = 1)]
-    pub rounds: u64,
-    /// Alice's hand: three letters from R, P, S in any order.
+    pub rounds: i128,
+    /// Alice's hand: three letters from R, P, S in any order (case-insensitive).
     #[arg(long, value_name = "HAND", default_value = "RPS")]
     pub alice: String,
-    /// Bob's hand: three letters from R, P, S in any order.
+    /// Bob's hand: three letters from R, P, S in any order (case-insensitive).
     #[arg(long, value_name = "HAND", default_value = "RPS")]
     pub bob: String,
     /// Also the exact fractions: the gain (policy evaluation in rationals) and, for K up to 60,
@@ -96,7 +97,8 @@ The 3-card rock-paper-scissors game (see kolmo cards --help): Alice's optimal ex
 rounds from the given hands.
 
 Input (standard input, or the file given): T (1 <= T <= 100000); then per case k (1 <= k <= 10^9),
-Alice's hand and Bob's hand, each 3 letters from R, P, S in any order (e.g. \"3 RRS PPS\"). Tokens are
+Alice's hand and Bob's hand, each 3 letters from R, P, S in any order, case-insensitive (e.g.
+\"3 RRS PPS\"). Tokens are
 separated by any whitespace.
 
 Output: one line per case, the value with 10 decimals.

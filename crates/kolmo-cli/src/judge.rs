@@ -27,6 +27,15 @@ struct Token<'a> {
     column: usize,
 }
 
+/// `text` for an error message: at most 20 characters, control characters escaped.
+fn shown(text: &str) -> String {
+    let mut s: String = text.chars().take(20).flat_map(char::escape_debug).collect();
+    if text.chars().count() > 20 {
+        s.push('…');
+    }
+    s
+}
+
 /// The input as a lazy stream of tokens with their places, for messages such as
 /// "<stdin>:3:5: case 1: expected a cell number, found 'x'". Memory stays bounded by one line.
 struct Tokens<'a> {
@@ -91,10 +100,17 @@ impl<'a> Tokens<'a> {
         };
         self.last_token_line = t.line;
         let place = format!("{}:{}:{}", self.name, t.line, t.column);
-        let v: i64 = t
-            .text
-            .parse()
-            .map_err(|_| anyhow::anyhow!("{place}: {prefix}expected {what}, found '{}'", t.text))?;
+        let digits = t.text.strip_prefix(['+', '-']).unwrap_or(t.text);
+        let v: i64 = match t.text.parse() {
+            Ok(v) => v,
+            Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                bail!(
+                    "{place}: {prefix}{what} {} is out of range ({lo} to {hi})",
+                    shown(t.text)
+                )
+            }
+            Err(_) => bail!("{place}: {prefix}expected {what}, found '{}'", shown(t.text)),
+        };
         if v < lo || v > hi {
             bail!("{place}: {prefix}{what} {v} is out of range ({lo} to {hi})");
         }
@@ -230,7 +246,7 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
             tok.name,
             extra.line,
             extra.column,
-            extra.text
+            shown(extra.text)
         );
     }
     // Cases are independent: solve them on all cores, then report the first failing case in
@@ -274,7 +290,7 @@ pub fn rps_cards(input: Option<&Path>) -> Result<()> {
             tok.name,
             extra.line,
             extra.column,
-            extra.text
+            shown(extra.text)
         );
     }
     let game = CardGame::new()?;

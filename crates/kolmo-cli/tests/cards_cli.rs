@@ -88,3 +88,55 @@ fn judge_rps_cards() {
         .code(2)
         .stderr(predicate::str::contains("--alice"));
 }
+
+// Regressions from a break-it session.
+#[test]
+fn cards_limits_and_messages() {
+    for args in [
+        &["cards", "--rounds", "18446744073709551615"][..],
+        &["cards", "--rounds", "-1"],
+        &["cards", "--rounds", "0"],
+    ] {
+        kolmo()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("from 1 to 10^18 rounds"));
+    }
+    // Only the decimals the error bound vouches for.
+    kolmo()
+        .args(["cards", "--rounds", "1000000000000000000"])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"total   7063563651275\d{5}  \(± ").unwrap());
+    let out = kolmo()
+        .args(["cards", "--json", "--rounds", "61", "--exact"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["value_exact"], serde_json::Value::Null);
+    assert_eq!(
+        (v["period"].as_u64(), v["irreducible"].as_bool()),
+        (Some(1), Some(true))
+    );
+    // Long or odd tokens are shortened and escaped in messages.
+    let long = format!("1\n3 {} RPS\n", "R".repeat(100_000));
+    let out = kolmo()
+        .args(["judge", "rps-cards"])
+        .write_stdin(long)
+        .assert()
+        .code(2);
+    assert!(out.get_output().stderr.len() < 300);
+    kolmo()
+        .args(["judge", "rps-cards"])
+        .write_stdin("1\n3 RPS\0 RPS\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(r"not '\0'"));
+    kolmo()
+        .args(["judge", "rps-cards"])
+        .write_stdin("1\n1000000000000000000000000 RPS RPS\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is out of range (1 to 1000000000)"));
+}

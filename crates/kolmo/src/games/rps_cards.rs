@@ -74,7 +74,7 @@ impl Hand {
         out
     }
 
-    /// Parses three letters from R, P, S in any order (case-insensitive), e.g. "RSP".
+    /// Parses three letters from R, P, S in any order (case-insensitive), e.g. "RSP" or "rsp".
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the hand otherwise.
@@ -89,17 +89,25 @@ impl Hand {
                 _ => {
                     return Err(Error::arg(
                         "hand",
-                        format!("'{text}': cards are R, P or S, not '{ch}'"),
+                        format!(
+                            "'{}': cards are R, P or S, not '{}'",
+                            shown(text),
+                            ch.escape_debug()
+                        ),
                     ));
                 }
             };
-            counts[card.index()] += 1;
             n += 1;
+            if n > 3 {
+                break;
+            }
+            counts[card.index()] += 1;
         }
         if n != 3 {
+            let count = text.chars().count();
             return Err(Error::arg(
                 "hand",
-                format!("'{text}': a hand has 3 cards, not {n}"),
+                format!("'{}': a hand has 3 cards, not {count}", shown(text)),
             ));
         }
         Ok(Hand(counts))
@@ -134,6 +142,15 @@ impl fmt::Display for Hand {
         }
         Ok(())
     }
+}
+
+/// `text` for an error message: at most 20 characters, control characters escaped.
+fn shown(text: &str) -> String {
+    let mut s: String = text.chars().take(20).flat_map(char::escape_debug).collect();
+    if text.chars().count() > 20 {
+        s.push('…');
+    }
+    s
 }
 
 /// A position of the game.
@@ -279,9 +296,26 @@ pub struct CardSolution {
     pub stationary: crate::analysis::stationary::Stationary,
     /// `2 · π · r`: the gain recomputed from the stationary distribution (per round).
     pub gain_from_pi: f64,
+    /// The period of the chain of Alice's positions from one round to the next under optimal
+    /// play (the step chain alternates Alice and Bob, so its own period is 2).
+    pub round_period: u64,
+    /// Whether that round chain is irreducible.
+    pub round_irreducible: bool,
 }
 
 impl CardSolution {
+    /// The gain used for extrapolation: `π·r` of the optimal strategies (accurate to rounding)
+    /// when it lies in value iteration's guaranteed bracket, else the bracket's midpoint.
+    #[must_use]
+    pub fn gain(&self) -> f64 {
+        let lr = &self.long_run;
+        if (lr.gain_lower..=lr.gain_upper).contains(&self.gain_from_pi) {
+            self.gain_from_pi
+        } else {
+            lr.gain()
+        }
+    }
+
     /// The gain per round as an exact fraction: the stationary distribution of the induced chain
     /// solved in rational arithmetic (policy evaluation), `ρ = 2·π·r`.
     ///
@@ -324,11 +358,10 @@ impl CardSolution {
             return (self.table[rounds as usize][i], 0.0);
         }
         let extra = (rounds - k_max) as f64;
+        let rho = self.gain();
         let lr = &self.long_run;
-        (
-            self.table[k_max as usize][i] + extra * lr.gain(),
-            extra * (lr.gain_upper - lr.gain_lower) / 2.0,
-        )
+        let spread = (rho - lr.gain_lower).max(lr.gain_upper - rho);
+        (self.table[k_max as usize][i] + extra * rho, extra * spread)
     }
 }
 
@@ -379,7 +412,20 @@ impl CardGame {
         let chain = crate::sparse::CsrMatrix::from_sorted_parts(n, ptr, c2, v2);
         let stationary = crate::analysis::stationary::stationary_distribution(&chain)?;
         let gain_from_pi = 2.0 * stationary.pi.iter().zip(&reward).map(|(p, r)| p * r).sum::<f64>();
+        // The round chain: two steps of the induced chain, from Alice's positions to Alice's.
+        let mut b = crate::sparse::CsrBuilder::new(100);
+        for s in 0..100 {
+            let (bob, _) = chain.row(s);
+            let (cols, vals) = chain.row(bob[0] as usize);
+            for (&t, &p) in cols.iter().zip(vals) {
+                b.add(t, p);
+            }
+            b.finish_row();
+        }
+        let rounds = crate::analysis::stationary::stationary_distribution(&b.build())?;
         Ok(CardSolution {
+            round_period: rounds.period,
+            round_irreducible: rounds.irreducible,
             bias: h[..100].to_vec(),
             table,
             long_run,
@@ -441,8 +487,10 @@ mod tests {
         let sol = g.solve().unwrap();
         let rho = 1247820247.0 / 1766559075.0;
         assert!((sol.gain_from_pi - rho).abs() < 1e-13, "{}", sol.gain_from_pi);
+        assert!((sol.gain() - rho).abs() < 1e-15);
         assert!(sol.optimality_residual < 1e-9, "{}", sol.optimality_residual);
         assert_eq!(sol.stationary.period, 2);
+        assert_eq!((sol.round_period, sol.round_irreducible), (1, true));
         let i = g.alice_state(Hand::parse("RRS").unwrap(), Hand::parse("PPS").unwrap());
         assert!((sol.value(3, i).0 - 59.0 / 27.0).abs() < 1e-13);
         let (v, bound) = sol.value(1_000_000_000, i);
@@ -490,6 +538,13 @@ mod tests {
         assert_eq!(Hand::parse("SRR").unwrap().to_string(), "RRS");
         assert!(Hand::parse("RPX").is_err());
         assert!(Hand::parse("RP").is_err());
+        // Many cards must not overflow the counts.
+        assert!(
+            Hand::parse(&"R".repeat(1000))
+                .unwrap_err()
+                .to_string()
+                .contains("not 1000")
+        );
         assert_eq!(Hand::all().len(), 10);
     }
 }
