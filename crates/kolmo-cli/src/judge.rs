@@ -132,6 +132,20 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// `Ok` if the input has no more tokens after the `t` cases announced.
+    fn expect_end(&mut self, t: usize) -> Result<()> {
+        match self.next_token() {
+            None => Ok(()),
+            Some(extra) => bail!(
+                "{}:{}:{}: the input continues ('{}') after the {t} case(s) announced by T",
+                self.name,
+                extra.line,
+                extra.column,
+                shown(extra.text)
+            ),
+        }
+    }
+
     /// Line of the token just read.
     fn line(&self) -> usize {
         self.last_token_line
@@ -240,15 +254,7 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
     for case in 1..=t {
         specs.push(lightoj_1151_case(&mut tok, case)?);
     }
-    if let Some(extra) = tok.next_token() {
-        bail!(
-            "{}:{}:{}: the input continues ('{}') after the {t} case(s) announced by T",
-            tok.name,
-            extra.line,
-            extra.column,
-            shown(extra.text)
-        );
-    }
+    tok.expect_end(t)?;
     // Cases are independent: solve them on all cores, then report the first failing case in
     // input order, or print every answer.
     let answers: Vec<Result<(f64, String)>> = specs
@@ -284,15 +290,7 @@ pub fn rps_cards(input: Option<&Path>) -> Result<()> {
         }
         cases.push((k, hands[0], hands[1]));
     }
-    if let Some(extra) = tok.next_token() {
-        bail!(
-            "{}:{}:{}: the input continues ('{}') after the {t} case(s) announced by T",
-            tok.name,
-            extra.line,
-            extra.column,
-            shown(extra.text)
-        );
-    }
+    tok.expect_end(t)?;
     let game = CardGame::new()?;
     let solution = game.solve()?;
     let stdout = std::io::stdout();

@@ -144,18 +144,7 @@ fn period_of<T: Scalar>(p: &CsrMatrix<T>, class: &[StateId], position: &[u32]) -
 mod tests {
     use super::*;
     use crate::exact::Rational;
-    use crate::sparse::CsrBuilder;
-
-    fn matrix(rows: &[&[(u32, f64)]]) -> CsrMatrix {
-        let mut b = CsrBuilder::new(rows.len());
-        for r in rows {
-            for &(c, p) in *r {
-                b.add(c, p);
-            }
-            b.finish_row();
-        }
-        b.build()
-    }
+    use crate::sparse::from_rows as matrix;
 
     // Grinstead & Snell, Example 11.1 (Land of Oz) — published: w = (2/5, 1/5, 2/5).
     #[test]

@@ -183,18 +183,7 @@ impl Dtmc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sparse::CsrBuilder;
-
-    fn matrix(rows: &[&[(u32, f64)]]) -> CsrMatrix {
-        let mut b = CsrBuilder::new(rows.len());
-        for r in rows {
-            for &(c, p) in *r {
-                b.add(c, p);
-            }
-            b.finish_row();
-        }
-        b.build()
-    }
+    use crate::sparse::from_rows as matrix;
 
     #[test]
     fn validation_names_the_state() {

@@ -10,3 +10,16 @@ mod csr;
 
 pub use builder::CsrBuilder;
 pub use csr::CsrMatrix;
+
+/// A matrix from rows of (column, value) pairs, for tests.
+#[cfg(test)]
+pub(crate) fn from_rows(rows: &[&[(u32, f64)]]) -> CsrMatrix {
+    let mut b = CsrBuilder::new(rows.len());
+    for r in rows {
+        for &(c, p) in *r {
+            b.add(c, p);
+        }
+        b.finish_row();
+    }
+    b.build()
+}
