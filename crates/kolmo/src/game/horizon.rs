@@ -36,6 +36,28 @@ pub fn finite_horizon(game: &Game, steps: u64) -> FiniteHorizon {
     }
 }
 
+/// The optimal choices of both players at every stage of a `steps`-step horizon:
+/// `result[t][s]` is the choice in state `s` when `steps − t` steps remain (`t = 0` is the first
+/// step). Shape `steps × n`.
+///
+/// # Complexity
+/// O(steps · nnz) time, O(steps · n) space.
+#[must_use]
+pub fn finite_horizon_strategy(game: &Game, steps: u64) -> Vec<Vec<u32>> {
+    let n = game.n();
+    let mut v = vec![0.0; n];
+    let mut next = vec![0.0; n];
+    let mut choices = vec![0u32; n];
+    let mut by_remaining = Vec::with_capacity(steps as usize);
+    for _ in 0..steps {
+        bellman(game, &v, &mut next, &mut choices);
+        std::mem::swap(&mut v, &mut next);
+        by_remaining.push(choices.clone());
+    }
+    by_remaining.reverse();
+    by_remaining
+}
+
 /// Options for [`long_run`].
 #[derive(Clone, Copy, Debug)]
 pub struct LongRunOptions {
@@ -86,8 +108,10 @@ impl LongRun {
 /// iteration: the stage increments `V_K − V_{K−1}` bracket the gain between their minimum and
 /// maximum over states (Odoni, "On finding the maximal gain for Markov decision processes",
 /// Operations Research 17, 1969; Puterman, *Markov Decision Processes*, 1994, Thm 8.5.5; the same
-/// bracket holds for games under optimal play). Iterates until the bracket is narrower than the
-/// tolerance.
+/// bracket holds for games: the Bellman operator is monotone and additively homogeneous, so later
+/// increments stay inside it). Iterates until the bracket is narrower than the tolerance and the
+/// choices of both players are the same in two consecutive stages (or, with ties between equally
+/// good choices, for 100 stages after the bracket closed).
 ///
 /// # Errors
 /// [`Error::LimitReached`] if the bracket is still wider than the tolerance after `max_stages`
@@ -102,12 +126,18 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
     let mut next = vec![0.0; n];
     let mut choices = vec![0u32; n];
     let mut last = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut previous_choices: Vec<u32> = Vec::new();
+    let mut narrow_for = 0u32;
     for stage in 1..=options.max_stages {
         let before = v.clone();
+        let mut stage_choices = Vec::with_capacity(n * options.period as usize);
         for _ in 0..options.period {
             bellman(game, &v, &mut next, &mut choices);
             std::mem::swap(&mut v, &mut next);
+            stage_choices.extend_from_slice(&choices);
         }
+        let stable = stage_choices == previous_choices;
+        previous_choices = stage_choices;
         let (lo, hi) = v
             .iter()
             .zip(&before)
@@ -116,7 +146,14 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
                 (l.min(d), h.max(d))
             });
         last = (lo, hi);
-        if hi - lo <= options.tolerance {
+        // Choices that keep changing once the bracket has closed are ties between equally good
+        // moves: accept them after 100 such stages.
+        narrow_for = if hi - lo <= options.tolerance {
+            narrow_for + 1
+        } else {
+            0
+        };
+        if narrow_for > 0 && (stable || narrow_for > 100) {
             return Ok(LongRun {
                 gain_lower: lo,
                 gain_upper: hi,

@@ -9,5 +9,8 @@ mod horizon;
 mod reach;
 
 pub use bellman::bellman;
-pub use horizon::{FiniteHorizon, LongRun, LongRunOptions, finite_horizon, finite_horizon_exact, long_run};
+pub use horizon::{
+    FiniteHorizon, LongRun, LongRunOptions, finite_horizon, finite_horizon_exact, finite_horizon_strategy,
+    long_run,
+};
 pub use reach::{ReachGame, ReachOptions, reach_value};

@@ -532,6 +532,21 @@ mod tests {
         }
     }
 
+    // The choices of both players at every stage are the first-step choices of the horizon that
+    // remains.
+    #[test]
+    fn strategies_by_stage() {
+        let g = CardGame::new().unwrap();
+        let by_stage = crate::game::finite_horizon_strategy(g.game(), 12);
+        assert_eq!(by_stage.len(), 12);
+        for (t, choices) in by_stage.iter().enumerate() {
+            assert_eq!(
+                *choices,
+                crate::game::finite_horizon(g.game(), 12 - t as u64).first_choices
+            );
+        }
+    }
+
     #[test]
     fn hands_parse() {
         assert_eq!(Hand::parse("rsp").unwrap(), Hand::parse("PSR").unwrap());
