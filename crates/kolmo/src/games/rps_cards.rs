@@ -324,20 +324,12 @@ impl CardSolution {
     pub fn gain_exact(&self, game: &CardGame) -> Result<crate::exact::Rational> {
         use crate::exact::{Rational, rationalize_matrix};
         let g = game.game();
-        let m = g.matrix();
-        let (row_ptr, cols, _) = m.as_parts();
-        let exact = rationalize_matrix(m, true)?;
-        let (_, _, evals) = exact.as_parts();
-        let mut ptr = vec![0usize];
-        let (mut c2, mut v2, mut reward) = (Vec::new(), Vec::new(), Vec::new());
-        for s in 0..g.n() {
-            let r = m.group_rows(s).start + self.long_run.choices[s] as usize;
-            c2.extend_from_slice(&cols[row_ptr[r]..row_ptr[r + 1]]);
-            v2.extend_from_slice(&evals[row_ptr[r]..row_ptr[r + 1]]);
-            ptr.push(c2.len());
-            reward.push(Rational::from(g.rewards()[r] as i64));
-        }
-        let chain = crate::sparse::CsrMatrix::from_sorted_parts(g.n(), ptr, c2, v2);
+        let rows = g.chosen_rows(&self.long_run.choices);
+        let chain = rationalize_matrix(g.matrix(), true)?.select_rows(&rows);
+        let reward: Vec<Rational> = rows
+            .iter()
+            .map(|&r| Rational::from(g.rewards()[r] as i64))
+            .collect();
         let st = crate::analysis::stationary::stationary_distribution::<Rational>(&chain)?;
         let step = st
             .pi
@@ -397,19 +389,9 @@ impl CardGame {
             .zip(&h)
             .fold(0.0f64, |m, (a, b)| m.max((a - b - rho).abs()));
         // The chain induced by the last stage's choices.
-        let m = game.matrix();
-        let (row_ptr, cols, vals) = m.as_parts();
-        let mut ptr = vec![0usize];
-        let (mut c2, mut v2) = (Vec::new(), Vec::new());
-        let mut reward = Vec::with_capacity(n);
-        for s in 0..n {
-            let r = m.group_rows(s).start + long_run.choices[s] as usize;
-            c2.extend_from_slice(&cols[row_ptr[r]..row_ptr[r + 1]]);
-            v2.extend_from_slice(&vals[row_ptr[r]..row_ptr[r + 1]]);
-            ptr.push(c2.len());
-            reward.push(game.rewards()[r]);
-        }
-        let chain = crate::sparse::CsrMatrix::from_sorted_parts(n, ptr, c2, v2);
+        let rows = game.chosen_rows(&long_run.choices);
+        let chain = game.matrix().select_rows(&rows);
+        let reward: Vec<f64> = rows.iter().map(|&r| game.rewards()[r]).collect();
         let stationary = crate::analysis::stationary::stationary_distribution(&chain)?;
         let gain_from_pi = 2.0 * stationary.pi.iter().zip(&reward).map(|(p, r)| p * r).sum::<f64>();
         // The round chain: two steps of the induced chain, from Alice's positions to Alice's.

@@ -112,6 +112,25 @@ impl Game {
         &self.rewards
     }
 
+    /// The row (choice) taken in each state when state `s` takes its choice `choices[s]` (an
+    /// index within the state), length `n`: with [`CsrMatrix::select_rows`] the Markov chain the
+    /// strategies induce, with [`rewards`](Self::rewards) its rewards.
+    ///
+    /// # Panics
+    /// - panics if `choices.len() != n` or a choice is out of its state's range.
+    #[must_use]
+    #[track_caller]
+    pub fn chosen_rows(&self, choices: &[u32]) -> Vec<usize> {
+        assert!(choices.len() == self.n());
+        (0..self.n())
+            .map(|s| {
+                let rows = self.matrix.group_rows(s);
+                assert!((choices[s] as usize) < rows.len(), "choice out of range");
+                rows.start + choices[s] as usize
+            })
+            .collect()
+    }
+
     /// The initial states.
     #[must_use]
     pub fn initial(&self) -> &[StateId] {

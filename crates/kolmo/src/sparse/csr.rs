@@ -150,6 +150,35 @@ impl<T> CsrMatrix<T> {
     }
 }
 
+impl<T: Clone> CsrMatrix<T> {
+    /// The matrix made of the given rows, in the order given (trivial row grouping): for a
+    /// row-grouped model and one chosen row per group, the Markov chain that the choice induces.
+    /// Shape `rows.len() × ncols`.
+    ///
+    /// # Panics
+    /// - panics if a row index is `>= nrows()`.
+    #[must_use]
+    #[track_caller]
+    pub fn select_rows(&self, rows: &[usize]) -> CsrMatrix<T> {
+        let mut row_ptr = Vec::with_capacity(rows.len() + 1);
+        row_ptr.push(0);
+        let (mut cols, mut vals) = (Vec::new(), Vec::new());
+        for &r in rows {
+            let span = self.row_ptr[r]..self.row_ptr[r + 1];
+            cols.extend_from_slice(&self.cols[span.clone()]);
+            vals.extend_from_slice(&self.vals[span]);
+            row_ptr.push(cols.len());
+        }
+        CsrMatrix {
+            ncols: self.ncols,
+            row_ptr,
+            cols,
+            vals,
+            group_ptr: (0..=rows.len()).collect(),
+        }
+    }
+}
+
 impl<T: Copy> CsrMatrix<T> {
     /// The transpose `Aᵀ` (`ncols × nrows`, trivial row grouping), values included.
     ///
