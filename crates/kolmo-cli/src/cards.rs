@@ -39,9 +39,7 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     let first_card = first[alice_choice[i] as usize];
     let mut answers = Vec::new();
     for card in alice.cards() {
-        let s = (0..g.game().n())
-            .find(|&s| g.position(s) == Position::Bob(alice, bob, card))
-            .expect("every Bob position exists");
+        let s = g.bob_state(alice, bob, card);
         let bob_cards: Vec<Card> = bob.cards().collect();
         answers.push((card, bob_cards[bob_choice[s] as usize]));
     }

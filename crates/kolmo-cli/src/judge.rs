@@ -27,15 +27,6 @@ struct Token<'a> {
     column: usize,
 }
 
-/// `text` for an error message: at most 20 characters, control characters escaped.
-fn shown(text: &str) -> String {
-    let mut s: String = text.chars().take(20).flat_map(char::escape_debug).collect();
-    if text.chars().count() > 20 {
-        s.push('…');
-    }
-    s
-}
-
 /// The input as a lazy stream of tokens with their places, for messages such as
 /// "<stdin>:3:5: case 1: expected a cell number, found 'x'". Memory stays bounded by one line.
 struct Tokens<'a> {
@@ -106,10 +97,13 @@ impl<'a> Tokens<'a> {
             Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
                 bail!(
                     "{place}: {prefix}{what} {} is out of range ({lo} to {hi})",
-                    shown(t.text)
+                    kolmo::excerpt(t.text)
                 )
             }
-            Err(_) => bail!("{place}: {prefix}expected {what}, found '{}'", shown(t.text)),
+            Err(_) => bail!(
+                "{place}: {prefix}expected {what}, found '{}'",
+                kolmo::excerpt(t.text)
+            ),
         };
         if v < lo || v > hi {
             bail!("{place}: {prefix}{what} {v} is out of range ({lo} to {hi})");
@@ -141,7 +135,7 @@ impl<'a> Tokens<'a> {
                 self.name,
                 extra.line,
                 extra.column,
-                shown(extra.text)
+                kolmo::excerpt(extra.text)
             ),
         }
     }

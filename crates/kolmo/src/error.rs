@@ -263,6 +263,17 @@ fn preview(states: &[u32]) -> String {
     s
 }
 
+/// `text` as quoted in an error message: at most 20 characters, control characters escaped, so
+/// that a huge or binary token cannot flood the terminal.
+#[must_use]
+pub fn excerpt(text: &str) -> String {
+    let mut s: String = text.chars().take(20).flat_map(char::escape_debug).collect();
+    if text.chars().count() > 20 {
+        s.push('…');
+    }
+    s
+}
+
 impl Error {
     /// Shorthand for [`Error::InvalidArgument`].
     pub(crate) fn arg(name: &'static str, message: impl Into<String>) -> Self {

@@ -48,7 +48,7 @@ mod numeric;
 pub mod sim;
 pub mod sparse;
 
-pub use error::{BoardError, Error, Result};
+pub use error::{BoardError, Error, Result, excerpt};
 
 /// Index of a state in a model: states are numbered `0..n` in exploration order.
 pub type StateId = u32;

@@ -91,7 +91,7 @@ impl Hand {
                         "hand",
                         format!(
                             "'{}': cards are R, P or S, not '{}'",
-                            shown(text),
+                            crate::excerpt(text),
                             ch.escape_debug()
                         ),
                     ));
@@ -107,7 +107,7 @@ impl Hand {
             let count = text.chars().count();
             return Err(Error::arg(
                 "hand",
-                format!("'{}': a hand has 3 cards, not {count}", shown(text)),
+                format!("'{}': a hand has 3 cards, not {count}", crate::excerpt(text)),
             ));
         }
         Ok(Hand(counts))
@@ -142,15 +142,6 @@ impl fmt::Display for Hand {
         }
         Ok(())
     }
-}
-
-/// `text` for an error message: at most 20 characters, control characters escaped.
-fn shown(text: &str) -> String {
-    let mut s: String = text.chars().take(20).flat_map(char::escape_debug).collect();
-    if text.chars().count() > 20 {
-        s.push('…');
-    }
-    s
 }
 
 /// A position of the game.
@@ -254,6 +245,19 @@ impl CardGame {
         let i = hands.iter().position(|&h| h == alice).expect("a valid hand");
         let j = hands.iter().position(|&h| h == bob).expect("a valid hand");
         i * hands.len() + j
+    }
+
+    /// The id of Bob's position (her hand, his hand, the card she played).
+    ///
+    /// # Panics
+    /// - panics if `played` is not in Alice's hand.
+    #[must_use]
+    #[track_caller]
+    pub fn bob_state(&self, alice: Hand, bob: Hand, played: Card) -> usize {
+        self.positions
+            .iter()
+            .position(|&p| p == Position::Bob(alice, bob, played))
+            .expect("the card is in Alice's hand")
     }
 
     /// Alice's optimal expected total over `rounds` rounds from every position, by backward
