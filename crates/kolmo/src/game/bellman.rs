@@ -13,10 +13,21 @@ use crate::model::{Game, Player};
 /// O(nnz).
 #[track_caller]
 pub fn bellman(game: &Game, x: &[f64], out: &mut [f64], choices: &mut [u32]) {
+    bellman_with_rewards(game, game.rewards(), x, out, choices);
+}
+
+/// [`bellman`] with other choice rewards (one per row) in place of the game's own.
+#[track_caller]
+pub(crate) fn bellman_with_rewards(
+    game: &Game,
+    rewards: &[f64],
+    x: &[f64],
+    out: &mut [f64],
+    choices: &mut [u32],
+) {
     let n = game.n();
-    assert!(x.len() == n && out.len() == n && choices.len() == n);
+    assert!(x.len() == n && out.len() == n && choices.len() == n && rewards.len() == game.matrix().nrows());
     let m = game.matrix();
-    let rewards = game.rewards();
     for s in 0..n {
         let rows = m.group_rows(s);
         let maximise = game.owners()[s] == Player::Max;

@@ -1,4 +1,4 @@
-use super::bellman;
+use super::bellman::bellman_with_rewards;
 use crate::model::{Game, StateSet};
 use crate::{Error, Result};
 
@@ -64,14 +64,9 @@ pub fn reach_value(game: &Game, target: &StateSet, options: &ReachOptions) -> Re
         .collect();
     let mut next = vec![0.0; n];
     let mut choices = vec![0u32; n];
-    let zero_rewards = Game::new(
-        game.matrix().clone(),
-        game.owners().to_vec(),
-        vec![0.0; game.matrix().nrows()],
-        game.initial().to_vec(),
-    )?;
+    let no_rewards = vec![0.0; game.matrix().nrows()];
     for iteration in 1..=options.max_iterations {
-        bellman(&zero_rewards, &x, &mut next, &mut choices);
+        bellman_with_rewards(game, &no_rewards, &x, &mut next, &mut choices);
         for s in target.iter() {
             next[s as usize] = 1.0;
         }
