@@ -42,6 +42,7 @@ pub mod explore;
 pub mod game;
 pub mod games;
 pub mod graph;
+pub mod io;
 pub mod linsolve;
 pub mod model;
 mod numeric;

@@ -2,7 +2,7 @@ use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
 use std::collections::BTreeMap;
 
-use super::StateSet;
+use super::{RewardModel, StateSet};
 
 /// Row sums must be within this distance of 1 (plus `ε` per entry of the row, the rounding of
 /// correctly rounded probabilities).
@@ -16,6 +16,7 @@ pub struct Dtmc {
     initial: Vec<StateId>,
     labels: BTreeMap<String, StateSet>,
     names: Option<Vec<String>>,
+    rewards: BTreeMap<String, RewardModel>,
 }
 
 impl Dtmc {
@@ -50,48 +51,10 @@ impl Dtmc {
             initial,
             labels: BTreeMap::new(),
             names: None,
+            rewards: BTreeMap::new(),
         };
-        dtmc.validate()?;
+        validate_rows(&dtmc.matrix, |s| dtmc.state_name(s))?;
         Ok(dtmc)
-    }
-
-    fn validate(&self) -> Result<()> {
-        for s in 0..self.n() {
-            let (cols, vals) = self.matrix.row(s);
-            if cols.is_empty() {
-                return Err(Error::Deadlock {
-                    state: s as StateId,
-                    name: self.state_name(s as StateId),
-                });
-            }
-            let bad = |message: String| Error::InvalidDistribution {
-                state: s as StateId,
-                name: self.state_name(s as StateId),
-                message,
-            };
-            if let Some((c, p)) = cols
-                .iter()
-                .zip(vals)
-                .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
-            {
-                return Err(bad(format!(
-                    "probability {p} to state {c} is not a number in [0, 1]"
-                )));
-            }
-            // A row of m correctly rounded probabilities may sum to 1 ± m·ε/2 exactly; the sum
-            // itself is compensated.
-            let mut acc = crate::numeric::NeumaierSum::default();
-            vals.iter().for_each(|&p| acc.add(p));
-            let sum = acc.value();
-            let tolerance = ROW_SUM_TOLERANCE + vals.len() as f64 * f64::EPSILON;
-            if (sum - 1.0).abs() > tolerance {
-                return Err(bad(format!(
-                    "outgoing probabilities sum to {sum} (off by {:e})",
-                    sum - 1.0
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// Attaches a name to every state (shown in errors and reports).
@@ -146,6 +109,30 @@ impl Dtmc {
         &self.initial
     }
 
+    /// The state names, if the chain has them (length `n`).
+    #[must_use]
+    pub fn names(&self) -> Option<&[String]> {
+        self.names.as_deref()
+    }
+
+    /// Adds (or replaces) the reward model `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if a part has the wrong length or a value that is not finite
+    /// (see [`RewardModel::check`]).
+    pub fn set_reward_model(&mut self, name: impl Into<String>, rewards: RewardModel) -> Result<()> {
+        let name = name.into();
+        rewards.check(&name, &self.matrix)?;
+        self.rewards.insert(name, rewards);
+        Ok(())
+    }
+
+    /// All reward models by name.
+    #[must_use]
+    pub fn reward_models(&self) -> &BTreeMap<String, RewardModel> {
+        &self.rewards
+    }
+
     /// The state's name, or its number when the chain has no names.
     #[must_use]
     pub fn state_name(&self, s: StateId) -> String {
@@ -178,6 +165,68 @@ impl Dtmc {
             (0..self.n() as StateId).filter(|&s| self.matrix.row(s as usize).0 == [s]),
         )
     }
+}
+
+/// Checks that every row of `matrix` is a probability distribution and every row group has a
+/// row; `name` describes a state in messages.
+///
+/// # Errors
+/// [`Error::Deadlock`] for a state without rows or a row without entries;
+/// [`Error::InvalidDistribution`] for a negative or non-finite probability or a row whose
+/// compensated sum is farther than [`ROW_SUM_TOLERANCE`] (plus `ε` per entry) from 1.
+pub(crate) fn validate_rows(matrix: &CsrMatrix, name: impl Fn(StateId) -> String) -> Result<()> {
+    for g in 0..matrix.row_groups() {
+        let state = g as StateId;
+        let rows = matrix.group_rows(g);
+        if rows.is_empty() {
+            return Err(Error::Deadlock {
+                state,
+                name: name(state),
+            });
+        }
+        let several = rows.len() > 1;
+        for r in rows.clone() {
+            let (cols, vals) = matrix.row(r);
+            if cols.is_empty() {
+                return Err(Error::Deadlock {
+                    state,
+                    name: name(state),
+                });
+            }
+            let choice = if several {
+                format!("choice {}: ", r - rows.start)
+            } else {
+                String::new()
+            };
+            let bad = |message: String| Error::InvalidDistribution {
+                state,
+                name: name(state),
+                message: format!("{choice}{message}"),
+            };
+            if let Some((c, p)) = cols
+                .iter()
+                .zip(vals)
+                .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
+            {
+                return Err(bad(format!(
+                    "probability {p} to state {c} is not a number in [0, 1]"
+                )));
+            }
+            // A row of m correctly rounded probabilities may sum to 1 ± m·ε/2 exactly; the sum
+            // itself is compensated.
+            let mut acc = crate::numeric::NeumaierSum::default();
+            vals.iter().for_each(|&p| acc.add(p));
+            let sum = acc.value();
+            let tolerance = ROW_SUM_TOLERANCE + vals.len() as f64 * f64::EPSILON;
+            if (sum - 1.0).abs() > tolerance {
+                return Err(bad(format!(
+                    "outgoing probabilities sum to {sum} (off by {:e})",
+                    sum - 1.0
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

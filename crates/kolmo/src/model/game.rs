@@ -53,32 +53,18 @@ impl Game {
         if let Some(&s) = initial.iter().find(|&&s| s as usize >= n) {
             return Err(Error::arg("initial state", format!("{s} is not a state")));
         }
-        for g in 0..n {
-            let rows = matrix.group_rows(g);
-            if rows.is_empty() {
-                return Err(Error::Deadlock {
-                    state: g as StateId,
-                    name: g.to_string(),
-                });
-            }
-            for r in rows {
-                let (_, vals) = matrix.row(r);
-                let sum: f64 = vals.iter().sum();
-                let bad = vals.iter().any(|p| !(p.is_finite() && *p >= 0.0));
-                if bad
-                    || (sum - 1.0).abs() > 1e-12 + vals.len() as f64 * f64::EPSILON
-                    || !rewards[r].is_finite()
-                {
-                    return Err(Error::InvalidDistribution {
-                        state: g as StateId,
-                        name: g.to_string(),
-                        message: format!(
-                            "choice {} is not a distribution with a finite reward (sum {sum})",
-                            r - matrix.group_rows(g).start
-                        ),
-                    });
-                }
-            }
+        super::dtmc::validate_rows(&matrix, |s| s.to_string())?;
+        if let Some(r) = rewards.iter().position(|r| !r.is_finite()) {
+            let g = (0..n).find(|&g| matrix.group_rows(g).contains(&r)).unwrap_or(0);
+            return Err(Error::InvalidDistribution {
+                state: g as StateId,
+                name: g.to_string(),
+                message: format!(
+                    "choice {} has reward {}, not a finite number",
+                    r - matrix.group_rows(g).start,
+                    rewards[r]
+                ),
+            });
         }
         Ok(Self {
             matrix,

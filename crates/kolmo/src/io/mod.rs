@@ -1,0 +1,241 @@
+//! Model files: reading and writing the field's explicit formats.
+//!
+//! | format | extension(s) | model kinds | holds |
+//! |---|---|---|---|
+//! | Storm DRN ([`Format::Drn`]) | `.drn` | DTMC, MDP | labels, state and action rewards |
+//! | PRISM explicit ([`Format::Prism`]) | `.tra` (+ `.lab`, `.srew`, `.trew` beside it) | DTMC, MDP | labels, state and transition rewards |
+//! | kolmo JSON ([`Format::Json`]) | `.json` | DTMC, MDP | state names, labels, rewards, initial states |
+//! | dense CSV ([`Format::Csv`]) | `.csv` | DTMC | optional header of state names |
+//! | Matrix Market ([`Format::MatrixMarket`]) | `.mtx` | DTMC | the matrix only |
+//!
+//! Every reader reports bad input as [`Error::Parse`] with the file, line and column; rows that are
+//! not distributions name the state, its line, and how far the sum is from 1. Duplicate
+//! transitions (the same source, choice and target twice) are **refused**, naming both lines: a
+//! repeated entry is far more often a mistake than an intended sum.
+//! Probabilities may be written as decimals (`0.25`, `2.5e-1`) or fractions (`1/3`).
+
+mod csv;
+mod drn;
+mod json;
+mod mtx;
+mod prism;
+mod rows;
+
+#[allow(unused_imports)] // used by the format readers
+pub(crate) use rows::{Entry, build_matrix};
+
+use crate::model::{Dtmc, Mdp};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// A model file's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Storm's explicit DRN format (`.drn`).
+    Drn,
+    /// PRISM's explicit format: `.tra` with `.lab`, `.srew`, `.trew` files of the same stem.
+    Prism,
+    /// kolmo's JSON schema (`.json`).
+    Json,
+    /// A dense row-stochastic matrix as comma-separated values (`.csv`).
+    Csv,
+    /// A Matrix Market coordinate file (`.mtx`).
+    MatrixMarket,
+}
+
+impl Format {
+    /// The format a file name's extension implies, if any.
+    #[must_use]
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "drn" => Self::Drn,
+            "tra" => Self::Prism,
+            "json" => Self::Json,
+            "csv" => Self::Csv,
+            "mtx" => Self::MatrixMarket,
+            _ => return None,
+        })
+    }
+
+    /// The format's name as users type it (`drn`, `prism`, `json`, `csv`, `mtx`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Drn => "drn",
+            Self::Prism => "prism",
+            Self::Json => "json",
+            Self::Csv => "csv",
+            Self::MatrixMarket => "mtx",
+        }
+    }
+}
+
+/// A model read from a file: a Markov chain or an MDP.
+#[derive(Clone, Debug)]
+pub enum Model {
+    /// A discrete-time Markov chain.
+    Dtmc(Dtmc),
+    /// A Markov decision process.
+    Mdp(Mdp),
+}
+
+/// How to read a model file.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// The format; `None` to infer it from the extension.
+    pub format: Option<Format>,
+    /// Rescale every row with a positive sum to sum to 1 instead of refusing rows that are off by
+    /// more than [`ROW_SUM_TOLERANCE`](crate::model::ROW_SUM_TOLERANCE). Negative and non-finite
+    /// probabilities are refused regardless.
+    pub normalize: bool,
+}
+
+/// A model with what reading it involved.
+#[derive(Clone, Debug)]
+pub struct ModelFile {
+    /// The model.
+    pub model: Model,
+    /// The format it was read in.
+    pub format: Format,
+    /// Every file read (a PRISM model's `.tra`, `.lab`, `.srew`, `.trew`).
+    pub files: Vec<PathBuf>,
+    /// Things the user should know (rows rescaled by `normalize`, companion files found), one per
+    /// line, without a trailing period.
+    pub notes: Vec<String>,
+}
+
+/// Reads a model file.
+///
+/// # Errors
+/// [`Error::Io`] if a file cannot be read; [`Error::Parse`] naming file, line and column for
+/// malformed input, rows that are not distributions, unknown states, duplicate transitions,
+/// a missing initial state or an empty file; [`Error::InvalidArgument`] if the format cannot be
+/// inferred from the extension.
+pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
+    let format = match options.format.or_else(|| Format::from_path(path)) {
+        Some(f) => f,
+        None => {
+            return Err(Error::arg(
+                "model file",
+                format!(
+                    "{}: cannot tell the format from the extension; use .drn, .tra, .json, .csv or .mtx, or name the format",
+                    path.display()
+                ),
+            ));
+        }
+    };
+    if format == Format::Prism {
+        let (model, files, notes) = prism::read(path, options)?;
+        return Ok(ModelFile {
+            model,
+            format,
+            files,
+            notes,
+        });
+    }
+    let text = read_text(path)?;
+    let (model, notes) = match format {
+        Format::Drn => drn::read(path, &text, options)?,
+        Format::Json => json::read(path, &text, options)?,
+        Format::Csv => csv::read(path, &text, options)?,
+        Format::MatrixMarket => mtx::read(path, &text, options)?,
+        Format::Prism => unreachable!("handled above"),
+    };
+    Ok(ModelFile {
+        model,
+        format,
+        files: vec![path.to_path_buf()],
+        notes,
+    })
+}
+
+/// The whole text of `path`; an empty file (or one of only white space) is an error.
+pub(crate) fn read_text(path: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(path).map_err(|error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    if text.trim().is_empty() {
+        return Err(parse_error(path, 1, 1, "the file is empty"));
+    }
+    Ok(text)
+}
+
+/// Writes `model` to `path` in `format`; returns every file written (PRISM writes `.tra` and, when
+/// the model has them, `.lab`, `.srew`, `.trew` beside it).
+///
+/// # Errors
+/// [`Error::Io`] if a file cannot be written; [`Error::InvalidArgument`] if the format cannot hold
+/// the model (an MDP as CSV or Matrix Market).
+pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<PathBuf>> {
+    if format == Format::Prism {
+        return prism::write(model, path);
+    }
+    let io_error = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::create(path).map_err(io_error)?;
+    let mut w = std::io::BufWriter::new(file);
+    match format {
+        Format::Drn => drn::write(model, &mut w),
+        Format::Json => json::write(model, &mut w),
+        Format::Csv => csv::write(model, &mut w),
+        Format::MatrixMarket => mtx::write(model, &mut w),
+        Format::Prism => unreachable!("handled above"),
+    }?;
+    std::io::Write::flush(&mut w).map_err(io_error)?;
+    Ok(vec![path.to_path_buf()])
+}
+
+/// Parses a probability or reward written as a decimal (`0.25`, `2.5e-1`, `1`) or a fraction
+/// `p/q` of two decimals (`1/3`). Returns `None` if `token` is neither. The value may be negative
+/// or out of range: callers check.
+#[must_use]
+pub(crate) fn parse_number(token: &str) -> Option<f64> {
+    let t = token.trim();
+    if let Some((p, q)) = t.split_once('/') {
+        let (p, q) = (parse_decimal(p)?, parse_decimal(q)?);
+        return if q == 0.0 { None } else { Some(p / q) };
+    }
+    parse_decimal(t)
+}
+
+fn parse_decimal(t: &str) -> Option<f64> {
+    // Rust's parser also accepts "inf", "NaN" and "infinity": those are not numbers in a model file.
+    if t.is_empty()
+        || t.bytes()
+            .any(|b| b.is_ascii_alphabetic() && b != b'e' && b != b'E')
+    {
+        return None;
+    }
+    t.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The place of an error in a text file: [`Error::Parse`] at `path:line:column`.
+pub(crate) fn parse_error(path: &Path, line: usize, column: usize, message: impl Into<String>) -> Error {
+    Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message: message.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_fractions() {
+        assert_eq!(parse_number("0.25"), Some(0.25));
+        assert_eq!(parse_number("2.5e-1"), Some(0.25));
+        assert_eq!(parse_number(" 1/4 "), Some(0.25));
+        assert_eq!(parse_number("1/3"), Some(1.0 / 3.0));
+        assert_eq!(parse_number("-1"), Some(-1.0));
+        for bad in ["", "1/0", "inf", "NaN", "x", "1/", "/2", "1e999", "0x10"] {
+            assert_eq!(parse_number(bad), None, "{bad}");
+        }
+    }
+}

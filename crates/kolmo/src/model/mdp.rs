@@ -1,0 +1,232 @@
+use crate::sparse::CsrMatrix;
+use crate::{Error, Result, StateId};
+use std::collections::BTreeMap;
+
+use super::dtmc::validate_rows;
+use super::{Dtmc, RewardModel, StateSet};
+
+/// A Markov decision process (Puterman, *Markov Decision Processes*, 1994, §2.1): the row-grouped
+/// transition matrix (group `s` = state `s`, its rows = the choices (actions) enabled in `s`, each a
+/// distribution over next states; `n` groups over `n` columns, `m` rows in all), initial states,
+/// labels, state and action names, and reward models.
+#[derive(Clone, Debug)]
+pub struct Mdp {
+    matrix: CsrMatrix,
+    initial: Vec<StateId>,
+    labels: BTreeMap<String, StateSet>,
+    names: Option<Vec<String>>,
+    action_names: Option<Vec<String>>,
+    rewards: BTreeMap<String, RewardModel>,
+}
+
+impl Mdp {
+    /// An MDP from its row-grouped transition matrix (`n` groups, `m` rows, `n` columns) and
+    /// initial states.
+    ///
+    /// # Errors
+    /// - [`Error::InvalidArgument`] if the groups do not match the columns or an initial state is
+    ///   out of range;
+    /// - [`Error::Deadlock`] for a state without choices or a choice without entries;
+    /// - [`Error::InvalidDistribution`] for a choice that is not a probability distribution.
+    pub fn new(matrix: CsrMatrix, initial: Vec<StateId>) -> Result<Self> {
+        let n = matrix.ncols();
+        if matrix.row_groups() != n {
+            return Err(Error::arg(
+                "transition matrix",
+                format!(
+                    "an MDP needs one row group per state; got {} groups over {n} states",
+                    matrix.row_groups()
+                ),
+            ));
+        }
+        if let Some(&s) = initial.iter().find(|&&s| s as usize >= n) {
+            return Err(Error::arg(
+                "initial state",
+                format!("{s} is not a state (0 to {})", n.saturating_sub(1)),
+            ));
+        }
+        validate_rows(&matrix, |s| s.to_string())?;
+        Ok(Self {
+            matrix,
+            initial,
+            labels: BTreeMap::new(),
+            names: None,
+            action_names: None,
+            rewards: BTreeMap::new(),
+        })
+    }
+
+    /// Attaches a name to every state.
+    ///
+    /// # Panics
+    /// - panics if `names.len() != self.n()`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_names(mut self, names: Vec<String>) -> Self {
+        assert!(names.len() == self.n());
+        self.names = Some(names);
+        self
+    }
+
+    /// Attaches a name (action label) to every choice.
+    ///
+    /// # Panics
+    /// - panics if `names.len() != self.choices()`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_action_names(mut self, names: Vec<String>) -> Self {
+        assert!(names.len() == self.choices());
+        self.action_names = Some(names);
+        self
+    }
+
+    /// Adds (or replaces) the label `name` on `states`.
+    ///
+    /// # Panics
+    /// - panics if `states.universe() != self.n()`.
+    #[track_caller]
+    pub fn set_label(&mut self, name: impl Into<String>, states: StateSet) {
+        assert!(states.universe() == self.n());
+        self.labels.insert(name.into(), states);
+    }
+
+    /// The states labelled `name`, if the label exists.
+    #[must_use]
+    pub fn label(&self, name: &str) -> Option<&StateSet> {
+        self.labels.get(name)
+    }
+
+    /// All labels by name.
+    #[must_use]
+    pub fn labels(&self) -> &BTreeMap<String, StateSet> {
+        &self.labels
+    }
+
+    /// Adds (or replaces) the reward model `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if a part has the wrong length or a value that is not finite.
+    pub fn set_reward_model(&mut self, name: impl Into<String>, rewards: RewardModel) -> Result<()> {
+        let name = name.into();
+        rewards.check(&name, &self.matrix)?;
+        self.rewards.insert(name, rewards);
+        Ok(())
+    }
+
+    /// All reward models by name.
+    #[must_use]
+    pub fn reward_models(&self) -> &BTreeMap<String, RewardModel> {
+        &self.rewards
+    }
+
+    /// Number of states `n`.
+    #[must_use]
+    pub fn n(&self) -> usize {
+        self.matrix.ncols()
+    }
+
+    /// Number of choices `m` (rows of the matrix) over all states.
+    #[must_use]
+    pub fn choices(&self) -> usize {
+        self.matrix.nrows()
+    }
+
+    /// The row-grouped transition matrix, `m × n` in `n` groups.
+    #[must_use]
+    pub fn matrix(&self) -> &CsrMatrix {
+        &self.matrix
+    }
+
+    /// The initial states.
+    #[must_use]
+    pub fn initial(&self) -> &[StateId] {
+        &self.initial
+    }
+
+    /// The state names, if the model has them (length `n`).
+    #[must_use]
+    pub fn names(&self) -> Option<&[String]> {
+        self.names.as_deref()
+    }
+
+    /// The choice names, if the model has them (length `m`).
+    #[must_use]
+    pub fn action_names(&self) -> Option<&[String]> {
+        self.action_names.as_deref()
+    }
+
+    /// The state's name, or its number when the model has no names.
+    #[must_use]
+    pub fn state_name(&self, s: StateId) -> String {
+        match &self.names {
+            Some(n) => n[s as usize].clone(),
+            None => s.to_string(),
+        }
+    }
+
+    /// The Markov chain of an MDP in which every state has exactly one choice, with the same
+    /// labels, names and reward models.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the first state with several choices.
+    pub fn into_dtmc(self) -> Result<Dtmc> {
+        if let Some(g) = (0..self.n()).find(|&g| self.matrix.group_rows(g).len() != 1) {
+            return Err(Error::arg(
+                "MDP",
+                format!(
+                    "state {} has {} choices: only an MDP with one choice per state is a Markov chain",
+                    self.state_name(g as StateId),
+                    self.matrix.group_rows(g).len()
+                ),
+            ));
+        }
+        let (row_ptr, cols, vals) = self.matrix.as_parts();
+        let matrix = CsrMatrix::from_sorted_parts(self.n(), row_ptr.to_vec(), cols.to_vec(), vals.to_vec());
+        let mut dtmc = Dtmc::new(matrix, self.initial)?;
+        if let Some(names) = self.names {
+            dtmc = dtmc.with_names(names);
+        }
+        for (name, set) in self.labels {
+            dtmc.set_label(name, set);
+        }
+        for (name, rewards) in self.rewards {
+            dtmc.set_reward_model(name, rewards)?;
+        }
+        Ok(dtmc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+
+    #[test]
+    fn choices_are_validated_and_one_choice_per_state_is_a_chain() {
+        let mut b = CsrBuilder::new(2);
+        b.new_row_group();
+        b.add(0, 0.5);
+        b.add(1, 0.5);
+        b.finish_row();
+        b.add(1, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(1, 0.7);
+        b.finish_row();
+        let e = Mdp::new(b.build(), vec![0]).unwrap_err();
+        assert!(matches!(e, Error::InvalidDistribution { state: 1, .. }), "{e}");
+        assert!(e.to_string().contains("0.7"), "{e}");
+
+        let mut b = CsrBuilder::new(2);
+        b.new_row_group();
+        b.add(1, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(1, 1.0);
+        b.finish_row();
+        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        assert_eq!(mdp.choices(), 2);
+        let d = mdp.into_dtmc().unwrap();
+        assert_eq!(d.absorbing_states().to_vec(), vec![1]);
+    }
+}
