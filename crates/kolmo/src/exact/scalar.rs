@@ -36,6 +36,19 @@ pub trait Scalar: Clone + PartialEq + Debug + Send + Sync + 'static {
     /// # Errors
     /// [`Error::Singular`] naming `what`; [`Error::TooLarge`] beyond [`DENSE_LIMIT`](Self::DENSE_LIMIT).
     fn dense_factor(n: usize, what: &'static str, a: Vec<Self>) -> Result<Box<dyn DenseSolve<Self>>>;
+    /// Factors the sparse `n × n` matrix with entries `(row, column, value)` by a sparse LU, if
+    /// this arithmetic has one (`f64`: [`SparseLu`](crate::linsolve::SparseLu)); `None` otherwise.
+    ///
+    /// # Errors
+    /// [`Error::Singular`] naming `what`.
+    fn sparse_factor(
+        n: usize,
+        what: &'static str,
+        entries: &[(u32, u32, Self)],
+    ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
+        let _ = (n, what, entries);
+        None
+    }
 }
 
 /// A factored dense matrix.
@@ -91,6 +104,16 @@ impl Scalar for f64 {
                 }
             }
         })?))
+    }
+    fn sparse_factor(
+        n: usize,
+        what: &'static str,
+        entries: &[(u32, u32, Self)],
+    ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
+        Some(
+            crate::linsolve::SparseLu::new(n, what, entries)
+                .map(|lu| Box::new(lu) as Box<dyn DenseSolve<Self>>),
+        )
     }
 }
 

@@ -28,7 +28,8 @@ pub(crate) struct Entry {
 /// States without any transition are refused at `end_line` (the line where the file ended or the
 /// state's block was).
 ///
-/// Returns the matrix (one group per state; `n` columns) and the notes.
+/// Zero probabilities are dropped (not stored). Returns the matrix (one group per state; `n`
+/// columns) and the notes.
 pub(crate) fn build_matrix(
     path: &Path,
     n: usize,
@@ -145,7 +146,9 @@ pub(crate) fn build_matrix(
                     ),
                 ));
             };
-            for e in row {
+            // Zero probabilities are not transitions: storing them would give the graph analysis
+            // edges that the chain never takes.
+            for e in row.iter().filter(|e| e.value > 0.0) {
                 builder.add(e.target, e.value * scale);
             }
             builder.finish_row();

@@ -6,14 +6,18 @@
 //!   for exact systems;
 //! - [`TriangularWoodbury`]: sparse triangular solves plus a low-rank correction, for systems whose
 //!   entries below the diagonal sit in few columns (chains that mostly move "forward");
+//! - [`SparseLu`]: sparse LU with a fill-reducing ordering (faer), for large `f64` systems with
+//!   local structure;
 //! - [`Factored`]: whichever suits, chosen by [`Factored::new`].
 
 mod dense;
 mod factored;
 mod gauss;
+mod sparse_lu;
 mod woodbury;
 
 pub use dense::DenseLu;
-pub use factored::{Factored, MAX_DENSE};
+pub use factored::{Factored, MAX_DENSE, SPARSE_FROM};
 pub use gauss::GaussLu;
+pub use sparse_lu::SparseLu;
 pub use woodbury::TriangularWoodbury;
