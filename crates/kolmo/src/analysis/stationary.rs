@@ -1,7 +1,27 @@
-//! Stationary distributions and the classification of a chain's recurrent part.
+//! Stationary distributions of closed classes, mean recurrence times, and the long-run average
+//! reward (gain) and bias of a Markov reward process on a closed class.
+//!
+//! # Method
+//! For a closed class `C` and a reference state `r ∈ C`, let `Q` be `P` restricted to `C \ {r}`:
+//! every state there reaches `r` with probability 1, so `I − Q` is non-singular and `N = (I − Q)⁻¹ ≥
+//! 0`. The expected numbers of visits to each `j ≠ r` between two visits to `r` solve
+//! `x (I − Q) = P[r, ·]`, and `π ∝ (1 at r, x)` (Kemeny & Snell, *Finite Markov Chains*, 1960,
+//! Theorem 6.2.3 / the "cycle" formula; Stewart, *Introduction to the Numerical Solution of Markov
+//! Chains*, 1994, §2.3). The factorisation is reused for the bias.
+//!
+//! # Error bound
+//! With `e = x̂(I − Q) − b` the computed residual and `ŷ` the solution of `y (I − Q) = 1ᵀ` (whose
+//! residual `f` has `‖f‖∞ < 1`), `x − x̂ = −e N`, so `|x_j − x̂_j| ≤ ‖e‖∞ (1ᵀN)_j ≤ ‖e‖∞ ŷ_j /
+//! (1 − ‖f‖∞)` componentwise. Dividing by `1 + Σx` propagates this to a guaranteed absolute bound
+//! on every `π_j` (up to the rounding of the residual evaluation, which is done in twice the
+//! working precision). Unlike `‖πP − π‖∞`, this bound accounts for the chain's conditioning: a
+//! slowly mixing chain (a long ring) has a tiny residual but a larger bound.
 
+use super::subsystem::Subsystem;
 use crate::exact::Scalar;
-use crate::graph::sccs;
+use crate::graph::classes;
+use crate::linsolve::Factored;
+use crate::model::StateSet;
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
 
@@ -18,126 +38,307 @@ pub struct Stationary<T = f64> {
     pub irreducible: bool,
     /// `‖π P − π‖∞` (0 for exact arithmetic).
     pub residual: f64,
+    /// Guaranteed bound on `max_j |π_j − π̂_j|` (0 for exact arithmetic); see the module docs.
+    pub error_bound: f64,
 }
 
 /// The stationary distribution of the Markov chain with transition matrix `p` (`n × n`, one row
-/// per state), which must have exactly one bottom strongly connected component: `π` restricted to
-/// it solves `π (I − P) = 0` with the normalisation `Σ π = 1` replacing one equation (Kemeny &
-/// Snell, *Finite Markov Chains*, §4.1; Stewart, *Introduction to the Numerical Solution of Markov
-/// Chains*, 1994, §2.3). The period is the gcd of `level(u) + 1 − level(v)` over the class's
-/// edges, levels from a breadth-first search.
+/// per state), which must have exactly one closed class; computed by [`RecurrentClass`].
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] if the chain has several closed classes (multichain: no single
-/// stationary distribution); [`Error::Singular`] / [`Error::TooLarge`] from the dense solve.
+/// stationary distribution); [`Error::Singular`] / [`Error::TooLarge`] from the solve.
 pub fn stationary_distribution<T: Scalar>(p: &CsrMatrix<T>) -> Result<Stationary<T>> {
     let n = p.ncols();
-    let s = sccs_of(p);
-    let bottoms: Vec<usize> = (0..s.count).filter(|&c| s.bottom[c]).collect();
-    if bottoms.len() != 1 {
+    let cls = classes(&pattern(p));
+    let closed: Vec<_> = cls.closed().collect();
+    if closed.len() != 1 {
         return Err(Error::arg(
             "chain",
             format!(
                 "{} closed classes: the stationary distribution is not unique (multichain)",
-                bottoms.len()
+                closed.len()
             ),
         ));
     }
-    let class: Vec<StateId> = (0..n as StateId)
-        .filter(|&v| s.component[v as usize] as usize == bottoms[0])
-        .collect();
-    let k = class.len();
-    let mut position = vec![u32::MAX; n];
-    for (i, &v) in class.iter().enumerate() {
-        position[v as usize] = i as u32;
-    }
-    // Aᵀ πᵀ = e_last, with A = I − P_class and its last column replaced by ones.
-    let mut a = vec![T::zero(); k * k];
-    for (i, &v) in class.iter().enumerate() {
-        a[i * k + i] = T::one();
-        let (cols, vals) = p.row(v as usize);
-        for (&t, x) in cols.iter().zip(vals) {
-            let j = position[t as usize] as usize;
-            a[i * k + j] = a[i * k + j].minus(x);
-        }
-        a[i * k + k - 1] = T::one();
-    }
-    let lu = T::dense_factor(k, "stationary distribution", a)?;
-    let mut x = vec![T::zero(); k];
-    x[k - 1] = T::one();
-    lu.solve_transpose_in_place(&mut x);
+    let class = closed[0].states.clone();
+    let period = closed[0].period.unwrap_or(1);
+    let st = RecurrentClass::new(p, &class)?.stationary()?;
     let mut pi = vec![T::zero(); n];
-    for (i, &v) in class.iter().enumerate() {
-        pi[v as usize] = x[i].clone();
+    for (&v, x) in class.iter().zip(st.pi) {
+        pi[v as usize] = x;
     }
-    // Residual ‖πP − π‖∞ in f64.
-    let mut r: Vec<f64> = pi.iter().map(|v| -v.to_f64()).collect();
-    for (v, pv) in pi.iter().enumerate() {
-        let (cols, vals) = p.row(v);
-        for (&t, x) in cols.iter().zip(vals) {
-            r[t as usize] += pv.to_f64() * x.to_f64();
-        }
-    }
-    let residual = r.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let period = period_of(p, &class, &position);
     Ok(Stationary {
         pi,
-        irreducible: k == n,
+        irreducible: class.len() == n,
         class,
         period,
-        residual,
+        residual: st.residual,
+        error_bound: st.error_bound,
     })
 }
 
-struct SccInfo {
-    component: Vec<u32>,
-    count: usize,
-    bottom: Vec<bool>,
-}
-
-fn sccs_of<T: Scalar>(p: &CsrMatrix<T>) -> SccInfo {
-    // The graph algorithms work on the pattern; an f64 copy of it is cheap.
+/// The `0/1` pattern of `p` in `f64`, for the graph algorithms.
+fn pattern<T: Scalar>(p: &CsrMatrix<T>) -> CsrMatrix {
     let (row_ptr, cols, vals) = p.as_parts();
-    let pattern = CsrMatrix::from_sorted_parts(
+    CsrMatrix::from_sorted_parts(
         p.ncols(),
         row_ptr.to_vec(),
         cols.to_vec(),
         vals.iter().map(|v| if v.is_zero() { 0.0 } else { 1.0 }).collect(),
-    );
-    let s = sccs(&pattern);
-    let bottom = s.bottom(&pattern);
-    SccInfo {
-        component: s.component,
-        count: s.count,
-        bottom,
-    }
+    )
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
+/// The stationary distribution of one closed class.
+#[derive(Clone, Debug)]
+pub struct ClassStationary<T = f64> {
+    /// The class's states, ascending (length `k`).
+    pub class: Vec<StateId>,
+    /// `π` on the class, in the order of `class` (length `k`); sums to 1.
+    pub pi: Vec<T>,
+    /// Mean recurrence times `1/π_j`, in steps, in the order of `class` (length `k`) (Kemeny &
+    /// Snell, Theorem 4.4.5).
+    pub mean_recurrence_times: Vec<T>,
+    /// `‖π P − π‖∞` over the class (0 in exact arithmetic).
+    pub residual: f64,
+    /// Guaranteed bound on `max_j |π_j − π̂_j|` (0 in exact arithmetic).
+    pub error_bound: f64,
+    /// Guaranteed bound on `max_j |π_j − π̂_j| / π̂_j`, which is also the relative error bound of
+    /// the mean recurrence times to first order (0 in exact arithmetic).
+    pub relative_error_bound: f64,
+    /// How the numbers were obtained.
+    pub method: String,
 }
 
-fn period_of<T: Scalar>(p: &CsrMatrix<T>, class: &[StateId], position: &[u32]) -> u64 {
-    let mut level = vec![u64::MAX; class.len()];
-    level[0] = 0;
-    let mut queue = std::collections::VecDeque::from([0usize]);
-    let mut g = 0u64;
-    while let Some(i) = queue.pop_front() {
-        let (cols, vals) = p.row(class[i] as usize);
-        for (&t, x) in cols.iter().zip(vals) {
-            if x.is_zero() {
-                continue;
-            }
-            let j = position[t as usize] as usize;
-            if level[j] == u64::MAX {
-                level[j] = level[i] + 1;
-                queue.push_back(j);
-            } else {
-                g = gcd(g, (level[i] + 1).abs_diff(level[j]));
+/// The long-run average reward and the bias of a Markov reward process on a closed class.
+#[derive(Clone, Debug)]
+pub struct GainBias {
+    /// The gain `g = Σ_j π_j r_j`: the long-run average reward per step from any state of the class
+    /// (Puterman, *Markov Decision Processes*, 1994, §8.2.1).
+    pub gain: f64,
+    /// Guaranteed bound on `|g − ĝ|`: `Σ_j |π_j − π̂_j| |r_j|`.
+    pub gain_error_bound: f64,
+    /// The bias `h` on the class (order of the class), normalised by `π h = 0`: `h = r − g + P h`;
+    /// `h_j − h_i` is the extra total reward of starting in `j` rather than `i` (Puterman §8.2.3).
+    pub bias: Vec<f64>,
+    /// `‖h + g − r − P h‖∞` over the class.
+    pub bias_residual: f64,
+}
+
+/// A closed class of a Markov chain with `I − Q` factored once (`Q` = the class without its
+/// reference state, its smallest state): see the module docs for the method.
+#[derive(Debug)]
+pub struct RecurrentClass<'a, T: Scalar = f64> {
+    p: &'a CsrMatrix<T>,
+    class: Vec<StateId>,
+    rest: Subsystem<T>,
+    lu: Factored<T>,
+}
+
+impl<'a, T: Scalar> RecurrentClass<'a, T> {
+    /// Factors the class `class` (ascending states of a closed class of `p`, `n × n`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `class` is empty, not ascending, out of range or not closed
+    /// (a transition leaves it); [`Error::Singular`] if the factorisation breaks down (it cannot
+    /// for a closed communicating class in exact arithmetic).
+    pub fn new(p: &'a CsrMatrix<T>, class: &[StateId]) -> Result<Self> {
+        let n = p.ncols();
+        if class.is_empty() || class.windows(2).any(|w| w[0] >= w[1]) || *class.last().unwrap() as usize >= n
+        {
+            return Err(Error::arg(
+                "class",
+                "an ascending, non-empty list of states of the chain",
+            ));
+        }
+        let set = StateSet::from_states(n, class.iter().copied());
+        for &v in class {
+            let (cols, vals) = p.row(v as usize);
+            if let Some((&t, _)) = cols
+                .iter()
+                .zip(vals)
+                .find(|(t, x)| !x.is_zero() && !set.contains(**t))
+            {
+                return Err(Error::arg(
+                    "class",
+                    format!("not closed: state {v} moves to state {t} outside it"),
+                ));
             }
         }
+        let rest_set = StateSet::from_states(n, class[1..].iter().copied());
+        let rest = Subsystem::from_matrix(p, &rest_set);
+        let lu = rest.factor_i_minus_q("stationary distribution (I - Q)")?;
+        Ok(Self {
+            p,
+            class: class.to_vec(),
+            rest,
+            lu,
+        })
     }
-    g.max(1)
+
+    /// The class's states, ascending.
+    #[must_use]
+    pub fn states(&self) -> &[StateId] {
+        &self.class
+    }
+
+    /// `b = P[r, ·]` restricted to the rest of the class, in subsystem order.
+    fn reference_row(&self) -> Vec<T> {
+        let mut b = vec![T::zero(); self.rest.len()];
+        let (cols, vals) = self.p.row(self.class[0] as usize);
+        for (&t, x) in cols.iter().zip(vals) {
+            if let Some(i) = self.rest.position(t) {
+                b[i] = x.clone();
+            }
+        }
+        b
+    }
+
+    /// The stationary distribution of the class and its mean recurrence times.
+    ///
+    /// # Errors
+    /// [`Error::Singular`] if an exact solve does not verify (it cannot); in `f64`,
+    /// [`Error::Uncertified`] if no error bound can be given (the chain is too ill-conditioned).
+    pub fn stationary(&self) -> Result<ClassStationary<T>> {
+        let k = self.class.len();
+        let b = self.reference_row();
+        let (x, error_bound_x) = if T::EXACT {
+            (
+                self.rest.solve_transposed_verified(&self.lu, &b)?,
+                vec![0.0; k - 1],
+            )
+        } else {
+            self.solve_f64(&b)?
+        };
+        // π ∝ (1, x).
+        let total = x.iter().fold(T::one(), |a, v| a.plus(v));
+        let pi: Vec<T> = std::iter::once(T::one())
+            .chain(x)
+            .map(|v| v.over(&total))
+            .collect();
+        let mean_recurrence_times: Vec<T> = pi.iter().map(|v| T::one().over(v)).collect();
+        let (mut error_bound, mut relative_error_bound) = (0.0, 0.0);
+        if !T::EXACT {
+            // |π_j − π̂_j| ≤ δ_j/(Ŝ − Δ) + x̂_j Δ/(Ŝ (Ŝ − Δ)), δ_r = 0, x̂_r = 1.
+            let s = total.to_f64();
+            let delta: f64 = error_bound_x.iter().sum();
+            if delta >= s {
+                return Err(Error::Uncertified {
+                    what: "stationary distribution",
+                    bound: f64::INFINITY,
+                    residual: f64::NAN,
+                    hint: String::new(),
+                });
+            }
+            for (j, pj) in pi.iter().enumerate() {
+                let dj = if j == 0 { 0.0 } else { error_bound_x[j - 1] };
+                let xj = pj.to_f64() * s;
+                let bound = dj / (s - delta) + xj * delta / (s * (s - delta));
+                error_bound = f64::max(error_bound, bound);
+                relative_error_bound = f64::max(relative_error_bound, bound / pj.to_f64());
+            }
+        }
+        let residual = if T::EXACT { 0.0 } else { self.balance_residual(&pi) };
+        Ok(ClassStationary {
+            class: self.class.clone(),
+            pi,
+            mean_recurrence_times,
+            residual,
+            error_bound,
+            relative_error_bound,
+            method: format!(
+                "visits between returns to state {} (x (I - Q) = P[r, .]) by {}{}",
+                self.class[0],
+                self.lu.method(),
+                if T::EXACT { "" } else { ", iterative refinement" }
+            ),
+        })
+    }
+
+    /// `‖πP − π‖∞` over the class, for `π` in class order.
+    fn balance_residual(&self, pi: &[T]) -> f64 {
+        let mut r: Vec<f64> = pi.iter().map(|v| -v.to_f64()).collect();
+        let position = |t: StateId| self.class.binary_search(&t).ok();
+        for (i, &v) in self.class.iter().enumerate() {
+            let (cols, vals) = self.p.row(v as usize);
+            for (&t, x) in cols.iter().zip(vals) {
+                if let Some(j) = position(t) {
+                    r[j] += pi[i].to_f64() * x.to_f64();
+                }
+            }
+        }
+        r.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+    }
+
+    /// `x̂` for `x (I − Q) = b` in `f64` and the componentwise bound on `|x − x̂|`.
+    fn solve_f64(&self, b: &[T]) -> Result<(Vec<T>, Vec<f64>)> {
+        let (rest, lu) = self.as_f64();
+        let b: Vec<f64> = b.iter().map(Scalar::to_f64).collect();
+        let (x, e) = rest.solve_transposed_refined(lu, &b);
+        let (y, f) = rest.solve_transposed_refined(lu, &vec![1.0; b.len()]);
+        if !(f < 1.0) || !e.is_finite() || x.iter().any(|v| !v.is_finite()) {
+            return Err(Error::Uncertified {
+                what: "stationary distribution",
+                bound: f64::INFINITY,
+                residual: e,
+                hint: String::new(),
+            });
+        }
+        let bound = y.iter().map(|yj| e * yj.max(0.0) / (1.0 - f)).collect();
+        Ok((x.into_iter().map(T::from_f64).collect(), bound))
+    }
+
+    fn as_f64(&self) -> (&Subsystem<f64>, &Factored<f64>) {
+        let any: (&dyn std::any::Any, &dyn std::any::Any) = (&self.rest, &self.lu);
+        match (any.0.downcast_ref(), any.1.downcast_ref()) {
+            (Some(r), Some(l)) => (r, l),
+            _ => unreachable!("called for f64 only"),
+        }
+    }
+}
+
+impl RecurrentClass<'_, f64> {
+    /// The gain and bias on the class for the reward `rewards[s]` earned per step in state `s`
+    /// (length `n`), given the class's stationary distribution `stationary` (from
+    /// [`stationary`](Self::stationary)). The bias solves `(I − Q) h' = r − g` on the class
+    /// without the reference state (`h'_r = 0`), then `h = h' − π h'`.
+    ///
+    /// # Panics
+    /// - panics if `rewards.len()` is not the chain's `n` or `stationary` is of another class.
+    #[must_use]
+    #[track_caller]
+    pub fn gain_bias(&self, stationary: &ClassStationary, rewards: &[f64]) -> GainBias {
+        assert!(rewards.len() == self.p.ncols() && stationary.class == self.class);
+        let r: Vec<f64> = self.class.iter().map(|&v| rewards[v as usize]).collect();
+        let mut acc = crate::numeric::NeumaierSum::default();
+        for (p, x) in stationary.pi.iter().zip(&r) {
+            acc.add(p * x);
+        }
+        let gain = acc.value();
+        let gain_error_bound = stationary.error_bound * r.iter().map(|x| x.abs()).sum::<f64>();
+        let rhs: Vec<f64> = r[1..].iter().map(|x| x - gain).collect();
+        let (h_rest, _) = self.rest.solve_refined(&self.lu, &rhs);
+        let mut h: Vec<f64> = std::iter::once(0.0).chain(h_rest).collect();
+        let shift: f64 = stationary.pi.iter().zip(&h).map(|(p, x)| p * x).sum();
+        h.iter_mut().for_each(|x| *x -= shift);
+        // ‖h + g − r − P h‖∞ over the whole class (the reference row included).
+        let mut bias_residual = 0.0f64;
+        for (i, &v) in self.class.iter().enumerate() {
+            let (cols, vals) = self.p.row(v as usize);
+            let mut ph = 0.0;
+            for (&t, x) in cols.iter().zip(vals) {
+                let j = self.class.binary_search(&t).expect("the class is closed");
+                ph += x * h[j];
+            }
+            bias_residual = bias_residual.max((h[i] + gain - r[i] - ph).abs());
+        }
+        GainBias {
+            gain,
+            gain_error_bound,
+            bias: h,
+            bias_residual,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -162,6 +363,58 @@ mod tests {
         let exact = crate::exact::rationalize_matrix(&p, true).unwrap();
         let s = stationary_distribution::<Rational>(&exact).unwrap();
         assert_eq!(s.pi[1], Rational::from(1) / Rational::from(5));
+    }
+
+    // Land of Oz with reward 1 on rain (R): gain = π_R = 2/5; bias h = Z r − g 1 with the
+    // fundamental matrix Z of Grinstead & Snell §11.5 (Z[·][R] = (86/75, 2/25, −14/75)):
+    // h = (56/75, −24/75, −44/75).
+    #[test]
+    fn land_of_oz_gain_and_bias() {
+        let p = matrix(&[
+            &[(0, 0.5), (1, 0.25), (2, 0.25)],
+            &[(0, 0.5), (2, 0.5)],
+            &[(0, 0.25), (1, 0.25), (2, 0.5)],
+        ]);
+        let c = RecurrentClass::new(&p, &[0, 1, 2]).unwrap();
+        let st = c.stationary().unwrap();
+        for (x, y) in st.mean_recurrence_times.iter().zip([2.5, 5.0, 2.5]) {
+            assert!((x - y).abs() < 1e-14, "{x} vs {y}");
+        }
+        assert!(st.error_bound < 1e-15, "{}", st.error_bound);
+        let gb = c.gain_bias(&st, &[1.0, 0.0, 0.0]);
+        assert!((gb.gain - 0.4).abs() < 1e-15);
+        for (x, y) in gb.bias.iter().zip([56.0 / 75.0, -24.0 / 75.0, -44.0 / 75.0]) {
+            assert!((x - y).abs() < 1e-14, "{x} vs {y}");
+        }
+        assert!(gb.bias_residual < 1e-15);
+        assert!(RecurrentClass::new(&p, &[0, 1]).is_err());
+    }
+
+    // A ring of 3001 states moving +1 with probability p and −1 otherwise: doubly stochastic, so
+    // π = 1/3001 exactly everywhere. With p = 1/2 Storm's default solver returns −0.998 for one
+    // entry (issue 5); here the certified bound must hold and be small.
+    #[test]
+    fn long_ring_is_uniform_with_a_certified_bound() {
+        let n = 3001u32;
+        for right in [0.5, 0.3] {
+            let rows: Vec<Vec<(u32, f64)>> = (0..n)
+                .map(|s| {
+                    let mut r = vec![((s + n - 1) % n, 1.0 - right), ((s + 1) % n, right)];
+                    r.sort_by_key(|e| e.0);
+                    r
+                })
+                .collect();
+            let refs: Vec<&[(u32, f64)]> = rows.iter().map(|r| &r[..]).collect();
+            let s = stationary_distribution(&matrix(&refs)).unwrap();
+            let worst = s.pi.iter().fold(0.0f64, |m, x| m.max((x - 1.0 / 3001.0).abs()));
+            assert!(
+                worst <= s.error_bound,
+                "p = {right}: actual {worst:e} > bound {:e}",
+                s.error_bound
+            );
+            assert!(s.error_bound < 1e-12, "p = {right}: bound {:e}", s.error_bound);
+            assert_eq!((s.period, s.irreducible), (1, true));
+        }
     }
 
     // Grinstead & Snell, Example 11.17 (Ehrenfest urn, 4 balls) — period 2, stationary (1, 4, 6, 4, 1)/16.

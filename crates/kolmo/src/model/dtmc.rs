@@ -21,6 +21,7 @@ pub struct Dtmc {
 
 impl Dtmc {
     /// A chain from its transition matrix (one row per state, `n × n`) and initial states.
+    /// Stored zeros are dropped (they are not transitions).
     ///
     /// # Errors
     /// - [`Error::InvalidArgument`] if the matrix is not square, has row groups with several rows,
@@ -46,6 +47,7 @@ impl Dtmc {
                 format!("{s} is not a state (0 to {})", n.saturating_sub(1)),
             ));
         }
+        let matrix = matrix.without_zeros();
         let dtmc = Self {
             matrix,
             initial,

@@ -45,6 +45,7 @@ impl Mdp {
                 format!("{s} is not a state (0 to {})", n.saturating_sub(1)),
             ));
         }
+        let matrix = matrix.without_zeros();
         validate_rows(&matrix, |s| s.to_string())?;
         Ok(Self {
             matrix,

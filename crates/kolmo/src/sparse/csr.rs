@@ -179,6 +179,37 @@ impl<T: Clone> CsrMatrix<T> {
     }
 }
 
+impl CsrMatrix<f64> {
+    /// The matrix without its stored zeros (row groups kept): a stored `0.0` would be an edge to
+    /// the graph algorithms although the chain never takes it. Returns `self` unchanged when
+    /// there is none.
+    #[must_use]
+    pub fn without_zeros(self) -> Self {
+        if !self.vals.contains(&0.0) {
+            return self;
+        }
+        let mut row_ptr = Vec::with_capacity(self.row_ptr.len());
+        row_ptr.push(0);
+        let (mut cols, mut vals) = (Vec::new(), Vec::new());
+        for w in self.row_ptr.windows(2) {
+            for k in w[0]..w[1] {
+                if self.vals[k] != 0.0 {
+                    cols.push(self.cols[k]);
+                    vals.push(self.vals[k]);
+                }
+            }
+            row_ptr.push(cols.len());
+        }
+        Self {
+            ncols: self.ncols,
+            row_ptr,
+            cols,
+            vals,
+            group_ptr: self.group_ptr,
+        }
+    }
+}
+
 impl<T: Copy> CsrMatrix<T> {
     /// The transpose `Aᵀ` (`ncols × nrows`, trivial row grouping), values included.
     ///
