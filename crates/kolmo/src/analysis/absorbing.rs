@@ -172,6 +172,52 @@ impl<'a> AbsorbingChain<'a> {
         full
     }
 
+    /// The probability, from every state, that the target is entered first at a state of `into`
+    /// (a subset of the target): column sums of `B = N R` over `into` (Kemeny & Snell, Theorem
+    /// 3.3.7; Grinstead & Snell, Theorem 11.6). Length `n`; 1 on `into`, 0 on the rest of the
+    /// target; `NaN` where the target is not reached almost surely (use
+    /// [`reach_probability`](super::reach_probability) there). Returns the values and the max-norm
+    /// residual `r`; since `N ≥ 0`, every value is within `r · t̂ / (1 − r_t)` of the truth (`t̂`
+    /// the expected steps, `r_t` their residual).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `into` does not range over the chain's states.
+    pub fn absorption_probabilities(&self, into: &StateSet) -> Result<(Vec<f64>, f64)> {
+        self.dtmc.check_set("absorbing set", into)?;
+        let b = self.transient.probabilities_into(self.dtmc.matrix(), into);
+        let (x, residual) = self.transient.solve_refined(&self.lu, &b);
+        let mut full = vec![f64::NAN; self.dtmc.n()];
+        for s in self.target.iter() {
+            full[s as usize] = if into.contains(s) { 1.0 } else { 0.0 };
+        }
+        for (i, &s) in self.transient.states.iter().enumerate() {
+            full[s as usize] = x[i];
+        }
+        Ok((full, residual))
+    }
+
+    /// The expected total reward earned before the target is entered, `rewards[s]` being earned
+    /// at each visit to a transient state `s` (length `n`; the target's rewards are not earned):
+    /// solves `(I − Q) x = r` (Kemeny & Snell §3.3; Storm's `R=? [F target]`). Length `n`; 0 on the
+    /// target; `+∞` where the target is not reached almost surely. Returns the values and the
+    /// max-norm residual.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `rewards` has the wrong length or a value that is not finite.
+    pub fn expected_reward(&self, rewards: &[f64]) -> Result<(Vec<f64>, f64)> {
+        if rewards.len() != self.dtmc.n() || rewards.iter().any(|r| !r.is_finite()) {
+            return Err(Error::arg("rewards", "one finite reward per state"));
+        }
+        let b: Vec<f64> = self
+            .transient
+            .states
+            .iter()
+            .map(|&s| rewards[s as usize])
+            .collect();
+        let (x, residual) = self.transient.solve_refined(&self.lu, &b);
+        Ok((self.scatter(&x), residual))
+    }
+
     /// Mean and variance of the number of steps to reach the target from every state: solves
     /// `(I − Q)t = 1` and `(I − Q)m₂ = 2t − 1` on the factored matrix.
     #[must_use]
@@ -248,6 +294,43 @@ impl<'a> AbsorbingChain<'a> {
             visits,
             residual,
         })
+    }
+
+    /// Expected visits to every state before absorption from the initial distribution `initial`
+    /// (length `n`): `z = initial_T N` by one refined transposed solve. Length `n`; 0 off the
+    /// transient states. Returns `z` and the max-norm residual `r` of `z (I − Q) = initial_T`; for
+    /// any `b ≥ 0` with `N b ≤ 1` (such as one-step probabilities of entering part of the target),
+    /// `|ẑ·b − z·b| ≤ r · k`, `k` the number of transient states.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `initial` has the wrong length; [`Error::NotAlmostSure`] if it
+    /// puts mass on a state that does not reach the target with probability 1.
+    pub fn expected_visits_from(&self, initial: &[f64]) -> Result<(Vec<f64>, f64)> {
+        let n = self.dtmc.n();
+        if initial.len() != n {
+            return Err(Error::arg(
+                "initial distribution",
+                format!("length {} for {n} states", initial.len()),
+            ));
+        }
+        if let Some(s) = (0..n as StateId).find(|&s| initial[s as usize] != 0.0 && !self.almost_sure(s)) {
+            return Err(Error::NotAlmostSure {
+                state: s,
+                states: self.not_almost_sure(),
+            });
+        }
+        let b: Vec<f64> = self
+            .transient
+            .states
+            .iter()
+            .map(|&s| initial[s as usize])
+            .collect();
+        let (z, residual) = self.transient.solve_transposed_refined(&self.lu, &b);
+        let mut visits = vec![0.0; n];
+        for (i, &s) in self.transient.states.iter().enumerate() {
+            visits[s as usize] = z[i];
+        }
+        Ok((visits, residual))
     }
 
     /// The full fundamental matrix `N = (I − Q)⁻¹` over the transient states.
