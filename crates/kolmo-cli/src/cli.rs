@@ -32,6 +32,16 @@ pub enum Command {
     /// long-run gain ρ and bias h (V_k ≈ kρ + h), the optimal first moves and the long-run
     /// distribution of positions.
     Cards(CardsArgs),
+    /// Analyse any Markov chain from a model file (Storm DRN, PRISM explicit, kolmo JSON, CSV,
+    /// Matrix Market).
+    ///
+    /// Classes (closed/transient, periods), the stationary distribution of each closed class and
+    /// mean recurrence times, where the chain ends up from the start (absorption into each closed
+    /// class, the long-run distribution), mean first-passage times, the fundamental matrix, and
+    /// with --target the probability of reaching it and the expected steps; with reward models the
+    /// gain and bias of each closed class.
+    #[command(after_long_help = ANALYZE_HELP)]
+    Analyze(AnalyzeArgs),
     /// Answer a judge problem: read its input as given, print its output format.
     ///
     /// `kolmo judge --list` names the problems; `kolmo judge PROBLEM --help` describes the input.
@@ -58,6 +68,79 @@ pub struct CardsArgs {
     /// Print one JSON document.
     #[arg(long)]
     pub json: bool,
+}
+
+const ANALYZE_HELP: &str = "\
+Formats (chosen by the extension, or --format):
+  .drn   Storm's explicit format (DTMC; an MDP with one action per state)
+  .tra   PRISM explicit; .lab, .srew, .trew of the same stem are read too
+  .json  kolmo JSON (docs/model-json.md): states, transitions, labels, rewards
+  .csv   a dense row-stochastic matrix, optionally with a header of state names
+  .mtx   Matrix Market coordinate file
+
+States are named by their names (JSON, CSV header) or numbers from 0.
+
+Examples:
+  kolmo analyze examples/models/land-of-oz.json
+  kolmo analyze examples/models/drunkard.json --target home --steps 10
+  kolmo analyze chain.tra --from 3 --json";
+
+/// Flags of `kolmo analyze`.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The model file.
+    pub file: PathBuf,
+    /// The file's format (default: from the extension).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<ModelFormat>,
+    /// Rescale rows that do not sum to 1 (instead of refusing them); negative entries are still
+    /// refused.
+    #[arg(long)]
+    pub normalize: bool,
+    /// Target: a label of the model, or comma-separated states (names or numbers). Reports the
+    /// probability of ever reaching it, the expected steps and their variance from every state,
+    /// and the expected reward accumulated before reaching it.
+    #[arg(long, value_name = "LABEL|S,...")]
+    pub target: Option<String>,
+    /// Start state (name or number; default: the model's initial state).
+    #[arg(long, value_name = "STATE")]
+    pub from: Option<String>,
+    /// Also report the distribution after K steps from the start.
+    #[arg(long, value_name = "K")]
+    pub steps: Option<u64>,
+    /// Print every row of the per-state tables (default: the first 20).
+    #[arg(long)]
+    pub all: bool,
+    /// Print one JSON document instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Model file formats on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ModelFormat {
+    /// Storm DRN.
+    Drn,
+    /// PRISM explicit (.tra with .lab/.srew/.trew).
+    Prism,
+    /// kolmo JSON.
+    Json,
+    /// Dense CSV matrix.
+    Csv,
+    /// Matrix Market coordinate file.
+    Mtx,
+}
+
+impl From<ModelFormat> for kolmo::io::Format {
+    fn from(f: ModelFormat) -> Self {
+        match f {
+            ModelFormat::Drn => Self::Drn,
+            ModelFormat::Prism => Self::Prism,
+            ModelFormat::Json => Self::Json,
+            ModelFormat::Csv => Self::Csv,
+            ModelFormat::Mtx => Self::MatrixMarket,
+        }
+    }
 }
 
 /// Flags of `kolmo judge`.

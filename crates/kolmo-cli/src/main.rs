@@ -3,6 +3,7 @@
 //! `main` parses the flags, runs one command, prints its report, and maps errors to exit codes:
 //! 0 success, 2 bad input or usage, 1 a numerical result that could not be certified.
 
+mod analyze;
 mod cards;
 mod cli;
 mod judge;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         cli::Command::Snakes(args) => snakes::run(&args),
         cli::Command::Judge(args) => run_judge(&args),
         cli::Command::Cards(args) => cards::run(&args),
+        cli::Command::Analyze(args) => analyze::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

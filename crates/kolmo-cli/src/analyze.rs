@@ -1,0 +1,679 @@
+//! `kolmo analyze`: the textbook analysis and the model checker's quantities of any Markov chain
+//! read from a model file.
+
+use crate::cli::AnalyzeArgs;
+use crate::output::{fmt_sig, num};
+use anyhow::{Context, Result, bail};
+use kolmo::StateId;
+use kolmo::analysis::stationary::GainBias;
+use kolmo::analysis::{
+    AbsorbingChain, AbsorptionTime, ClassAnalysis, FirstPassage, FundamentalMatrix, LongRun,
+    MAX_FIRST_PASSAGE_MATRIX, ReachProbability, distribution_after, mean_first_passage_matrix,
+    reach_probability,
+};
+use kolmo::io::{Model, ModelFile, ReadOptions};
+use kolmo::model::{Dtmc, StateSet};
+use serde_json::{Map, Value, json};
+use std::io::Write;
+
+/// Largest number of transient states for which the fundamental matrix is reported.
+const MAX_FUNDAMENTAL_SHOWN: usize = 200;
+/// Largest `n × closed classes` for which absorption probabilities are reported for every state.
+const MAX_ABSORPTION_TABLE: usize = 10_000_000;
+/// Rows of a per-state table printed without --all.
+const ROWS: usize = 20;
+/// Largest matrix printed in the human report (larger ones are in --json).
+const MAX_MATRIX_PRINTED: usize = 12;
+
+/// Everything computed for the report.
+struct Report<'a> {
+    file: ModelFile,
+    dtmc: &'a Dtmc,
+    names: Vec<String>,
+    from: String,
+    analysis: ClassAnalysis<'a>,
+    long_run: LongRun,
+    recurrence: Option<AbsorptionTime>,
+    absorption: Option<Vec<(Vec<f64>, f64, f64)>>,
+    fundamental: Option<FundamentalMatrix>,
+    passage: Option<FirstPassage>,
+    target: Option<TargetReport>,
+    after: Option<(u64, Vec<f64>)>,
+    rewards: Vec<RewardReport>,
+}
+
+struct TargetReport {
+    spec: String,
+    states: Vec<StateId>,
+    reach: ReachProbability,
+    time: AbsorptionTime,
+}
+
+struct RewardReport {
+    name: String,
+    classes: Vec<GainBias>,
+    /// Gain from the start: Σ_c absorption_c · gain_c.
+    gain_from_start: f64,
+    /// Expected reward accumulated before reaching the target, with the solve's residual.
+    to_target: Option<(Vec<f64>, f64)>,
+}
+
+pub fn run(args: &AnalyzeArgs) -> Result<()> {
+    let options = ReadOptions {
+        format: args.format.map(Into::into),
+        normalize: args.normalize,
+    };
+    let file = kolmo::io::read_model(&args.file, &options)?;
+    let dtmc = match &file.model {
+        Model::Dtmc(d) => d.clone(),
+        Model::Mdp(m) => m.clone().into_dtmc().with_context(|| {
+            format!(
+                "{}: an MDP ({} states, {} choices); kolmo analyze handles Markov chains (an MDP with one choice per state is read as one)",
+                args.file.display(),
+                m.n(),
+                m.choices()
+            )
+        })?,
+    };
+    let report = compute(file, &dtmc, args)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &json_report(&report))?;
+        writeln!(out)?;
+    } else {
+        human_report(&mut out, &report, args.all)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// A state given on the command line: a name of the model, else a number.
+fn parse_state(dtmc: &Dtmc, names: &[String], text: &str, what: &str) -> Result<StateId> {
+    let t = text.trim();
+    if let Some(s) = names.iter().position(|n| n == t) {
+        return Ok(s as StateId);
+    }
+    match t.parse::<u64>() {
+        Ok(s) if (s as usize) < dtmc.n() => Ok(s as StateId),
+        Ok(s) => bail!("{what} {s}: no such state (the model has states 0 to {})", dtmc.n() - 1),
+        Err(_) => bail!(
+            "{what} {:?}: not a state name or number{}",
+            kolmo::excerpt(t),
+            if dtmc.names().is_some() { "" } else { " (the model's states have no names)" }
+        ),
+    }
+}
+
+fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Report<'a>> {
+    let n = dtmc.n();
+    let names: Vec<String> = (0..n as StateId).map(|s| dtmc.state_name(s)).collect();
+    let mut initial = vec![0.0; n];
+    let from = match &args.from {
+        Some(f) => {
+            let s = parse_state(dtmc, &names, f, "--from")?;
+            initial[s as usize] = 1.0;
+            names[s as usize].clone()
+        }
+        None => {
+            let init = dtmc.initial();
+            if init.is_empty() {
+                bail!("{}: the model has no initial state; name one with --from", file.files[0].display());
+            }
+            for &s in init {
+                initial[s as usize] = 1.0 / init.len() as f64;
+            }
+            let shown: Vec<&str> = init.iter().map(|&s| names[s as usize].as_str()).collect();
+            if init.len() == 1 {
+                shown[0].to_string()
+            } else {
+                format!("uniform over {{{}}}", shown.join(", "))
+            }
+        }
+    };
+    let analysis = ClassAnalysis::new(dtmc)?;
+    let long_run = analysis.long_run(&initial)?;
+    let recurrence = analysis.time_to_recurrence();
+    let absorption = (recurrence.is_some()
+        && analysis.closed.len() >= 2
+        && n.saturating_mul(analysis.closed.len()) <= MAX_ABSORPTION_TABLE)
+        .then(|| (0..analysis.closed.len()).map(|c| analysis.absorption_probabilities(c)).collect());
+    let fundamental = match analysis.absorbing() {
+        Some(a) if a.transient_states().len() <= MAX_FUNDAMENTAL_SHOWN => Some(a.fundamental()?),
+        _ => None,
+    };
+    let passage = if n <= MAX_FIRST_PASSAGE_MATRIX {
+        Some(mean_first_passage_matrix(dtmc)?)
+    } else {
+        None
+    };
+    let target = match &args.target {
+        None => None,
+        Some(spec) => {
+            let states = target_states(dtmc, &names, spec)?;
+            let set = StateSet::from_states(n, states.iter().copied());
+            let reach = reach_probability(dtmc, &set)?;
+            let time = AbsorbingChain::new(dtmc, &set)?.absorption_time();
+            Some(TargetReport {
+                spec: spec.clone(),
+                states,
+                reach,
+                time,
+            })
+        }
+    };
+    let after = match args.steps {
+        Some(k) => Some((k, distribution_after(dtmc, &initial, k)?)),
+        None => None,
+    };
+    let mut rewards = Vec::new();
+    let target_chain = match &target {
+        Some(t) => Some(AbsorbingChain::new(dtmc, &StateSet::from_states(n, t.states.iter().copied()))?),
+        None => None,
+    };
+    for (name, model) in dtmc.reward_models() {
+        let r = model.expected_per_choice(dtmc.matrix());
+        let classes = analysis.gain_bias(&r)?;
+        let gain_from_start = classes
+            .iter()
+            .zip(&long_run.absorption)
+            .map(|(g, w)| if *w > 0.0 { g.gain * w } else { 0.0 })
+            .sum();
+        let to_target = match &target_chain {
+            Some(a) => Some(a.expected_reward(&r)?),
+            None => None,
+        };
+        rewards.push(RewardReport {
+            name: name.clone(),
+            classes,
+            gain_from_start,
+            to_target,
+        });
+    }
+    Ok(Report {
+        file,
+        dtmc,
+        names,
+        from,
+        analysis,
+        long_run,
+        recurrence,
+        absorption,
+        fundamental,
+        passage,
+        target,
+        after,
+        rewards,
+    })
+}
+
+/// The states of `--target`: a label, else comma-separated states.
+fn target_states(dtmc: &Dtmc, names: &[String], spec: &str) -> Result<Vec<StateId>> {
+    if let Some(set) = dtmc.label(spec.trim()) {
+        if set.is_empty() {
+            bail!("--target {spec}: the label holds no state");
+        }
+        return Ok(set.to_vec());
+    }
+    let mut states = Vec::new();
+    for part in spec.split(',').filter(|p| !p.trim().is_empty()) {
+        states.push(parse_state(dtmc, names, part, "--target").with_context(|| {
+            let labels: Vec<&str> = dtmc.labels().keys().map(String::as_str).collect();
+            if labels.is_empty() {
+                "the model has no labels".to_string()
+            } else {
+                format!("the model's labels: {}", labels.join(", "))
+            }
+        })?);
+    }
+    if states.is_empty() {
+        bail!("--target: name a label or at least one state");
+    }
+    states.sort_unstable();
+    states.dedup();
+    Ok(states)
+}
+
+fn per_state(values: &[f64]) -> Value {
+    Value::Array(values.iter().map(|&v| num(v)).collect())
+}
+
+fn matrix_json(k: usize, m: &[f64]) -> Value {
+    Value::Array(m.chunks(k.max(1)).map(per_state).collect())
+}
+
+fn json_report(r: &Report) -> Value {
+    let d = r.dtmc;
+    let a = &r.analysis;
+    let names = |states: &[StateId]| -> Value {
+        Value::Array(states.iter().map(|&s| json!(r.names[s as usize])).collect())
+    };
+    let mut doc = Map::new();
+    doc.insert(
+        "model".into(),
+        json!({
+            "files": r.file.files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "format": r.file.format.name(),
+            "type": "dtmc",
+            "states": d.n(),
+            "transitions": d.matrix().nnz(),
+            "initial": names(d.initial()),
+            "labels": d.labels().iter().map(|(k, v)| (k.clone(), names(&v.to_vec()))).collect::<Map<_, _>>(),
+            "reward_models": d.reward_models().keys().collect::<Vec<_>>(),
+        }),
+    );
+    doc.insert("notes".into(), json!(r.file.notes));
+    doc.insert("state_names".into(), json!(r.names));
+    doc.insert("from".into(), json!(r.from));
+    doc.insert(
+        "classes".into(),
+        Value::Array(
+            a.classes
+                .classes
+                .iter()
+                .map(|c| {
+                    json!({
+                        "states": names(&c.states),
+                        "closed": c.closed,
+                        "recurrent": c.closed,
+                        "period": c.period,
+                    })
+                })
+                .collect(),
+        ),
+    );
+    doc.insert("irreducible".into(), json!(a.classes.irreducible()));
+    doc.insert("ergodic".into(), json!(a.classes.ergodic()));
+    doc.insert("absorbing_states".into(), names(&a.classes.absorbing_states()));
+    doc.insert("transient_states".into(), names(&a.classes.transient_states()));
+    doc.insert(
+        "stationary".into(),
+        Value::Array(
+            a.closed
+                .iter()
+                .zip(&a.stationary)
+                .map(|(&c, st)| {
+                    json!({
+                        "class": c,
+                        "states": names(&st.class),
+                        "period": a.classes.classes[c].period,
+                        "distribution": per_state(&st.pi),
+                        "mean_recurrence_times": per_state(&st.mean_recurrence_times),
+                        "residual": num(st.residual),
+                        "error_bound": num(st.error_bound),
+                        "relative_error_bound": num(st.relative_error_bound),
+                        "method": st.method,
+                    })
+                })
+                .collect(),
+        ),
+    );
+    doc.insert(
+        "long_run".into(),
+        json!({
+            "absorption_probabilities": per_state(&r.long_run.absorption),
+            "distribution": per_state(&r.long_run.distribution),
+            "is_limit": r.long_run.converges,
+            "error_bound": num(r.long_run.error_bound),
+            "residual": num(r.long_run.residual),
+        }),
+    );
+    if let Some(t) = &r.recurrence {
+        doc.insert(
+            "steps_to_recurrence".into(),
+            json!({
+                "expected_steps": per_state(&t.mean),
+                "variance": per_state(&t.variance),
+                "residual": num(t.residual),
+                "error_bound": num(t.error_bound),
+                "method": t.method,
+            }),
+        );
+    }
+    if let Some(ab) = &r.absorption {
+        doc.insert(
+            "absorption_probabilities".into(),
+            json!({
+                "classes": a.closed,
+                "matrix": Value::Array((0..d.n()).map(|s| Value::Array(ab.iter().map(|(v, _, _)| num(v[s])).collect())).collect()),
+                "residual": num(ab.iter().fold(0.0f64, |m, x| m.max(x.1))),
+                "error_bound": num(ab.iter().fold(0.0f64, |m, x| m.max(x.2))),
+            }),
+        );
+    }
+    if let Some(f) = &r.fundamental {
+        doc.insert(
+            "fundamental_matrix".into(),
+            json!({"states": names(&f.states), "matrix": matrix_json(f.states.len(), &f.matrix), "residual": num(f.residual)}),
+        );
+    }
+    if let Some(p) = &r.passage {
+        doc.insert(
+            "mean_first_passage".into(),
+            json!({"matrix": matrix_json(p.n, &p.matrix), "residual": num(p.residual), "error_bound": num(p.error_bound)}),
+        );
+    }
+    if let Some(t) = &r.target {
+        doc.insert(
+            "target".into(),
+            json!({
+                "spec": t.spec,
+                "states": names(&t.states),
+                "hitting_probability": per_state(&t.reach.values),
+                "hitting_probability_residual": num(t.reach.residual),
+                "expected_steps": per_state(&t.time.mean),
+                "variance": per_state(&t.time.variance),
+                "residual": num(t.time.residual),
+                "error_bound": num(t.time.error_bound),
+                "not_almost_surely": names(&t.time.infinite),
+                "method": t.time.method,
+            }),
+        );
+    }
+    if let Some((k, dist)) = &r.after {
+        doc.insert("distribution_after".into(), json!({"steps": k, "distribution": per_state(dist)}));
+    }
+    if !r.rewards.is_empty() {
+        let mut m = Map::new();
+        for rr in &r.rewards {
+            let mut e = json!({
+                "classes": rr.classes.iter().zip(&a.closed).map(|(g, &c)| json!({
+                    "class": c,
+                    "gain": num(g.gain),
+                    "gain_error_bound": num(g.gain_error_bound),
+                    "bias": per_state(&g.bias),
+                    "bias_residual": num(g.bias_residual),
+                })).collect::<Vec<_>>(),
+                "gain": num(rr.gain_from_start),
+            });
+            if let Some((v, res)) = &rr.to_target {
+                e["expected_reward_to_target"] = per_state(v);
+                e["expected_reward_to_target_residual"] = num(*res);
+            }
+            m.insert(rr.name.clone(), e);
+        }
+        doc.insert("rewards".into(), Value::Object(m));
+    }
+    Value::Object(doc)
+}
+
+fn list(names: &[String], states: &[StateId], limit: usize) -> String {
+    let shown: Vec<&str> = states.iter().take(limit).map(|&v| names[v as usize].as_str()).collect();
+    let more = states.len().saturating_sub(limit);
+    let mut text = shown.join(" ");
+    if more > 0 {
+        text.push_str(&format!(" … ({more} more)"));
+    }
+    text
+}
+
+fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
+    let d = r.dtmc;
+    let a = &r.analysis;
+    let rows = if all { usize::MAX } else { ROWS };
+    let width = r.names.iter().take(rows).map(|s| s.chars().count()).max().unwrap_or(1).clamp(5, 24);
+    writeln!(
+        out,
+        "{} ({}): Markov chain, {} states, {} transitions; start {}",
+        r.file.files[0].display(),
+        r.file.format.name(),
+        d.n(),
+        d.matrix().nnz(),
+        r.from
+    )?;
+    for note in &r.file.notes {
+        writeln!(out, "  note: {note}")?;
+    }
+    writeln!(out)?;
+    let closed = a.closed.len();
+    let transient = a.classes.transient_states();
+    let kind = if a.classes.ergodic() {
+        "irreducible and aperiodic (ergodic)".to_string()
+    } else if a.classes.irreducible() {
+        format!("irreducible, period {}", a.classes.classes[0].period.unwrap_or(1))
+    } else {
+        format!(
+            "{closed} closed class(es), {} transient state(s), {} absorbing state(s)",
+            transient.len(),
+            a.classes.absorbing_states().len()
+        )
+    };
+    writeln!(out, "Classes: {kind}")?;
+    for (i, c) in a.classes.classes.iter().enumerate().take(rows) {
+        let period = match c.period {
+            Some(1) => "aperiodic".to_string(),
+            Some(p) => format!("period {p}"),
+            None => "no return".to_string(),
+        };
+        writeln!(
+            out,
+            "  class {i}: {}, {period}, {} state(s): {}",
+            if c.closed { "closed (recurrent)" } else { "transient" },
+            c.states.len(),
+            list(&r.names, &c.states, 12)
+        )?;
+    }
+    if a.classes.classes.len() > rows {
+        writeln!(out, "  … ({} more classes; --all)", a.classes.classes.len() - rows)?;
+    }
+    for ((&c, st), i) in a.closed.iter().zip(&a.stationary).zip(0..).take(rows) {
+        if i == 0 {
+            writeln!(out)?;
+        }
+        if st.class.len() == 1 {
+            continue;
+        }
+        writeln!(
+            out,
+            "Stationary distribution of class {c} (error ≤ {:.1e}; residual {:.1e}; {})",
+            st.error_bound, st.residual, st.method
+        )?;
+        writeln!(out, "  {:<width$}  {:>18}  {:>18}", "state", "π", "mean recurrence")?;
+        for ((&s, p), m) in st.class.iter().zip(&st.pi).zip(&st.mean_recurrence_times).take(rows) {
+            writeln!(out, "  {:<width$}  {:>18}  {:>18}", r.names[s as usize], fmt_sig(*p, 15), fmt_sig(*m, 15))?;
+        }
+        if st.class.len() > rows {
+            writeln!(out, "  … ({} more states; --all or --json)", st.class.len() - rows)?;
+        }
+    }
+    writeln!(out)?;
+    let lr = &r.long_run;
+    if closed > 1 {
+        writeln!(out, "From {}, the chain ends in", r.from)?;
+        for ((&c, w), _) in a.closed.iter().zip(&lr.absorption).zip(0..rows) {
+            writeln!(
+                out,
+                "  class {c} ({}) with probability {}",
+                list(&r.names, &a.classes.classes[c].states, 6),
+                fmt_sig(*w, 15)
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "Long-run fraction of time from {} ({}; error ≤ {:.1e}):",
+        r.from,
+        if lr.converges {
+            "also the limit of the distribution after k steps"
+        } else {
+            "a Cesàro average: the distribution after k steps oscillates (periodic class)"
+        },
+        lr.error_bound
+    )?;
+    let mut top: Vec<(usize, f64)> = lr.distribution.iter().copied().enumerate().filter(|x| x.1 > 0.0).collect();
+    if !all {
+        top.sort_by(|x, y| y.1.total_cmp(&x.1));
+    }
+    for (s, p) in top.iter().take(rows) {
+        writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_sig(*p, 15))?;
+    }
+    if top.len() > rows {
+        writeln!(out, "  … ({} more states; --all or --json)", top.len() - rows)?;
+    }
+    if let Some(t) = &r.recurrence {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Steps until a closed class is entered (error ≤ {:.1e} relative; {}):",
+            t.error_bound, t.method
+        )?;
+        writeln!(out, "  {:<width$}  {:>18}  {:>18}", "from", "expected steps", "variance")?;
+        for &s in transient.iter().take(rows) {
+            writeln!(
+                out,
+                "  {:<width$}  {:>18}  {:>18}",
+                r.names[s as usize],
+                fmt_sig(t.mean[s as usize], 15),
+                fmt_sig(t.variance[s as usize], 15)
+            )?;
+        }
+        if transient.len() > rows {
+            writeln!(out, "  … ({} more states; --all or --json)", transient.len() - rows)?;
+        }
+    }
+    if let Some(ab) = &r.absorption {
+        writeln!(out)?;
+        let bound = ab.iter().fold(0.0f64, |m, x| m.max(x.2));
+        writeln!(out, "Absorption probabilities (row: from; column: closed class; error ≤ {bound:.1e}):")?;
+        write!(out, "  {:<width$}", "from")?;
+        for &c in &a.closed {
+            write!(out, "  {:>18}", format!("class {c}"))?;
+        }
+        writeln!(out)?;
+        for &s in transient.iter().take(rows) {
+            write!(out, "  {:<width$}", r.names[s as usize])?;
+            for (v, _, _) in ab {
+                write!(out, "  {:>18}", fmt_sig(v[s as usize], 15))?;
+            }
+            writeln!(out)?;
+        }
+    }
+    if let Some(f) = &r.fundamental {
+        if f.states.len() <= MAX_MATRIX_PRINTED {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "Fundamental matrix N = (I - Q)^-1 (expected visits; residual {:.1e}):",
+                f.residual
+            )?;
+            print_matrix(out, &r.names, &f.states, &f.states, &f.matrix, width)?;
+        }
+    }
+    if let Some(p) = &r.passage {
+        if p.n <= MAX_MATRIX_PRINTED {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "Mean first-passage times (steps; row: from, column: to; error ≤ {:.1e} relative):",
+                p.error_bound
+            )?;
+            let all_states: Vec<StateId> = (0..p.n as StateId).collect();
+            print_matrix(out, &r.names, &all_states, &all_states, &p.matrix, width)?;
+        }
+    }
+    if let Some(t) = &r.target {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Target {} ({}): expected steps error ≤ {:.1e} relative; {}",
+            t.spec,
+            list(&r.names, &t.states, 8),
+            t.time.error_bound,
+            t.time.method
+        )?;
+        write!(out, "  {:<width$}  {:>18}  {:>18}  {:>18}", "from", "P(reach)", "expected steps", "variance")?;
+        for rr in r.rewards.iter().filter(|x| x.to_target.is_some()) {
+            write!(out, "  {:>18}", format!("reward {}", rr.name))?;
+        }
+        writeln!(out)?;
+        for s in 0..d.n().min(rows) {
+            write!(
+                out,
+                "  {:<width$}  {:>18}  {:>18}  {:>18}",
+                r.names[s],
+                fmt_sig(t.reach.values[s], 15),
+                fmt_sig(t.time.mean[s], 15),
+                fmt_sig(t.time.variance[s], 15)
+            )?;
+            for rr in &r.rewards {
+                if let Some((v, _)) = &rr.to_target {
+                    write!(out, "  {:>18}", fmt_sig(v[s], 15))?;
+                }
+            }
+            writeln!(out)?;
+        }
+        if d.n() > rows {
+            writeln!(out, "  … ({} more states; --all or --json)", d.n() - rows)?;
+        }
+        if !t.time.infinite.is_empty() {
+            writeln!(
+                out,
+                "  not reached with probability 1 (expected steps infinite) from: {}",
+                list(&r.names, &t.time.infinite, 12)
+            )?;
+        }
+    }
+    if let Some((k, dist)) = &r.after {
+        writeln!(out)?;
+        writeln!(out, "Distribution after {k} steps from {}:", r.from)?;
+        let mut top: Vec<(usize, f64)> = dist.iter().copied().enumerate().filter(|x| x.1 > 0.0).collect();
+        if !all {
+            top.sort_by(|x, y| y.1.total_cmp(&x.1));
+        }
+        for (s, p) in top.iter().take(rows) {
+            writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_sig(*p, 15))?;
+        }
+        if top.len() > rows {
+            writeln!(out, "  … ({} more states; --all or --json)", top.len() - rows)?;
+        }
+    }
+    for rr in &r.rewards {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Reward {:?}: long-run average reward (gain) from {}: {}",
+            rr.name,
+            r.from,
+            fmt_sig(rr.gain_from_start, 15)
+        )?;
+        for (g, &c) in rr.classes.iter().zip(&a.closed).take(rows) {
+            writeln!(
+                out,
+                "  class {c}: gain {} (error ≤ {:.1e}); bias residual {:.1e}",
+                fmt_sig(g.gain, 15),
+                g.gain_error_bound,
+                g.bias_residual
+            )?;
+            let states = &a.classes.classes[c].states;
+            if states.len() > 1 {
+                for (&s, h) in states.iter().zip(&g.bias).take(rows) {
+                    writeln!(out, "    bias {:<width$}  {:>18}", r.names[s as usize], fmt_sig(*h, 15))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_matrix(
+    out: &mut impl Write,
+    names: &[String],
+    rows: &[StateId],
+    cols: &[StateId],
+    m: &[f64],
+    width: usize,
+) -> Result<()> {
+    write!(out, "  {:<width$}", "")?;
+    for &c in cols {
+        write!(out, "  {:>12}", names[c as usize])?;
+    }
+    writeln!(out)?;
+    for (i, &s) in rows.iter().enumerate() {
+        write!(out, "  {:<width$}", names[s as usize])?;
+        for j in 0..cols.len() {
+            write!(out, "  {:>12}", fmt_sig(m[i * cols.len() + j], 8))?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
