@@ -96,11 +96,18 @@ fn parse_state(dtmc: &Dtmc, names: &[String], text: &str, what: &str) -> Result<
     }
     match t.parse::<u64>() {
         Ok(s) if (s as usize) < dtmc.n() => Ok(s as StateId),
-        Ok(s) => bail!("{what} {s}: no such state (the model has states 0 to {})", dtmc.n() - 1),
+        Ok(s) => bail!(
+            "{what} {s}: no such state (the model has states 0 to {})",
+            dtmc.n() - 1
+        ),
         Err(_) => bail!(
             "{what} {:?}: not a state name or number{}",
             kolmo::excerpt(t),
-            if dtmc.names().is_some() { "" } else { " (the model's states have no names)" }
+            if dtmc.names().is_some() {
+                ""
+            } else {
+                " (the model's states have no names)"
+            }
         ),
     }
 }
@@ -118,7 +125,10 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
         None => {
             let init = dtmc.initial();
             if init.is_empty() {
-                bail!("{}: the model has no initial state; name one with --from", file.files[0].display());
+                bail!(
+                    "{}: the model has no initial state; name one with --from",
+                    file.files[0].display()
+                );
             }
             for &s in init {
                 initial[s as usize] = 1.0 / init.len() as f64;
@@ -137,7 +147,11 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
     let absorption = (recurrence.is_some()
         && analysis.closed.len() >= 2
         && n.saturating_mul(analysis.closed.len()) <= MAX_ABSORPTION_TABLE)
-        .then(|| (0..analysis.closed.len()).map(|c| analysis.absorption_probabilities(c)).collect());
+        .then(|| {
+            (0..analysis.closed.len())
+                .map(|c| analysis.absorption_probabilities(c))
+                .collect()
+        });
     let fundamental = match analysis.absorbing() {
         Some(a) if a.transient_states().len() <= MAX_FUNDAMENTAL_SHOWN => Some(a.fundamental()?),
         _ => None,
@@ -168,7 +182,10 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
     };
     let mut rewards = Vec::new();
     let target_chain = match &target {
-        Some(t) => Some(AbsorbingChain::new(dtmc, &StateSet::from_states(n, t.states.iter().copied()))?),
+        Some(t) => Some(AbsorbingChain::new(
+            dtmc,
+            &StateSet::from_states(n, t.states.iter().copied()),
+        )?),
         None => None,
     };
     for (name, model) in dtmc.reward_models() {
@@ -371,7 +388,10 @@ fn json_report(r: &Report) -> Value {
         );
     }
     if let Some((k, dist)) = &r.after {
-        doc.insert("distribution_after".into(), json!({"steps": k, "distribution": per_state(dist)}));
+        doc.insert(
+            "distribution_after".into(),
+            json!({"steps": k, "distribution": per_state(dist)}),
+        );
     }
     if !r.rewards.is_empty() {
         let mut m = Map::new();
@@ -398,7 +418,11 @@ fn json_report(r: &Report) -> Value {
 }
 
 fn list(names: &[String], states: &[StateId], limit: usize) -> String {
-    let shown: Vec<&str> = states.iter().take(limit).map(|&v| names[v as usize].as_str()).collect();
+    let shown: Vec<&str> = states
+        .iter()
+        .take(limit)
+        .map(|&v| names[v as usize].as_str())
+        .collect();
     let more = states.len().saturating_sub(limit);
     let mut text = shown.join(" ");
     if more > 0 {
@@ -411,7 +435,14 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
     let d = r.dtmc;
     let a = &r.analysis;
     let rows = if all { usize::MAX } else { ROWS };
-    let width = r.names.iter().take(rows).map(|s| s.chars().count()).max().unwrap_or(1).clamp(5, 24);
+    let width = r
+        .names
+        .iter()
+        .take(rows)
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(1)
+        .clamp(5, 24);
     writeln!(
         out,
         "{} ({}): Markov chain, {} states, {} transitions; start {}",
@@ -448,13 +479,21 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         writeln!(
             out,
             "  class {i}: {}, {period}, {} state(s): {}",
-            if c.closed { "closed (recurrent)" } else { "transient" },
+            if c.closed {
+                "closed (recurrent)"
+            } else {
+                "transient"
+            },
             c.states.len(),
             list(&r.names, &c.states, 12)
         )?;
     }
     if a.classes.classes.len() > rows {
-        writeln!(out, "  … ({} more classes; --all)", a.classes.classes.len() - rows)?;
+        writeln!(
+            out,
+            "  … ({} more classes; --all)",
+            a.classes.classes.len() - rows
+        )?;
     }
     for ((&c, st), i) in a.closed.iter().zip(&a.stationary).zip(0..).take(rows) {
         if i == 0 {
@@ -468,12 +507,32 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             "Stationary distribution of class {c} (error ≤ {:.1e}; residual {:.1e}; {})",
             st.error_bound, st.residual, st.method
         )?;
-        writeln!(out, "  {:<width$}  {:>18}  {:>18}", "state", "π", "mean recurrence")?;
-        for ((&s, p), m) in st.class.iter().zip(&st.pi).zip(&st.mean_recurrence_times).take(rows) {
-            writeln!(out, "  {:<width$}  {:>18}  {:>18}", r.names[s as usize], fmt_sig(*p, 15), fmt_sig(*m, 15))?;
+        writeln!(
+            out,
+            "  {:<width$}  {:>18}  {:>18}",
+            "state", "π", "mean recurrence"
+        )?;
+        for ((&s, p), m) in st
+            .class
+            .iter()
+            .zip(&st.pi)
+            .zip(&st.mean_recurrence_times)
+            .take(rows)
+        {
+            writeln!(
+                out,
+                "  {:<width$}  {:>18}  {:>18}",
+                r.names[s as usize],
+                fmt_sig(*p, 15),
+                fmt_sig(*m, 15)
+            )?;
         }
         if st.class.len() > rows {
-            writeln!(out, "  … ({} more states; --all or --json)", st.class.len() - rows)?;
+            writeln!(
+                out,
+                "  … ({} more states; --all or --json)",
+                st.class.len() - rows
+            )?;
         }
     }
     writeln!(out)?;
@@ -500,7 +559,13 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         },
         lr.error_bound
     )?;
-    let mut top: Vec<(usize, f64)> = lr.distribution.iter().copied().enumerate().filter(|x| x.1 > 0.0).collect();
+    let mut top: Vec<(usize, f64)> = lr
+        .distribution
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|x| x.1 > 0.0)
+        .collect();
     if !all {
         top.sort_by(|x, y| y.1.total_cmp(&x.1));
     }
@@ -517,7 +582,11 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             "Steps until a closed class is entered (error ≤ {:.1e} relative; {}):",
             t.error_bound, t.method
         )?;
-        writeln!(out, "  {:<width$}  {:>18}  {:>18}", "from", "expected steps", "variance")?;
+        writeln!(
+            out,
+            "  {:<width$}  {:>18}  {:>18}",
+            "from", "expected steps", "variance"
+        )?;
         for &s in transient.iter().take(rows) {
             writeln!(
                 out,
@@ -528,13 +597,20 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             )?;
         }
         if transient.len() > rows {
-            writeln!(out, "  … ({} more states; --all or --json)", transient.len() - rows)?;
+            writeln!(
+                out,
+                "  … ({} more states; --all or --json)",
+                transient.len() - rows
+            )?;
         }
     }
     if let Some(ab) = &r.absorption {
         writeln!(out)?;
         let bound = ab.iter().fold(0.0f64, |m, x| m.max(x.2));
-        writeln!(out, "Absorption probabilities (row: from; column: closed class; error ≤ {bound:.1e}):")?;
+        writeln!(
+            out,
+            "Absorption probabilities (row: from; column: closed class; error ≤ {bound:.1e}):"
+        )?;
         write!(out, "  {:<width$}", "from")?;
         for &c in &a.closed {
             write!(out, "  {:>18}", format!("class {c}"))?;
@@ -581,7 +657,11 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             t.time.error_bound,
             t.time.method
         )?;
-        write!(out, "  {:<width$}  {:>18}  {:>18}  {:>18}", "from", "P(reach)", "expected steps", "variance")?;
+        write!(
+            out,
+            "  {:<width$}  {:>18}  {:>18}  {:>18}",
+            "from", "P(reach)", "expected steps", "variance"
+        )?;
         for rr in r.rewards.iter().filter(|x| x.to_target.is_some()) {
             write!(out, "  {:>18}", format!("reward {}", rr.name))?;
         }
@@ -647,7 +727,12 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             let states = &a.classes.classes[c].states;
             if states.len() > 1 {
                 for (&s, h) in states.iter().zip(&g.bias).take(rows) {
-                    writeln!(out, "    bias {:<width$}  {:>18}", r.names[s as usize], fmt_sig(*h, 15))?;
+                    writeln!(
+                        out,
+                        "    bias {:<width$}  {:>18}",
+                        r.names[s as usize],
+                        fmt_sig(*h, 15)
+                    )?;
                 }
             }
         }

@@ -298,6 +298,11 @@ pub struct SnakesArgs {
     /// expansions, in JSON as "p/q" strings under the field names plus `_exact`.
     #[arg(long)]
     pub exact: bool,
+    /// Also write the board's Markov chain to FILE (.drn Storm, .tra PRISM explicit with .lab and
+    /// .srew, .json, .csv, .mtx): labels `init` and `goal`, reward model `rolls` (1 per roll), so
+    /// that Storm, PRISM or `kolmo analyze` can check the same model.
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<PathBuf>,
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,

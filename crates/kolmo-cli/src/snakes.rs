@@ -13,6 +13,9 @@ use std::io::Write;
 
 pub fn run(args: &SnakesArgs) -> Result<()> {
     let board = load_board(args)?;
+    if let Some(path) = &args.export {
+        export(&board, path)?;
+    }
     let levels = parse_levels(&args.quantiles)?;
     let options = AnalysisOptions {
         turns: args.turns.clone(),
@@ -202,6 +205,26 @@ fn load_board(args: &SnakesArgs) -> Result<Board> {
         spec.size = s;
     }
     Ok(Board::new(&spec)?)
+}
+
+/// Writes the board's chain (labels `init` and `goal`, reward model `rolls`: 1 per roll) in the
+/// format of the file's extension, for Storm, PRISM or `kolmo analyze`.
+fn export(board: &Board, path: &std::path::Path) -> Result<()> {
+    let format = kolmo::io::Format::from_path(path).with_context(|| {
+        format!(
+            "--export {}: name a .drn, .tra, .json, .csv or .mtx file",
+            path.display()
+        )
+    })?;
+    let mut dtmc = board.dtmc()?;
+    let goal = board.size() as usize;
+    let rolls = (0..dtmc.n()).map(|c| if c == goal { 0.0 } else { 1.0 }).collect();
+    dtmc.set_reward_model("rolls", kolmo::model::RewardModel::from_state_rewards(rolls))?;
+    let files = kolmo::io::write_model(&kolmo::io::Model::Dtmc(dtmc), path, format)?;
+    for f in files {
+        eprintln!("kolmo: wrote {}", f.display());
+    }
+    Ok(())
 }
 
 fn parse_levels(raw: &[String]) -> Result<Vec<f64>> {
