@@ -5,12 +5,15 @@ use crate::cli::AnalyzeArgs;
 use crate::output::{fmt_sig, num};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
+use kolmo::analysis::exact::{ExactAbsorptionTime, absorption_time_exact, reach_probability_exact};
 use kolmo::analysis::stationary::GainBias;
+use kolmo::analysis::stationary::RecurrentClass;
 use kolmo::analysis::{
     AbsorbingChain, AbsorptionTime, ClassAnalysis, FirstPassage, FundamentalMatrix, LongRun,
     MAX_FIRST_PASSAGE_MATRIX, ReachProbability, distribution_after, mean_first_passage_matrix,
     reach_probability,
 };
+use kolmo::exact::{Rational, rationalize_matrix};
 use kolmo::io::{Model, ModelFile, ReadOptions};
 use kolmo::model::{Dtmc, StateSet};
 use serde_json::{Map, Value, json};
@@ -40,6 +43,15 @@ struct Report<'a> {
     target: Option<TargetReport>,
     after: Option<(u64, Vec<f64>)>,
     rewards: Vec<RewardReport>,
+    exact: Option<ExactReport>,
+}
+
+/// The exact fractions asked for with --exact.
+struct ExactReport {
+    /// Per closed class: π and the mean recurrence times.
+    stationary: Vec<(Vec<Rational>, Vec<Rational>)>,
+    /// With --target: hitting probabilities, and the expected steps and variances (`None` = +∞).
+    target: Option<(Vec<Rational>, ExactAbsorptionTime)>,
 }
 
 struct TargetReport {
@@ -207,7 +219,29 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
             to_target,
         });
     }
+    let exact = if args.exact {
+        let p = rationalize_matrix(dtmc.matrix(), true)?;
+        let mut stationary = Vec::new();
+        for &c in &analysis.closed {
+            let st = RecurrentClass::new(&p, &analysis.classes.classes[c].states)?.stationary()?;
+            stationary.push((st.pi, st.mean_recurrence_times));
+        }
+        let target = match &target {
+            Some(t) => {
+                let set = StateSet::from_states(n, t.states.iter().copied());
+                Some((
+                    reach_probability_exact(dtmc, &set)?,
+                    absorption_time_exact(dtmc, &set)?,
+                ))
+            }
+            None => None,
+        };
+        Some(ExactReport { stationary, target })
+    } else {
+        None
+    };
     Ok(Report {
+        exact,
         file,
         dtmc,
         names,
@@ -249,6 +283,20 @@ fn target_states(dtmc: &Dtmc, names: &[String], spec: &str) -> Result<Vec<StateI
     states.sort_unstable();
     states.dedup();
     Ok(states)
+}
+
+fn fractions(values: &[Rational]) -> Value {
+    Value::Array(values.iter().map(|v| json!(v.to_string())).collect())
+}
+
+/// Fractions, with +∞ (`None`) as "inf".
+fn optional_fractions(values: &[Option<Rational>]) -> Value {
+    Value::Array(
+        values
+            .iter()
+            .map(|v| v.as_ref().map_or(json!("inf"), |v| json!(v.to_string())))
+            .collect(),
+    )
 }
 
 fn per_state(values: &[f64]) -> Value {
@@ -325,6 +373,12 @@ fn json_report(r: &Report) -> Value {
                 .collect(),
         ),
     );
+    if let Some(x) = &r.exact {
+        for (i, (pi, m)) in x.stationary.iter().enumerate() {
+            doc["stationary"][i]["distribution_exact"] = fractions(pi);
+            doc["stationary"][i]["mean_recurrence_times_exact"] = fractions(m);
+        }
+    }
     doc.insert(
         "long_run".into(),
         json!({
@@ -507,25 +561,40 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             "Stationary distribution of class {c} (error ≤ {:.1e}; residual {:.1e}; {})",
             st.error_bound, st.residual, st.method
         )?;
-        writeln!(
+        let exact = r.exact.as_ref().map(|x| &x.stationary[i]);
+        write!(
             out,
             "  {:<width$}  {:>18}  {:>18}",
             "state", "π", "mean recurrence"
         )?;
-        for ((&s, p), m) in st
+        writeln!(
+            out,
+            "{}",
+            if exact.is_some() {
+                "  exactly: π, mean recurrence"
+            } else {
+                ""
+            }
+        )?;
+        for (j, ((&s, p), m)) in st
             .class
             .iter()
             .zip(&st.pi)
             .zip(&st.mean_recurrence_times)
+            .enumerate()
             .take(rows)
         {
-            writeln!(
+            write!(
                 out,
                 "  {:<width$}  {:>18}  {:>18}",
                 r.names[s as usize],
                 fmt_sig(*p, 15),
                 fmt_sig(*m, 15)
             )?;
+            match exact {
+                Some((pi, m)) => writeln!(out, "  {}, {}", pi[j], m[j])?,
+                None => writeln!(out)?,
+            }
         }
         if st.class.len() > rows {
             writeln!(
@@ -679,6 +748,10 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 if let Some((v, _)) = &rr.to_target {
                     write!(out, "  {:>18}", fmt_sig(v[s], 15))?;
                 }
+            }
+            if let Some((p, t)) = r.exact.as_ref().and_then(|x| x.target.as_ref()) {
+                let steps = t.mean[s].as_ref().map_or("inf".to_string(), ToString::to_string);
+                write!(out, "  exactly {}, {steps}", p[s])?;
             }
             writeln!(out)?;
         }

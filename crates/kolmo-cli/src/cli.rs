@@ -108,6 +108,12 @@ pub struct AnalyzeArgs {
     /// Also report the distribution after K steps from the start.
     #[arg(long, value_name = "K")]
     pub steps: Option<u64>,
+    /// Also the exact fractions (rational arithmetic on the probabilities recovered as fractions):
+    /// each closed class's stationary distribution and mean recurrence times, and with --target
+    /// the hitting probabilities, expected steps and variances (in JSON under the field names plus
+    /// `_exact`, as "p/q" strings).
+    #[arg(long)]
+    pub exact: bool,
     /// Print every row of the per-state tables (default: the first 20).
     #[arg(long)]
     pub all: bool,

@@ -65,6 +65,15 @@ fn land_of_oz() {
         assert_close(&floats(&m[i]), row, 1e-14);
     }
     assert_eq!(v["state_names"], serde_json::json!(["R", "N", "S"]));
+    let x = analyze(&[examples().join("land-of-oz.json").to_str().unwrap(), "--exact"]);
+    assert_eq!(
+        x["stationary"][0]["distribution_exact"],
+        serde_json::json!(["2/5", "1/5", "2/5"])
+    );
+    assert_eq!(
+        x["stationary"][0]["mean_recurrence_times_exact"],
+        serde_json::json!(["5/2", "5", "5/2"])
+    );
     // The human report leads with the model and its classes.
     let out = kolmo()
         .args(["analyze", examples().join("land-of-oz.json").to_str().unwrap()])
