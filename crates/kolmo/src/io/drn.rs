@@ -74,7 +74,7 @@ struct Line<'a> {
 }
 
 /// The column (from 1) of `part`, a subslice of `line`.
-fn column_of(line: &str, part: &str) -> usize {
+pub(super) fn column_of(line: &str, part: &str) -> usize {
     let offset = (part.as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
     line.get(..offset).map_or(1, |s| s.chars().count() + 1)
 }
