@@ -43,9 +43,9 @@
 //! - States are numbered `0, 1, 2, ...` in order, as Storm requires. Labels follow the rewards,
 //!   separated by white space or in double quotes. The label `init` marks the initial states and is
 //!   required; it is also kept as a label. Observations (`{..}`) and exit rates (`!..`) are refused.
-//! - `action <name>`: the choices of a state in order. Names that are just the choice's index
-//!   (`action 0`, `action 1`, ...) mean the choices are unnamed; otherwise they become the MDP's action
-//!   names (Storm's `__NOLABEL__` is read as the empty name). A DTMC has one action per state (or
+//! - `action <name>`: the choices of a state in order. Names that are all just the choice's index
+//!   (`action 0`, `action 1`, ...) or `__NOLABEL__` mean the choices are unnamed; otherwise they
+//!   become the MDP's action names (Storm's `__NOLABEL__` is read as the empty name). A DTMC has one action per state (or
 //!   none: transitions may follow the `state` line directly) and its action names are dropped.
 //! - `<target> : <probability>` transitions; Storm insists on the spaces around `:`, kolmo does not.
 //! - Comments (`//`) anywhere, indentation by tabs or spaces, CRLF line ends and a UTF-8 byte-order
@@ -667,11 +667,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         let end = body.first_row.get(s + 1).copied().unwrap_or(m);
         row_state[first..end].fill(s);
     }
-    let indexed = body
-        .actions
-        .iter()
-        .enumerate()
-        .all(|(row, (name, _))| *name == (row - body.first_row[row_state[row]]).to_string());
+    let indexed = body.actions.iter().enumerate().all(|(row, (name, _))| {
+        name == "__NOLABEL__" || *name == (row - body.first_row[row_state[row]]).to_string()
+    });
     let action_names: Option<Vec<String>> = (!indexed).then(|| {
         body.actions
             .iter()
