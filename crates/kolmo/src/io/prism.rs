@@ -1,18 +1,1260 @@
-//! (to be written)
+//! PRISM's explicit model files (`.tra` with `.lab`, `.srew`, `.trew` beside it), read and written.
+//!
+//! The formats are those of the PRISM manual, appendix "Explicit Model Files"
+//! (<https://www.prismmodelchecker.org/manual/Appendices/ExplicitModelFiles>), and of PRISM's
+//! importer and exporter (prismmodelchecker/prism, `prism/src/io/PrismExplicitImporter.java`,
+//! `PrismExplicitExporter.java`):
+//!
+//! - `x.tra`: a first line `n m` (DTMC: states, transitions) or `n c m` (MDP: states, choices,
+//!   transitions), then one transition per line, `s t p` or `s k t p` (`k` = the choice's index within
+//!   state `s`), optionally followed by an action label. In an MDP the label names the choice and must
+//!   be the same on all its transitions; a DTMC's labels are ignored (with a note). Lines `- s -` (DTMC)
+//!   or `- - s -` (MDP) name initial states, as PRISM writes them for POMDPs. A header line of four
+//!   numbers (a POMDP) and a `# Transitions (CTMC)` comment (or any type but DTMC and MDP) are refused.
+//! - `x.lab`: a first line `0="init" 1="deadlock" 2="goal"` declaring the labels, then lines
+//!   `s: 0 2` listing the labels of state `s`. Every label is kept, `init` too; its states are the
+//!   initial states.
+//! - `x.srew`: state rewards: `n k`, then `k` lines `s r` (states not listed earn 0).
+//! - `x.trew`: transition rewards, laid out like the `.tra` file (`n k` + `s t r`, or `n c k` +
+//!   `s a t r`). For a DTMC they become the reward model's transition part. For an MDP PRISM's
+//!   transition rewards belong to the **choice** (the same value on every transition of a choice;
+//!   different values are refused, as PRISM does): they become the action part.
+//! - Reward files may start with the comment lines `# Reward structure "name"` and `# State rewards`
+//!   / `# Transition rewards`; the name names the reward model. Several reward structures are files
+//!   `x1.srew`, `x2.srew`, ... (and `x1.trew`, ...), PRISM's convention; `x1.srew` and `x1.trew` are
+//!   parts of the same reward model. Unnamed reward models are called `default` (files `x.srew`,
+//!   `x.trew`) or `r1`, `r2`, ... (numbered files). A reward file without entries gives no part; a
+//!   reward model without parts gets state rewards of zero.
+//! - Lines starting with `#` are comments; empty lines, CRLF line ends and a UTF-8 byte-order mark are
+//!   accepted; values may be decimals or fractions `p/q`.
+//!
+//! **Initial states.** With a `.lab` file, the states labelled `init` are the initial states, and a
+//! `.lab` without any is an error (naming the file). Without a `.lab` file (and without `- s -`
+//! lines), state 0 is the initial state, as in PRISM's own import, and a note says so.
+//!
+//! **Writing** `x.tra` writes the `.tra` file and always a `.lab` file (the `init` label is the
+//! model's initial states, whatever label called `init` it has; then every other label), and for
+//! the reward models: one reward model → `x.srew` if it has state rewards and `x.trew` if it has
+//! action or transition rewards; several → `x1.srew`, `x1.trew`, `x2.srew`, ... for each one, in name
+//! order, each with its name in the header (a missing part gives a file without entries, so that
+//! PRISM's numbering stays contiguous). Since PRISM has no action rewards, they are folded into the
+//! transition rewards so that every expected reward stays the same: for a DTMC, state `s`'s action
+//! reward is added to the reward of each transition out of `s`; for an MDP, each choice's
+//! `action + Σ_t P(t) · transition(t)` is written on every transition of the choice (PRISM's choice
+//! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
-use super::{Model, ReadOptions};
-use crate::{Error, Result};
+use super::drn::{View, column_of, folded_action_rewards, number};
+use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
+use crate::model::{Mdp, RewardModel, StateSet};
+use crate::sparse::CsrMatrix;
+use crate::{Error, Result, StateId};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// A data line: its number (from 1), text, and white-space separated tokens.
+struct Line<'a> {
+    number: usize,
+    text: &'a str,
+    tokens: Vec<&'a str>,
+}
+
+/// The lines of `text` that are neither empty nor `#` comments, and the leading comment lines
+/// (before the first data line) as (number, trimmed text).
+fn split_lines(text: &str) -> (Vec<Line<'_>>, Vec<(usize, &str)>, usize) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut data = Vec::new();
+    let mut comments = Vec::new();
+    let mut last = 1;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        last = i + 1;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if t.starts_with('#') {
+            if data.is_empty() {
+                comments.push((i + 1, t));
+            }
+            continue;
+        }
+        data.push(Line {
+            number: i + 1,
+            text: line,
+            tokens: line.split_whitespace().collect(),
+        });
+    }
+    (data, comments, last)
+}
+
+/// `token` in backquotes, shortened if long.
+fn quote(token: &str) -> String {
+    let mut s: String = token.chars().take(40).collect();
+    if s.len() < token.len() {
+        s.push_str("...");
+    }
+    format!("`{s}`")
+}
+
+impl Line<'_> {
+    fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
+        let column = self.tokens.get(token).map_or(1, |t| column_of(self.text, t));
+        parse_error(path, self.number, column, message)
+    }
+
+    /// Token `i` as a non-negative integer (`what` names it in the message).
+    fn int<T: std::str::FromStr>(&self, path: &Path, i: usize, what: &str) -> Result<T> {
+        self.tokens[i].parse::<T>().map_err(|_| {
+            self.error(
+                path,
+                i,
+                format!("expected {what}, found {}", quote(self.tokens[i])),
+            )
+        })
+    }
+
+    /// Token `i` as a finite number (decimal or fraction).
+    fn number(&self, path: &Path, i: usize, what: &str) -> Result<f64> {
+        parse_number(self.tokens[i]).ok_or_else(|| {
+            self.error(
+                path,
+                i,
+                format!("expected {what}, found {}", quote(self.tokens[i])),
+            )
+        })
+    }
+
+    /// Refuses a line whose token count is not in `counts`.
+    fn expect_tokens(&self, path: &Path, counts: &[usize], layout: &str) -> Result<()> {
+        if counts.contains(&self.tokens.len()) {
+            Ok(())
+        } else {
+            Err(parse_error(
+                path,
+                self.number,
+                1,
+                format!("expected {layout}, found {} value(s)", self.tokens.len()),
+            ))
+        }
+    }
+}
+
+/// What a `.tra` file holds.
+struct Tra {
+    is_mdp: bool,
+    n: usize,
+    matrix: CsrMatrix,
+    /// Per row, the action label (empty when none), if any choice had one.
+    action_names: Option<Vec<String>>,
+    initial: Vec<StateId>,
+    notes: Vec<String>,
+}
+
+fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
+    let (lines, comments, last) = split_lines(text);
+    for (number, c) in &comments {
+        if let Some(ty) = c
+            .strip_prefix("# Transitions (")
+            .and_then(|t| t.strip_suffix(')'))
+            && ty != "DTMC"
+            && ty != "MDP"
+        {
+            return Err(parse_error(
+                path,
+                *number,
+                1,
+                format!("model type {ty} is not supported: kolmo reads DTMCs and MDPs"),
+            ));
+        }
+    }
+    let Some(header) = lines.first() else {
+        return Err(parse_error(
+            path,
+            last,
+            1,
+            "the file has no header line `n m` or `n c m`",
+        ));
+    };
+    let is_mdp = match header.tokens.len() {
+        2 => false,
+        3 => true,
+        4 => {
+            return Err(header.error(
+                path,
+                3,
+                "four numbers in the header mean a POMDP, which kolmo does not read",
+            ));
+        }
+        _ => {
+            return Err(parse_error(
+                path,
+                header.number,
+                1,
+                format!(
+                    "expected a header `states transitions` (DTMC) or `states choices transitions` (MDP), found {}",
+                    quote(header.text.trim())
+                ),
+            ));
+        }
+    };
+    let n: usize = header.int(path, 0, "the number of states")?;
+    if n == 0 {
+        return Err(header.error(path, 0, "the model has no states"));
+    }
+    if n > StateId::MAX as usize {
+        return Err(header.error(
+            path,
+            0,
+            format!("{n} states is more than kolmo's limit of {}", StateId::MAX),
+        ));
+    }
+    let choices: Option<usize> = if is_mdp {
+        Some(header.int(path, 1, "the number of choices")?)
+    } else {
+        None
+    };
+    let m_index = if is_mdp { 2 } else { 1 };
+    let m: usize = header.int(path, m_index, "the number of transitions")?;
+    let mut entries = Vec::with_capacity(m.min(1 << 20));
+    let mut initial = Vec::new();
+    let mut labels: HashMap<(StateId, u32), (String, usize)> = HashMap::new();
+    let mut dtmc_labels = false;
+    let layout = if is_mdp {
+        "`state choice target probability [action]`"
+    } else {
+        "`state target probability [action]`"
+    };
+    for line in &lines[1..] {
+        if line.tokens[0] == "-" {
+            let Some(i) = line.tokens.iter().position(|t| *t != "-") else {
+                return Err(line.error(path, 0, "expected an initial state `- s -`"));
+            };
+            let s: StateId = line.int(path, i, "an initial state number")?;
+            if s as usize >= n {
+                return Err(line.error(
+                    path,
+                    i,
+                    format!("initial state {s} does not exist: the model has {n} states"),
+                ));
+            }
+            initial.push(s);
+            continue;
+        }
+        let (state, choice, target, p) = if is_mdp {
+            line.expect_tokens(path, &[4, 5], layout)?;
+            (
+                line.int::<StateId>(path, 0, "a state number")?,
+                line.int::<u32>(path, 1, "a choice number")?,
+                line.int::<StateId>(path, 2, "a target state number")?,
+                line.number(path, 3, "a probability")?,
+            )
+        } else {
+            line.expect_tokens(path, &[3, 4], layout)?;
+            (
+                line.int::<StateId>(path, 0, "a state number")?,
+                0,
+                line.int::<StateId>(path, 1, "a target state number")?,
+                line.number(path, 2, "a probability")?,
+            )
+        };
+        let action = line.tokens.get(if is_mdp { 4 } else { 3 }).copied();
+        if is_mdp {
+            let label = action.unwrap_or("");
+            match labels.get(&(state, choice)) {
+                Some((earlier, at)) if earlier != label => {
+                    return Err(line.error(
+                        path,
+                        line.tokens.len() - 1,
+                        format!(
+                            "choice {choice} of state {state} has action {} here but {} on line {at}; a choice has one action",
+                            quote(label),
+                            quote(earlier)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    labels.insert((state, choice), (label.to_string(), line.number));
+                }
+            }
+        } else if action.is_some() {
+            dtmc_labels = true;
+        }
+        entries.push(Entry {
+            state,
+            choice,
+            target,
+            value: p,
+            line: line.number,
+            column: 1,
+        });
+    }
+    if entries.len() != m {
+        return Err(header.error(
+            path,
+            m_index,
+            format!(
+                "the header announces {m} transitions but the file has {}",
+                entries.len()
+            ),
+        ));
+    }
+    if let Some(c) = choices
+        && c != labels.len()
+    {
+        return Err(header.error(
+            path,
+            1,
+            format!(
+                "the header announces {c} choices but the file has {}",
+                labels.len()
+            ),
+        ));
+    }
+    let (matrix, mut notes) = build_matrix(path, n, entries, normalize, |_| last)?;
+    let action_names = (is_mdp && labels.values().any(|(l, _)| !l.is_empty())).then(|| {
+        let mut names = vec![String::new(); matrix.nrows()];
+        for ((s, k), (label, _)) in labels {
+            names[matrix.group_rows(s as usize).start + k as usize] = label;
+        }
+        names
+    });
+    if dtmc_labels {
+        notes.push(format!(
+            "{}: the action labels of the DTMC's transitions are ignored",
+            path.display()
+        ));
+    }
+    initial.sort_unstable();
+    initial.dedup();
+    Ok(Tra {
+        is_mdp,
+        n,
+        matrix,
+        action_names,
+        initial,
+        notes,
+    })
+}
+
+/// Labels from a `.lab` file: name → states, and the line of the declarations.
+fn read_lab(path: &Path, text: &str, n: usize) -> Result<(BTreeMap<String, Vec<StateId>>, usize)> {
+    let (lines, _, last) = split_lines(text);
+    let Some(first) = lines.first() else {
+        return Err(parse_error(
+            path,
+            last,
+            1,
+            "no label declarations `0=\"init\" 1=\"goal\" ...`",
+        ));
+    };
+    // Declarations: `i="name"` separated by white space.
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = first.text.trim_start();
+    while !rest.is_empty() {
+        let at = |s: &str| column_of(first.text, s);
+        let bad = |s: &str| {
+            parse_error(
+                path,
+                first.number,
+                at(s),
+                format!(
+                    "expected a label declaration `{}=\"name\"`, found {}",
+                    names.len(),
+                    quote(s.split_whitespace().next().unwrap_or(s))
+                ),
+            )
+        };
+        let Some((index, after)) = rest.split_once("=\"") else {
+            return Err(bad(rest));
+        };
+        if index.parse::<usize>().ok() != Some(names.len()) {
+            return Err(bad(rest));
+        }
+        let Some(end) = after.find('"') else {
+            return Err(parse_error(path, first.number, at(rest), "closing `\"` missing"));
+        };
+        let name = &after[..end];
+        if name.is_empty() {
+            return Err(parse_error(path, first.number, at(rest), "empty label name"));
+        }
+        if names.iter().any(|x| x == name) {
+            return Err(parse_error(
+                path,
+                first.number,
+                at(rest),
+                format!("label {} is declared twice", quote(name)),
+            ));
+        }
+        names.push(name.to_string());
+        rest = after[end + 1..].trim_start();
+    }
+    let mut sets: Vec<Vec<StateId>> = vec![Vec::new(); names.len()];
+    for line in &lines[1..] {
+        let Some((s, indices)) = line.text.split_once(':') else {
+            return Err(parse_error(
+                path,
+                line.number,
+                1,
+                format!(
+                    "expected `state: label label ...`, found {}",
+                    quote(line.text.trim())
+                ),
+            ));
+        };
+        let s_text = s.trim();
+        let state = s_text
+            .parse::<StateId>()
+            .ok()
+            .filter(|&s| (s as usize) < n)
+            .ok_or_else(|| {
+                parse_error(
+                    path,
+                    line.number,
+                    column_of(line.text, s_text),
+                    format!("{} is not a state of the model (0 to {})", quote(s_text), n - 1),
+                )
+            })?;
+        for index in indices.split_whitespace() {
+            let i = index
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i < names.len())
+                .ok_or_else(|| {
+                    parse_error(
+                        path,
+                        line.number,
+                        column_of(line.text, index),
+                        format!(
+                            "{} is not a declared label index (0 to {})",
+                            quote(index),
+                            names.len() as i64 - 1
+                        ),
+                    )
+                })?;
+            sets[i].push(state);
+        }
+    }
+    Ok((names.into_iter().zip(sets).collect(), first.number))
+}
+
+/// The reward structure's name from a reward file's leading comments, and whether they say
+/// `# State rewards` (`Some(true)`) or `# Transition rewards` (`Some(false)`).
+fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<String>, Option<bool>)> {
+    let mut name = None;
+    let mut kind = None;
+    for &(number, c) in comments {
+        if let Some(rest) = c.strip_prefix("# Reward structure") {
+            let rest = rest.trim_start_matches(':').trim();
+            if rest.is_empty() {
+                continue;
+            }
+            let Some(inner) = rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+                return Err(parse_error(
+                    path,
+                    number,
+                    1,
+                    format!("expected `# Reward structure \"name\"`, found {}", quote(c)),
+                ));
+            };
+            if name.is_some() {
+                return Err(parse_error(
+                    path,
+                    number,
+                    1,
+                    "the reward structure is named twice",
+                ));
+            }
+            name = Some(inner.to_string());
+        } else if c.starts_with("# State rewards") {
+            kind = Some(true);
+        } else if c.starts_with("# Transition rewards") {
+            kind = Some(false);
+        }
+    }
+    Ok((name, kind))
+}
+
+/// State rewards from a `.srew` file: the name in its header and the rewards (`None` without entries).
+fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Option<Vec<f64>>)> {
+    let (lines, comments, last) = split_lines(text);
+    let (name, kind) = reward_header(path, &comments)?;
+    if kind == Some(false) {
+        return Err(parse_error(
+            path,
+            1,
+            1,
+            "this is a transition rewards file, not state rewards",
+        ));
+    }
+    let Some(header) = lines.first() else {
+        return Err(parse_error(
+            path,
+            last,
+            1,
+            "the file has no header line `states entries`",
+        ));
+    };
+    header.expect_tokens(path, &[2], "a header `states entries`")?;
+    let n_file: usize = header.int(path, 0, "the number of states")?;
+    if n_file != n {
+        return Err(header.error(
+            path,
+            0,
+            format!("the file is for {n_file} states; the model has {n}"),
+        ));
+    }
+    let k: usize = header.int(path, 1, "the number of entries")?;
+    let mut rewards = vec![0.0; n];
+    let mut seen: HashMap<StateId, usize> = HashMap::new();
+    for line in &lines[1..] {
+        line.expect_tokens(path, &[2], "`state reward`")?;
+        let s: StateId = line.int(path, 0, "a state number")?;
+        if s as usize >= n {
+            return Err(line.error(
+                path,
+                0,
+                format!("state {s} does not exist: the model has {n} states"),
+            ));
+        }
+        let r = line.number(path, 1, "a reward")?;
+        if let Some(first) = seen.insert(s, line.number) {
+            return Err(line.error(path, 0, format!("state {s} has a reward already (line {first})")));
+        }
+        rewards[s as usize] = r;
+    }
+    if seen.len() != k {
+        return Err(header.error(
+            path,
+            1,
+            format!("the header announces {k} entries but the file has {}", seen.len()),
+        ));
+    }
+    Ok((name, (k > 0).then_some(rewards)))
+}
+
+/// Transition rewards from a `.trew` file: the name in its header and the part they give —
+/// `(transition, action)`: a DTMC's per-transition rewards (aligned with the matrix's entries) or
+/// an MDP's per-choice rewards.
+type TrewParts = (Option<Vec<f64>>, Option<Vec<f64>>);
+
+fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, TrewParts)> {
+    let (lines, comments, last) = split_lines(text);
+    let (name, kind) = reward_header(path, &comments)?;
+    if kind == Some(true) {
+        return Err(parse_error(
+            path,
+            1,
+            1,
+            "this is a state rewards file, not transition rewards",
+        ));
+    }
+    let matrix = &tra.matrix;
+    let n = tra.n;
+    let Some(header) = lines.first() else {
+        return Err(parse_error(path, last, 1, "the file has no header line"));
+    };
+    let (layout, header_len) = if tra.is_mdp {
+        ("a header `states choices entries` (the model is an MDP)", 3)
+    } else {
+        ("a header `states entries` (the model is a DTMC)", 2)
+    };
+    header.expect_tokens(path, &[header_len], layout)?;
+    let n_file: usize = header.int(path, 0, "the number of states")?;
+    if n_file != n {
+        return Err(header.error(
+            path,
+            0,
+            format!("the file is for {n_file} states; the model has {n}"),
+        ));
+    }
+    if tra.is_mdp {
+        let c: usize = header.int(path, 1, "the number of choices")?;
+        if c != matrix.nrows() {
+            return Err(header.error(
+                path,
+                1,
+                format!("the file is for {c} choices; the model has {}", matrix.nrows()),
+            ));
+        }
+    }
+    let k: usize = header.int(path, header_len - 1, "the number of entries")?;
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let mut values = vec![0.0; if tra.is_mdp { matrix.nrows() } else { matrix.nnz() }];
+    let mut seen: HashMap<usize, (f64, usize)> = HashMap::new();
+    let mut count = 0;
+    for line in &lines[1..] {
+        count += 1;
+        let (row, target_token, value_token) = if tra.is_mdp {
+            line.expect_tokens(path, &[4], "`state choice target reward`")?;
+            let s: StateId = line.int(path, 0, "a state number")?;
+            if s as usize >= n {
+                return Err(line.error(
+                    path,
+                    0,
+                    format!("state {s} does not exist: the model has {n} states"),
+                ));
+            }
+            let a: usize = line.int(path, 1, "a choice number")?;
+            let rows = matrix.group_rows(s as usize);
+            if a >= rows.len() {
+                return Err(line.error(
+                    path,
+                    1,
+                    format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
+                ));
+            }
+            (rows.start + a, 2, 3)
+        } else {
+            line.expect_tokens(path, &[3], "`state target reward`")?;
+            let s: StateId = line.int(path, 0, "a state number")?;
+            if s as usize >= n {
+                return Err(line.error(
+                    path,
+                    0,
+                    format!("state {s} does not exist: the model has {n} states"),
+                ));
+            }
+            (s as usize, 1, 2)
+        };
+        let t: StateId = line.int(path, target_token, "a target state number")?;
+        let r = line.number(path, value_token, "a reward")?;
+        let row_cols = &cols[row_ptr[row]..row_ptr[row + 1]];
+        let Ok(pos) = row_cols.binary_search(&t) else {
+            return Err(line.error(
+                path,
+                target_token,
+                format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
+            ));
+        };
+        if tra.is_mdp {
+            // PRISM's MDP transition rewards belong to the choice: one value for all its transitions.
+            match seen.get(&row) {
+                Some(&(earlier, at)) if earlier != r => {
+                    return Err(line.error(
+                        path,
+                        value_token,
+                        format!(
+                            "reward {} differs from {} on line {at} for the same choice; an MDP's transition rewards belong to the choice",
+                            number(r),
+                            number(earlier)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(row, (r, line.number));
+                }
+            }
+            values[row] = r;
+        } else {
+            let index = row_ptr[row] + pos;
+            if let Some(&(_, at)) = seen.get(&index) {
+                return Err(line.error(
+                    path,
+                    0,
+                    format!("this transition has a reward already (line {at})"),
+                ));
+            }
+            seen.insert(index, (r, line.number));
+            values[index] = r;
+        }
+    }
+    if count != k {
+        return Err(header.error(
+            path,
+            header_len - 1,
+            format!("the header announces {k} entries but the file has {count}"),
+        ));
+    }
+    let part = (k > 0).then_some(values);
+    Ok((name, if tra.is_mdp { (None, part) } else { (part, None) }))
+}
+
+/// `x.ext` if it exists, else `x1.ext`, `x2.ext`, ... as long as they exist (PRISM's convention);
+/// whether the files are numbered.
+fn companions(path: &Path, ext: &str) -> (Vec<PathBuf>, bool) {
+    let single = path.with_extension(ext);
+    if single.is_file() {
+        return (vec![single], false);
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    for i in 1.. {
+        let f = path.with_file_name(format!("{stem}{i}.{ext}"));
+        if !f.is_file() {
+            break;
+        }
+        files.push(f);
+    }
+    (files, true)
+}
 
 /// Reads the `.tra` file `path` and the `.lab`, `.srew`, `.trew` files of the same stem beside it;
 /// returns the model, every file read, and notes for the user.
 pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
-    let _ = (path, options);
-    Err(Error::arg("format", "prism is not supported yet"))
+    let text = read_text(path)?;
+    let tra = read_tra(path, &text, options.normalize)?;
+    let n = tra.n;
+    let mut files = vec![path.to_path_buf()];
+    let mut notes = tra.notes.clone();
+    let lab_path = path.with_extension("lab");
+    let mut labels = BTreeMap::new();
+    let mut initial = tra.initial.clone();
+    if lab_path.is_file() {
+        let (lab, decl_line) = read_lab(&lab_path, &read_text(&lab_path)?, n)?;
+        notes.push(format!("read the labels from {}", lab_path.display()));
+        let mut init: Vec<StateId> = lab.get("init").cloned().unwrap_or_default();
+        init.sort_unstable();
+        init.dedup();
+        if init.is_empty() && initial.is_empty() {
+            return Err(parse_error(
+                &lab_path,
+                decl_line,
+                1,
+                "no initial state: no state has the label \"init\"",
+            ));
+        }
+        if !init.is_empty() && !initial.is_empty() && init != initial {
+            return Err(parse_error(
+                &lab_path,
+                decl_line,
+                1,
+                format!(
+                    "the initial states of the label \"init\" differ from those of the `- s -` lines of {}",
+                    path.display()
+                ),
+            ));
+        }
+        if initial.is_empty() {
+            initial = init;
+        }
+        labels = lab;
+        files.push(lab_path);
+    } else if initial.is_empty() {
+        initial = vec![0];
+        notes.push(format!(
+            "no {} beside the model: state 0 is the initial state (PRISM's default)",
+            lab_path.display()
+        ));
+    }
+    let (srew, srew_numbered) = companions(path, "srew");
+    let (trew, trew_numbered) = companions(path, "trew");
+    let count = srew.len().max(trew.len());
+    let mut rewards: BTreeMap<String, RewardModel> = BTreeMap::new();
+    for i in 0..count {
+        let mut model = RewardModel::default();
+        let mut name: Option<(String, PathBuf)> = None;
+        if let Some(f) = srew.get(i) {
+            let (nm, part) = read_srew(f, &read_text(f)?, n)?;
+            model.state = part;
+            name = nm.map(|nm| (nm, f.clone()));
+            files.push(f.clone());
+        }
+        if let Some(f) = trew.get(i) {
+            let (nm, (transition, action)) = read_trew(f, &read_text(f)?, &tra)?;
+            model.transition = transition;
+            model.action = action;
+            match (&name, nm) {
+                (Some((a, other)), Some(b)) if *a != b => {
+                    return Err(parse_error(
+                        f,
+                        1,
+                        1,
+                        format!(
+                            "reward structure {b:?} here but {a:?} in {}, which pairs with this file",
+                            other.display()
+                        ),
+                    ));
+                }
+                (None, Some(b)) => name = Some((b, f.clone())),
+                _ => {}
+            }
+            files.push(f.clone());
+        }
+        let numbered = if i < srew.len() {
+            srew_numbered
+        } else {
+            trew_numbered
+        };
+        let name = match name {
+            Some((name, _)) => name,
+            None if numbered => format!("r{}", i + 1),
+            None => "default".to_string(),
+        };
+        if model.is_empty() {
+            model.state = Some(vec![0.0; n]);
+        }
+        let what: Vec<String> = [srew.get(i), trew.get(i)]
+            .into_iter()
+            .flatten()
+            .map(|f| f.display().to_string())
+            .collect();
+        if rewards.insert(name.clone(), model).is_some() {
+            return Err(Error::Parse {
+                path: what.last().map(PathBuf::from).unwrap_or_default(),
+                line: 1,
+                column: 1,
+                message: format!("a second reward structure named {name:?}"),
+            });
+        }
+        notes.push(format!(
+            "read the reward model {name:?} from {}",
+            what.join(" and ")
+        ));
+    }
+    let mut mdp = Mdp::new(tra.matrix, initial)?;
+    for (label, states) in labels {
+        mdp.set_label(label, StateSet::from_states(n, states));
+    }
+    for (name, model) in rewards {
+        mdp.set_reward_model(name, model)?;
+    }
+    let model = if tra.is_mdp {
+        if let Some(names) = tra.action_names {
+            mdp = mdp.with_action_names(names);
+        }
+        Model::Mdp(mdp)
+    } else {
+        Model::Dtmc(mdp.into_dtmc()?)
+    };
+    Ok((model, files, notes))
+}
+
+/// Creates `path` and fills it with `body`.
+fn write_file(path: &Path, body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<PathBuf> {
+    let io_error = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::create(path).map_err(io_error)?;
+    let mut w = std::io::BufWriter::new(file);
+    body(&mut w).map_err(io_error)?;
+    w.flush().map_err(io_error)?;
+    Ok(path.to_path_buf())
 }
 
 /// Writes `path` (`.tra`) and the `.lab`, `.srew`, `.trew` files the model needs; returns them.
+/// See the module docs for the files, their names and how action rewards are folded.
 pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
-    let _ = (model, path);
-    Err(Error::arg("format", "prism is not supported yet"))
+    let v = View::of(model);
+    let matrix = v.matrix;
+    let n = matrix.row_groups();
+    let (row_ptr, cols, vals) = matrix.as_parts();
+    for label in v.labels.keys() {
+        if label.is_empty() || label.contains(['"', '\n', '\r']) {
+            return Err(Error::arg(
+                "label",
+                format!("{label:?}: a PRISM label cannot be empty or hold `\"` or a line break"),
+            ));
+        }
+    }
+    for name in v.rewards.keys() {
+        if name.contains(['"', '\n', '\r']) {
+            return Err(Error::arg(
+                "reward model",
+                format!("{name:?}: a PRISM reward structure name cannot hold `\"` or a line break"),
+            ));
+        }
+    }
+    if let Some(names) = v.action_names
+        && let Some(bad) = names.iter().find(|a| a.contains(char::is_whitespace))
+    {
+        return Err(Error::arg(
+            "action name",
+            format!("{bad:?}: a PRISM action label cannot hold white space"),
+        ));
+    }
+    let mut files = Vec::new();
+    files.push(write_file(path, |w| {
+        if v.is_mdp {
+            writeln!(w, "{n} {} {}", matrix.nrows(), matrix.nnz())?;
+        } else {
+            writeln!(w, "{n} {}", matrix.nnz())?;
+        }
+        for s in 0..n {
+            for (k, row) in matrix.group_rows(s).enumerate() {
+                let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
+                for i in row_ptr[row]..row_ptr[row + 1] {
+                    if v.is_mdp {
+                        write!(w, "{s} {k} {} {}", cols[i], number(vals[i]))?;
+                    } else {
+                        write!(w, "{s} {} {}", cols[i], number(vals[i]))?;
+                    }
+                    match action {
+                        Some(a) => writeln!(w, " {a}")?,
+                        None => writeln!(w)?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?);
+    // Labels: `init` (the initial states) first, then the others by name.
+    let init = StateSet::from_states(n, v.initial.iter().copied());
+    let mut labels: Vec<(&str, &StateSet)> = vec![("init", &init)];
+    labels.extend(
+        v.labels
+            .iter()
+            .filter(|(k, _)| k.as_str() != "init")
+            .map(|(k, s)| (k.as_str(), s)),
+    );
+    files.push(write_file(&path.with_extension("lab"), |w| {
+        let decl: Vec<String> = labels
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| format!("{i}=\"{name}\""))
+            .collect();
+        writeln!(w, "{}", decl.join(" "))?;
+        for s in 0..n as StateId {
+            let held: Vec<String> = labels
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, set))| set.contains(s))
+                .map(|(i, _)| i.to_string())
+                .collect();
+            if !held.is_empty() {
+                writeln!(w, "{s}: {}", held.join(" "))?;
+            }
+        }
+        Ok(())
+    })?);
+    let several = v.rewards.len() > 1;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for (i, (name, r)) in v.rewards.iter().enumerate() {
+        let file = |ext: &str| {
+            if several {
+                path.with_file_name(format!("{stem}{}.{ext}", i + 1))
+            } else {
+                path.with_extension(ext)
+            }
+        };
+        if several || r.state.is_some() {
+            let state = r.state.as_deref();
+            files.push(write_file(&file("srew"), |w| {
+                writeln!(w, "# Reward structure \"{name}\"\n# State rewards")?;
+                let nonzero = state.map_or(0, |s| s.iter().filter(|&&x| x != 0.0).count());
+                writeln!(w, "{n} {nonzero}")?;
+                for (s, &x) in state.unwrap_or(&[]).iter().enumerate() {
+                    if x != 0.0 {
+                        writeln!(w, "{s} {}", number(x))?;
+                    }
+                }
+                Ok(())
+            })?);
+        }
+        let has_transition_part = r.action.is_some() || r.transition.is_some();
+        if several || has_transition_part {
+            // One value per stored transition: a DTMC's transition reward plus its state's action
+            // reward, or an MDP choice's folded reward repeated on each of its transitions.
+            let per_entry: Option<Vec<f64>> = if !has_transition_part {
+                None
+            } else if v.is_mdp {
+                let per_choice = folded_action_rewards(r, matrix).expect("a part is present");
+                let mut out = vec![0.0; matrix.nnz()];
+                for (row, &c) in per_choice.iter().enumerate() {
+                    out[row_ptr[row]..row_ptr[row + 1]].fill(c);
+                }
+                Some(out)
+            } else {
+                let mut out = r.transition.clone().unwrap_or_else(|| vec![0.0; matrix.nnz()]);
+                if let Some(a) = &r.action {
+                    for (row, &x) in a.iter().enumerate() {
+                        out[row_ptr[row]..row_ptr[row + 1]]
+                            .iter_mut()
+                            .for_each(|t| *t += x);
+                    }
+                }
+                Some(out)
+            };
+            files.push(write_file(&file("trew"), |w| {
+                writeln!(w, "# Reward structure \"{name}\"\n# Transition rewards")?;
+                let values = per_entry.as_deref().unwrap_or(&[]);
+                let nonzero = values.iter().filter(|&&x| x != 0.0).count();
+                if v.is_mdp {
+                    writeln!(w, "{n} {} {nonzero}", matrix.nrows())?;
+                } else {
+                    writeln!(w, "{n} {nonzero}")?;
+                }
+                if values.is_empty() {
+                    return Ok(());
+                }
+                for s in 0..n {
+                    for (k, row) in matrix.group_rows(s).enumerate() {
+                        for i in row_ptr[row]..row_ptr[row + 1] {
+                            if values[i] == 0.0 {
+                                continue;
+                            }
+                            if v.is_mdp {
+                                writeln!(w, "{s} {k} {} {}", cols[i], number(values[i]))?;
+                            } else {
+                                writeln!(w, "{s} {} {}", cols[i], number(values[i]))?;
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            })?);
+        }
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the system's temporary directory.
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "kolmo-prism-{name}-{}-{:?}",
+            std::process::id(),
+            std::time::SystemTime::now()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn put(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        dir.join(files[0].0)
+    }
+
+    fn read_dir(dir: &Path, files: &[(&str, &str)]) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
+        read(&put(dir, files), &ReadOptions::default())
+    }
+
+    #[test]
+    fn reads_the_manual_examples() {
+        let dir = temp_dir("manual");
+        let (model, files, notes) = read_dir(
+            &dir,
+            &[
+                (
+                    "lec3.tra",
+                    "6 9\n0 1 0.5\n0 3 0.5\n1 0 0.5\n1 2 0.25\n1 4 0.25\n2 5 1\n3 3 1\n4 4 1\n5 2 1\n",
+                ),
+                ("lec3.lab", "0=\"init\" 1=\"deadlock\" 2=\"heads\"\n0: 0\n2: 2\n"),
+                (
+                    "lec3.srew",
+                    "# Reward structure \"r\"\n# State rewards\n6 3\n0 2\n4 1\n5 1\n",
+                ),
+                (
+                    "lec3.trew",
+                    "# Reward structure: \"r\"\n# Transition rewards\n6 4\n1 0 1\n1 2 1\n1 4 1\n2 5 2\n",
+                ),
+            ],
+        )
+        .unwrap();
+        assert_eq!(files.len(), 4, "{files:?}");
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        let Model::Dtmc(d) = model else { panic!() };
+        assert_eq!(d.initial(), &[0]);
+        assert_eq!(d.label("heads").unwrap().to_vec(), vec![2]);
+        let r = &d.reward_models()["r"];
+        assert_eq!(r.state.as_deref(), Some(&[2.0, 0.0, 0.0, 0.0, 1.0, 1.0][..]));
+        assert_eq!(r.transition.as_ref().unwrap()[2..5], [1.0, 1.0, 1.0]);
+        let (model, _, _) = read_dir(
+            &dir,
+            &[
+                ("mdp.tra", "4 5 7\n0 0 1 1 a\n1 0 2 0.5 c\n1 0 3 0.5 c\n1 1 0 0.7 b\n1 1 1 0.3 b\n2 0 2 1 a\n3 0 3 1 a\n"),
+                ("mdp.trew", "4 5 4\n1 0 2 6\n1 0 3 6\n1 1 0 5\n1 1 1 5\n"),
+            ],
+        )
+        .unwrap();
+        let Model::Mdp(m) = model else { panic!() };
+        assert_eq!(m.action_names().unwrap(), &["a", "c", "b", "a", "a"]);
+        assert_eq!(m.initial(), &[0]);
+        assert_eq!(
+            m.reward_models()["default"].action.as_deref(),
+            Some(&[0.0, 6.0, 5.0, 0.0, 0.0][..])
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let dir = temp_dir("errors");
+        let tra = "2 2\n0 1 1\n1 1 1\n";
+        let cases: &[(&[(&str, &str)], &str)] = &[
+            (&[("a.tra", "2\n")], "a.tra:1:1: expected a header"),
+            (
+                &[("a.tra", "2 3 4 5\n")],
+                "a.tra:1:7: four numbers in the header mean a POMDP",
+            ),
+            (
+                &[("a.tra", "# Transitions (CTMC)\n2 2\n")],
+                "a.tra:1:1: model type CTMC",
+            ),
+            (
+                &[("a.tra", "x 2\n")],
+                "a.tra:1:1: expected the number of states, found `x`",
+            ),
+            (&[("a.tra", "0 0\n")], "a.tra:1:1: the model has no states"),
+            (&[("a.tra", "99999999999 1\n")], "more than kolmo's limit"),
+            (
+                &[("a.tra", "2 3\n0 1 1\n1 1 1\n")],
+                "a.tra:1:3: the header announces 3 transitions but the file has 2",
+            ),
+            (
+                &[("a.tra", "2 2\n0 1 1\n1 1\n")],
+                "a.tra:3:1: expected `state target probability [action]`, found 2",
+            ),
+            (
+                &[("a.tra", "2 2\n0 1 nan\n1 1 1\n")],
+                "a.tra:2:5: expected a probability, found `nan`",
+            ),
+            (&[("a.tra", "2 2\n0 1 -1\n1 1 1\n")], "a.tra:2:1: probability -1"),
+            (
+                &[("a.tra", "2 2\n0 5 1\n1 1 1\n")],
+                "a.tra:2:1: target state 5 does not exist",
+            ),
+            (&[("a.tra", "2 2\n0 1 0.5\n1 1 1\n")], "sum to 0.5"),
+            (&[("a.tra", "2 2\n0 1 1\n0 1 1\n")], "given twice"),
+            (
+                &[("a.tra", "2 3 2\n0 0 1 1 a\n1 0 1 1 b\n")],
+                "a.tra:1:3: the header announces 3 choices but the file has 2",
+            ),
+            (
+                &[("a.tra", "2 2 3\n0 0 1 0.5 a\n0 0 0 0.5 b\n1 0 1 1\n")],
+                "a.tra:3:11: choice 0 of state 0 has action `b`",
+            ),
+            (
+                &[("a.tra", tra), ("a.lab", "0=\"goal\"\n1: 0\n")],
+                "a.lab:1:1: no initial state",
+            ),
+            (
+                &[("a.tra", tra), ("a.lab", "0=\"init\" 2=\"x\"\n")],
+                "a.lab:1:10: expected a label declaration `1=\"name\"`",
+            ),
+            (
+                &[("a.tra", tra), ("a.lab", "0=\"init\"\n0: 3\n")],
+                "a.lab:2:4: `3` is not a declared label index",
+            ),
+            (
+                &[("a.tra", tra), ("a.lab", "0=\"init\"\n7: 0\n")],
+                "a.lab:2:1: `7` is not a state",
+            ),
+            (
+                &[("a.tra", tra), ("a.srew", "2 1\n0 x\n")],
+                "a.srew:2:3: expected a reward, found `x`",
+            ),
+            (
+                &[("a.tra", tra), ("a.srew", "3 0\n")],
+                "a.srew:1:1: the file is for 3 states",
+            ),
+            (
+                &[("a.tra", tra), ("a.srew", "2 2\n0 1\n")],
+                "a.srew:1:3: the header announces 2 entries but the file has 1",
+            ),
+            (
+                &[("a.tra", tra), ("a.srew", "2 2\n0 1\n0 2\n")],
+                "a.srew:3:1: state 0 has a reward already (line 2)",
+            ),
+            (
+                &[("a.tra", tra), ("a.trew", "2 1\n0 0 1\n")],
+                "a.trew:2:3: the .tra file has no transition to 0 here",
+            ),
+            (
+                &[("a.tra", tra), ("a.trew", "2 1 1\n0 1 1\n")],
+                "a.trew:1:1: expected a header `states entries`",
+            ),
+            (
+                &[
+                    ("a.tra", "2 2 3\n0 0 1 0.5\n0 0 0 0.5\n1 0 1 1\n"),
+                    ("a.trew", "2 2 2\n0 0 1 1\n0 0 0 2\n"),
+                ],
+                "a.trew:3:7: reward 2 differs from 1 on line 2",
+            ),
+            (
+                &[
+                    ("a.tra", tra),
+                    ("a.srew", "# Reward structure \"x\"\n2 0\n"),
+                    ("a.trew", "# Reward structure \"y\"\n2 0\n"),
+                ],
+                "a.trew:1:1: reward structure \"y\" here but \"x\"",
+            ),
+            (&[("a.tra", "")], "a.tra:1:1: the file is empty"),
+        ];
+        for (i, (files, expected)) in cases.iter().enumerate() {
+            let sub = dir.join(i.to_string());
+            std::fs::create_dir_all(&sub).unwrap();
+            let e = match read_dir(&sub, files) {
+                Ok(_) => panic!("case {i}: no error, expected {expected}"),
+                Err(e) => e.to_string(),
+            };
+            let e = e.replace(&format!("{}/", sub.display()), "");
+            assert!(e.contains(expected), "case {i}:\n got: {e}\nwant: {expected}");
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn no_lab_means_state_zero_and_crlf_bom_comments_are_fine() {
+        let dir = temp_dir("nolab");
+        let (model, files, notes) = read_dir(
+            &dir,
+            &[(
+                "c.tra",
+                "\u{feff}# Transitions (DTMC)\r\n2 2\r\n\r\n# a comment\r\n0 1 1/1\r\n1 1 1 tick\r\n",
+            )],
+        )
+        .unwrap();
+        assert_eq!(files.len(), 1);
+        assert!(
+            notes.iter().any(|n| n.contains("state 0 is the initial state")),
+            "{notes:?}"
+        );
+        assert!(notes.iter().any(|n| n.contains("action labels")), "{notes:?}");
+        let Model::Dtmc(d) = model else { panic!() };
+        assert_eq!(d.initial(), &[0]);
+        let (model, _, _) = read_dir(&dir, &[("i.tra", "2 2\n- 1 -\n0 1 1\n1 1 1\n")]).unwrap();
+        let Model::Dtmc(d) = model else { panic!() };
+        assert_eq!(d.initial(), &[1]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let dir = temp_dir("garbage");
+        let base = b"3 3 5\n0 0 1 0.5 a\n0 0 2 0.5 a\n0 1 0 1 b\n1 0 1 1\n2 0 2 1\n".to_vec();
+        let lab = b"0=\"init\" 1=\"goal\"\n0: 0\n2: 1\n".to_vec();
+        let trew = b"3 4 2\n0 0 1 2\n0 0 2 2\n".to_vec();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..600 {
+            let mut files = [base.clone(), lab.clone(), trew.clone()];
+            let which = round % 3;
+            if round < 60 {
+                let cut = (next() % files[which].len() as u64) as usize;
+                files[which].truncate(cut);
+            } else {
+                for _ in 0..2 {
+                    let f = &mut files[which];
+                    let i = (next() % f.len() as u64) as usize;
+                    f[i] = (next() >> 40) as u8;
+                }
+            }
+            let p = dir.join("g.tra");
+            std::fs::write(&p, &files[0]).unwrap();
+            std::fs::write(dir.join("g.lab"), &files[1]).unwrap();
+            std::fs::write(dir.join("g.trew"), &files[2]).unwrap();
+            let _ = read(&p, &ReadOptions::default());
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
