@@ -441,6 +441,15 @@ fn json_report(r: &Report) -> Value {
             }),
         );
     }
+    if let (Some(x), Some(t)) = (
+        r.exact.as_ref().and_then(|x| x.target.as_ref()),
+        doc.get_mut("target"),
+    ) {
+        t["hitting_probability_exact"] = fractions(&x.0);
+        t["expected_steps_exact"] = optional_fractions(&x.1.mean);
+        t["variance_exact"] = optional_fractions(&x.1.variance);
+        t["method_exact"] = json!(x.1.method);
+    }
     if let Some((k, dist)) = &r.after {
         doc.insert(
             "distribution_after".into(),
