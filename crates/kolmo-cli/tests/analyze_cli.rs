@@ -255,7 +255,7 @@ fn snakes_export_round_trip() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let v = analyze(&[file.to_str().unwrap(), "--target", "goal", "--from", "0"]);
         let e = v["target"]["expected_steps"][0].as_f64().unwrap();
-        assert!((e - 39.225122308234960).abs() < 1e-12, "{ext}: {e}");
+        assert!((e - 39.225_122_308_234_96).abs() < 1e-12, "{ext}: {e}");
         let rolls = v["rewards"]["rolls"]["expected_reward_to_target"][0]
             .as_f64()
             .unwrap();

@@ -189,12 +189,9 @@ fn rat_maze() {
         [2, 2, 2, 4, 4, 6, 14, 6],
         [2, 3, 4, 9, 3, 4, 9, 14],
     ];
-    for i in 0..8 {
-        for j in 0..8 {
-            assert!(
-                close(8.0 * n.get(i, j), eight_n[i][j] as f64, 1e-14),
-                "8N[{i}][{j}]"
-            );
+    for (i, row) in eight_n.iter().enumerate() {
+        for (j, &want) in row.iter().enumerate() {
+            assert!(close(8.0 * n.get(i, j), f64::from(want), 1e-14), "8N[{i}][{j}]");
         }
     }
     let c = ClassAnalysis::new(&d).unwrap();

@@ -174,8 +174,7 @@ impl<'a> ClassAnalysis<'a> {
                 }
                 ci
             };
-            for s in 0..n {
-                let z = visits[s];
+            for (s, &z) in visits.iter().enumerate() {
                 if z == 0.0 || self.recurrent_set.contains(s as StateId) {
                     continue;
                 }

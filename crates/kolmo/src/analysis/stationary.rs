@@ -276,7 +276,7 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
         let b: Vec<f64> = b.iter().map(Scalar::to_f64).collect();
         let (x, e) = rest.solve_transposed_refined(lu, &b);
         let (y, f) = rest.solve_transposed_refined(lu, &vec![1.0; b.len()]);
-        if !(f < 1.0) || !e.is_finite() || x.iter().any(|v| !v.is_finite()) {
+        if f.is_nan() || f >= 1.0 || !e.is_finite() || x.iter().any(|v| !v.is_finite()) {
             return Err(Error::Uncertified {
                 what: "stationary distribution",
                 bound: f64::INFINITY,
