@@ -12,7 +12,7 @@
 //! header's name for that row (the layout R's `write.csv` and pandas' `to_csv` produce). Fields may
 //! be double-quoted (`"a, b"`, with `""` for a quote). The initial state is state 0.
 
-use super::json::{number_text, write_error};
+use super::json::{annotate, number_text, write_error};
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
 use crate::model::Dtmc;
 use crate::{Error, Result, StateId, excerpt};
@@ -170,7 +170,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
                 path,
                 line_no,
                 1,
-                format!("the matrix must be square: a {i}th row, but {n} columns"),
+                format!("the matrix must be square: {n} columns, so no more than {n} rows"),
             ));
         }
         let row = fields(path, line_no, line, sep)?;
@@ -245,7 +245,22 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             ),
         ));
     }
-    let (matrix, notes) = build_matrix(path, n, entries, options.normalize, |s| row_lines[s as usize])?;
+    let show = |s: StateId| match &names {
+        Some(names) => format!("{} \"{}\"", s + 1, excerpt(&names[s as usize])),
+        None => (s + 1).to_string(),
+    };
+    let places: Vec<(usize, usize, String)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e.line,
+                e.column,
+                format!("row {}, column {}", show(e.state), show(e.target)),
+            )
+        })
+        .collect();
+    let (matrix, notes) = build_matrix(path, n, entries, options.normalize, |s| row_lines[s as usize])
+        .map_err(|e| annotate(e, &places))?;
     let mut dtmc = Dtmc::new(matrix, vec![0])?;
     if let Some(names) = names {
         dtmc = dtmc.with_names(names);

@@ -36,7 +36,7 @@ const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
     let root = located::parse(path, text)?;
-    let top = object(path, &root, "the top level", TOP_KEYS)?;
+    let top = object(path, &root, "the model", TOP_KEYS)?;
     let get = |key: &str| top.iter().find(|m| m.key == key).map(|m| &m.value);
     let missing = |key: &str| {
         parse_error(
@@ -556,10 +556,20 @@ impl<'p> States<'p> {
         normalize: bool,
     ) -> Result<(CsrMatrix, Option<Vec<String>>, Vec<String>)> {
         let written = self.written(node, "transitions", mdp)?;
+        // Checked before anything of size `n` is allocated: `n` may be huge, the file small.
+        if let Some(s) = first_missing(self.n, written.iter().map(|w| w.state)) {
+            return Err(at(
+                self.path,
+                node,
+                format!(
+                    "transitions: state {} has no outgoing transitions (every state needs a distribution over next states; give an absorbing state a self-loop of probability 1)",
+                    self.show(s)
+                ),
+            ));
+        }
         // Choice numbers: given, or by first appearance of each action name within its state.
         let mut named: Option<(bool, usize)> = None;
         let mut actions: Vec<Vec<String>> = vec![Vec::new(); if mdp { self.n } else { 0 }];
-        let mut has_row = vec![false; self.n];
         let mut entries = Vec::with_capacity(written.len());
         for w in &written {
             let choice = match &w.action {
@@ -586,7 +596,6 @@ impl<'p> States<'p> {
                     }
                 }
             };
-            has_row[w.state as usize] = true;
             entries.push(Entry {
                 state: w.state,
                 choice,
@@ -596,18 +605,8 @@ impl<'p> States<'p> {
                 column: w.column,
             });
         }
-        if let Some(s) = has_row.iter().position(|&h| !h) {
-            return Err(at(
-                self.path,
-                node,
-                format!(
-                    "transitions: state {} has no outgoing transitions (every state needs a distribution over next states; give an absorbing state a self-loop of probability 1)",
-                    self.show(s as StateId)
-                ),
-            ));
-        }
         let (matrix, notes) = build_matrix(self.path, self.n, entries, normalize, |_| self.line)
-            .map_err(|e| self.locate(e, &written))?;
+            .map_err(|e| annotate(e, &self.places(&written)))?;
         let action_names = match named {
             Some((true, _)) => Some(actions.into_iter().flatten().collect()),
             _ => None,
@@ -615,33 +614,18 @@ impl<'p> States<'p> {
         Ok((matrix, action_names, notes))
     }
 
-    /// Adds the JSON path (and state names) of the transition at an error's place.
-    fn locate(&self, error: Error, written: &[Written]) -> Error {
-        let Error::Parse {
-            path,
-            line,
-            column,
-            mut message,
-        } = error
-        else {
-            return error;
+    /// The JSON path (and state names) of each transition, to add to an error at its place.
+    fn places(&self, written: &[Written]) -> Vec<(usize, usize, String)> {
+        let context = |w: &Written| match self.names {
+            Some(_) => format!(
+                "{}: {} -> {}",
+                w.json_path,
+                self.show(w.state),
+                self.show(w.target)
+            ),
+            None => w.json_path.clone(),
         };
-        if let Some(w) = written.iter().find(|w| w.line == line && w.column == column) {
-            let _ = write!(message, " [at {}", w.json_path);
-            if self.names.is_some() {
-                let _ = write!(message, "; state {} is {}", w.state, self.show(w.state));
-                if w.target != w.state {
-                    let _ = write!(message, ", state {} is {}", w.target, self.show(w.target));
-                }
-            }
-            message.push(']');
-        }
-        Error::Parse {
-            path,
-            line,
-            column,
-            message,
-        }
+        written.iter().map(|w| (w.line, w.column, context(w))).collect()
     }
 
     /// One reward model `{"state": ..., "action": ..., "transition": ...}`.
@@ -854,6 +838,18 @@ impl<'p> States<'p> {
     }
 }
 
+/// The first of the states `0..n` that does not occur in `states` (all `< n`), if any; in time
+/// and space linear in the number of states given, not in `n`.
+pub(super) fn first_missing(n: usize, states: impl Iterator<Item = StateId>) -> Option<StateId> {
+    let mut seen: Vec<StateId> = states.collect();
+    seen.sort_unstable();
+    seen.dedup();
+    match seen.iter().enumerate().find(|&(i, &s)| i != s as usize) {
+        Some((i, _)) => Some(i as StateId),
+        None => (seen.len() < n).then_some(seen.len() as StateId),
+    }
+}
+
 /// "expected a list of 3, found a list of 2 entries" and the like.
 fn describe_len(node: &Json<'_>) -> String {
     match &node.value {
@@ -890,6 +886,30 @@ pub(super) fn number_text(v: f64) -> String {
         plain
     } else {
         format!("{v:e}")
+    }
+}
+
+/// Appends ` [at ...]` (from `context`) to a parse error at the place of one of `entries`, so that
+/// messages of [`build_matrix`], which count states from 0, also say where in the file's own terms.
+pub(super) fn annotate(error: Error, entries: &[(usize, usize, String)]) -> Error {
+    match error {
+        Error::Parse {
+            path,
+            line,
+            column,
+            mut message,
+        } => {
+            if let Some((_, _, context)) = entries.iter().find(|e| e.0 == line && e.1 == column) {
+                let _ = write!(message, " [at {context}]");
+            }
+            Error::Parse {
+                path,
+                line,
+                column,
+                message,
+            }
+        }
+        other => other,
     }
 }
 

@@ -12,7 +12,7 @@
 //!
 //! Written: `coordinate real general`, 1-based, values in their shortest exact form.
 
-use super::json::{number_text, write_error};
+use super::json::{annotate, first_missing, number_text, write_error};
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
 use crate::model::Dtmc;
 use crate::{Error, Result, StateId, excerpt};
@@ -236,9 +236,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             format!("the size line (line {size_no}) gives {count} entries but the file has {found}"),
         ));
     }
-    let mut has_row = vec![false; n];
-    entries.iter().for_each(|e| has_row[e.state as usize] = true);
-    if let Some(s) = has_row.iter().position(|&h| !h) {
+    if let Some(s) = first_missing(n, entries.iter().map(|e| e.state)) {
         return Err(parse_error(
             path,
             last_line,
@@ -249,7 +247,15 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             ),
         ));
     }
-    let (matrix, notes) = build_matrix(path, n, entries, options.normalize, |_| last_line)?;
+    let places: Vec<(usize, usize, String)> = entries
+        .iter()
+        .map(|e| {
+            let (i, j) = (u64::from(e.state) + 1, u64::from(e.target) + 1);
+            (e.line, e.column, format!("row {i}, column {j}, counted from 1"))
+        })
+        .collect();
+    let (matrix, notes) =
+        build_matrix(path, n, entries, options.normalize, |_| last_line).map_err(|e| annotate(e, &places))?;
     Ok((Model::Dtmc(Dtmc::new(matrix, vec![0])?), notes))
 }
 
