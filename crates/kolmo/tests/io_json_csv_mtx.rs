@@ -369,3 +369,32 @@ fn hostile_inputs_never_panic() {
     std::fs::write(&path, [0xff, 0xfe, 0x00, 0x80, 0xc3]).unwrap();
     assert!(read(&path).is_err());
 }
+
+#[test]
+fn large_files_read_in_linear_time() {
+    let n = 50_000;
+    let dir = tempfile::tempdir().unwrap();
+    let rows: Vec<String> = (0..n)
+        .map(|s| {
+            format!(
+                "  \"s{s}\": {{\"s{}\": \"1/2\", \"s{}\": 0.5}}",
+                (s + 1) % n,
+                (s + 2) % n
+            )
+        })
+        .collect();
+    let names: Vec<String> = (0..n).map(|s| format!("\"s{s}\"")).collect();
+    let text = format!(
+        "{{\"states\": [{}],\n\"transitions\": {{\n{}\n}}}}",
+        names.join(", "),
+        rows.join(",\n")
+    );
+    let started = std::time::Instant::now();
+    let d = dtmc(read_text(dir.path(), "ring.json", &text).unwrap());
+    assert_eq!((d.n(), d.matrix().nnz()), (n, 2 * n));
+    let path = dir.path().join("ring.mtx");
+    write_model(&Model::Dtmc(d), &path, Format::MatrixMarket).unwrap();
+    assert_eq!(dtmc(read(&path).unwrap()).n(), n);
+    // Generous even for a debug build on a slow machine; quadratic work would take minutes.
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}

@@ -140,8 +140,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             .iter()
             .map(|f| f.text.clone())
             .collect();
-        for (i, f) in head[usize::from(row_names)..].iter().enumerate() {
-            if names[..i].contains(&f.text) {
+        let mut seen = std::collections::HashSet::new();
+        for f in &head[usize::from(row_names)..] {
+            if !seen.insert(f.text.as_str()) {
                 return Err(parse_error(
                     path,
                     first_no,

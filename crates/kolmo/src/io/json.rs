@@ -1118,6 +1118,7 @@ fn to_json(model: &Model) -> Result<String> {
 mod located {
     use super::super::parse_error;
     use crate::{Result, excerpt};
+    use std::collections::HashMap;
     use std::path::Path;
 
     /// Deeper nesting than this is refused (the schema needs six levels).
@@ -1237,6 +1238,8 @@ mod located {
                 Some(b'{') => {
                     self.bump();
                     let mut members: Vec<Member<'t>> = Vec::new();
+                    // Key -> line, to refuse a key given twice in time linear in the members.
+                    let mut seen: HashMap<String, usize> = HashMap::new();
                     self.skip_ws();
                     if self.peek() == Some(b'}') {
                         self.bump();
@@ -1245,7 +1248,7 @@ mod located {
                             self.skip_ws();
                             let (kl, kc) = (self.line, self.column);
                             let key = self.string()?;
-                            if let Some(first) = members.iter().find(|m| m.key == key) {
+                            if let Some(first) = seen.insert(key.clone(), kl) {
                                 return Err(parse_error(
                                     self.path,
                                     kl,
@@ -1253,7 +1256,7 @@ mod located {
                                     format!(
                                         "the key \"{}\" appears twice in this object (first on line {})",
                                         excerpt(&key),
-                                        first.line
+                                        first
                                     ),
                                 ));
                             }
@@ -1599,6 +1602,14 @@ mod tests {
         );
         let e = err("{\"transitions\": []}");
         assert!(e.contains("no \"states\""), "{e}");
+    }
+
+    #[test]
+    fn first_missing_state() {
+        assert_eq!(first_missing(3, [2, 0, 0].into_iter()), Some(1));
+        assert_eq!(first_missing(3, [2, 0, 1].into_iter()), None);
+        assert_eq!(first_missing(4_000_000_000, [1, 0].into_iter()), Some(2));
+        assert_eq!(first_missing(1, std::iter::empty()), Some(0));
     }
 
     #[test]
