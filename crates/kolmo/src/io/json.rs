@@ -1207,7 +1207,7 @@ mod located {
             }
         }
 
-        /// Moves past the continuation bytes of the character just bumped over.
+        /// Skips JSON white space (space, tab, line feed, carriage return).
         fn skip_ws(&mut self) {
             while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
                 self.bump();
