@@ -1,18 +1,410 @@
-//! (to be written)
+//! Dense row-stochastic matrices as comma-separated values.
+//!
+//! One matrix row per line; row `i` is the distribution of the next state from state `i`, so the
+//! matrix must be square. Fields are separated by commas, or by semicolons or tabs when the first
+//! line of the matrix (or the header) uses one of those and no comma (the whole file must then use
+//! it). Decimal commas are not understood. Values are decimals or fractions (`1/3`); zero entries
+//! are not stored. Blank lines and lines starting with `#` are skipped.
+//!
+//! An optional header line names the states: it is recognised by a field that is not a number
+//! (names that look like numbers must be quoted, `"1"`). It has one field per state, or one more
+//! with an empty first field: then every row starts with its state's name, which must be the
+//! header's name for that row (the layout R's `write.csv` and pandas' `to_csv` produce). Fields may
+//! be double-quoted (`"a, b"`, with `""` for a quote). The initial state is state 0.
 
-use super::{Model, ReadOptions};
-use crate::{Error, Result};
+use super::json::{annotate, number_text, write_error};
+use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
+use crate::model::Dtmc;
+use crate::{Error, Result, StateId, excerpt};
 use std::io::Write;
 use std::path::Path;
 
+/// One field: its text (unquoted), the column where it starts (from 1), and whether it was quoted.
+#[derive(Debug)]
+struct Field {
+    text: String,
+    column: usize,
+    quoted: bool,
+}
+
+/// Splits `line` at `sep`, honouring double quotes.
+fn fields(path: &Path, line_no: usize, line: &str, sep: char) -> Result<Vec<Field>> {
+    let mut out = Vec::new();
+    let mut chars = line.chars().peekable();
+    let mut column = 1;
+    loop {
+        // Blanks before a field (and its quote) are skipped.
+        while chars.peek().is_some_and(|&c| c == ' ' && c != sep) {
+            chars.next();
+            column += 1;
+        }
+        let start = column;
+        let mut text = String::new();
+        let quoted = chars.peek() == Some(&'"');
+        if quoted {
+            chars.next();
+            column += 1;
+            loop {
+                match chars.next() {
+                    None => {
+                        return Err(parse_error(
+                            path,
+                            line_no,
+                            start,
+                            "the quoted field has no closing '\"' on this line",
+                        ));
+                    }
+                    Some('"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        column += 2;
+                        text.push('"');
+                    }
+                    Some('"') => {
+                        column += 1;
+                        break;
+                    }
+                    Some(c) => {
+                        column += 1;
+                        text.push(c);
+                    }
+                }
+            }
+            while chars.peek().is_some_and(|&c| c != sep) {
+                let c = chars.next().unwrap_or(' ');
+                if !c.is_whitespace() {
+                    return Err(parse_error(
+                        path,
+                        line_no,
+                        column,
+                        format!("unexpected '{}' after the quoted field", c.escape_debug()),
+                    ));
+                }
+                column += 1;
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c == sep {
+                    break;
+                }
+                text.push(c);
+                chars.next();
+                column += 1;
+            }
+            text = text.trim().to_string();
+        }
+        out.push(Field {
+            text,
+            column: start,
+            quoted,
+        });
+        if chars.next().is_none() {
+            return Ok(out);
+        }
+        column += 1;
+    }
+}
+
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    let _ = (path, text, options);
-    Err(Error::arg("format", "csv is not supported yet"))
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // (line number, line) of every line holding data.
+    let lines: Vec<(usize, &str)> = text
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .collect();
+    let last_line = text.split('\n').count().max(1);
+    let Some(&(first_no, first)) = lines.first() else {
+        return Err(parse_error(
+            path,
+            last_line,
+            1,
+            "the file has no matrix rows (only blank lines and comments)",
+        ));
+    };
+    let sep = if first.contains(',') {
+        ','
+    } else if first.contains(';') {
+        ';'
+    } else if first.contains('\t') {
+        '\t'
+    } else {
+        ','
+    };
+    let head = fields(path, first_no, first, sep)?;
+    let is_header = head.iter().any(|f| f.quoted || parse_number(&f.text).is_none());
+    let (names, row_names, rows) = if is_header {
+        let row_names = head.len() >= 2 && head[0].text.is_empty();
+        let names: Vec<String> = head[usize::from(row_names)..]
+            .iter()
+            .map(|f| f.text.clone())
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        for f in &head[usize::from(row_names)..] {
+            if !seen.insert(f.text.as_str()) {
+                return Err(parse_error(
+                    path,
+                    first_no,
+                    f.column,
+                    format!(
+                        "the state name \"{}\" appears twice in the header",
+                        excerpt(&f.text)
+                    ),
+                ));
+            }
+        }
+        (Some(names), row_names, &lines[1..])
+    } else {
+        (None, false, &lines[..])
+    };
+    let n = names.as_ref().map_or(head.len(), Vec::len);
+    if n > StateId::MAX as usize {
+        return Err(parse_error(path, first_no, 1, "too many columns"));
+    }
+    let width = n + usize::from(row_names);
+    let mut entries = Vec::new();
+    let mut row_lines = Vec::with_capacity(rows.len().min(n));
+    for (i, &(line_no, line)) in rows.iter().enumerate() {
+        if i == n {
+            return Err(parse_error(
+                path,
+                line_no,
+                1,
+                format!("the matrix must be square: {n} columns, so no more than {n} rows"),
+            ));
+        }
+        let row = fields(path, line_no, line, sep)?;
+        if row.len() != width {
+            let column = row.get(width).map_or(line.chars().count() + 1, |f| f.column);
+            return Err(parse_error(
+                path,
+                line_no,
+                column,
+                format!(
+                    "this row has {} fields; every row needs {width} ({n} probabilities{}), like {}",
+                    row.len(),
+                    if row_names { " after the state's name" } else { "" },
+                    if is_header { "the header" } else { "the first row" }
+                ),
+            ));
+        }
+        if row_names {
+            let expected = &names.as_ref().expect("row names come with a header")[i];
+            if row[0].text != *expected {
+                return Err(parse_error(
+                    path,
+                    line_no,
+                    row[0].column,
+                    format!(
+                        "row {} is named \"{}\" but the header's state {} is \"{}\"",
+                        i + 1,
+                        excerpt(&row[0].text),
+                        i + 1,
+                        excerpt(expected)
+                    ),
+                ));
+            }
+        }
+        for (j, f) in row[usize::from(row_names)..].iter().enumerate() {
+            let Some(value) = parse_number(&f.text) else {
+                return Err(parse_error(
+                    path,
+                    line_no,
+                    f.column,
+                    if f.text.is_empty() {
+                        "empty field: write 0 for no transition".to_string()
+                    } else {
+                        format!(
+                            "\"{}\" is not a number (a decimal like 0.25 or a fraction like 1/3)",
+                            excerpt(&f.text)
+                        )
+                    },
+                ));
+            };
+            if value != 0.0 {
+                entries.push(Entry {
+                    state: i as StateId,
+                    choice: 0,
+                    target: j as StateId,
+                    value,
+                    line: line_no,
+                    column: f.column,
+                });
+            }
+        }
+        row_lines.push(line_no);
+    }
+    if row_lines.len() < n {
+        return Err(parse_error(
+            path,
+            last_line,
+            1,
+            format!(
+                "the matrix must be square: {n} columns but {} rows",
+                row_lines.len()
+            ),
+        ));
+    }
+    let show = |s: StateId| match &names {
+        Some(names) => format!("{} \"{}\"", s + 1, excerpt(&names[s as usize])),
+        None => (s + 1).to_string(),
+    };
+    let places: Vec<(usize, usize, String)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e.line,
+                e.column,
+                format!("row {}, column {}", show(e.state), show(e.target)),
+            )
+        })
+        .collect();
+    let (matrix, notes) = build_matrix(path, n, entries, options.normalize, |s| row_lines[s as usize])
+        .map_err(|e| annotate(e, &places))?;
+    let mut dtmc = Dtmc::new(matrix, vec![0])?;
+    if let Some(names) = names {
+        dtmc = dtmc.with_names(names);
+    }
+    Ok((Model::Dtmc(dtmc), notes))
+}
+
+/// A state name as a header field: quoted when it would otherwise read differently.
+fn name_field(name: &str) -> String {
+    let plain = !name.is_empty()
+        && parse_number(name).is_none()
+        && name.trim() == name
+        && !name.starts_with('#')
+        && !name.contains([',', ';', '\t', '"']);
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
 }
 
 /// Writes `model`.
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
-    let _ = (model, w);
-    Err(Error::arg("format", "csv is not supported yet"))
+    let Model::Dtmc(d) = model else {
+        return Err(Error::arg(
+            "format",
+            "an MDP cannot be written as CSV (a dense matrix has one row per state); use json, drn or prism",
+        ));
+    };
+    let n = d.n();
+    let mut out = String::new();
+    if let Some(names) = d.names() {
+        if let Some(bad) = names.iter().find(|s| s.is_empty() || s.contains(['\n', '\r'])) {
+            return Err(Error::arg(
+                "model",
+                format!(
+                    "the state name \"{}\" cannot be a CSV header field (empty or with a line break)",
+                    excerpt(bad)
+                ),
+            ));
+        }
+        let header: Vec<String> = names.iter().map(|s| name_field(s)).collect();
+        out.push_str(&header.join(","));
+        out.push('\n');
+    }
+    let mut row = vec![String::from("0"); n];
+    for s in 0..n {
+        let (cols, vals) = d.matrix().row(s);
+        for (&c, &p) in cols.iter().zip(vals) {
+            row[c as usize] = number_text(p);
+        }
+        out.push_str(&row.join(","));
+        out.push('\n');
+        for &c in cols {
+            row[c as usize] = String::from("0");
+        }
+    }
+    w.write_all(out.as_bytes()).map_err(write_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_str(text: &str) -> Result<Dtmc> {
+        match read(Path::new("p.csv"), text, &ReadOptions::default())?.0 {
+            Model::Dtmc(d) => Ok(d),
+            Model::Mdp(_) => panic!("CSV gives chains"),
+        }
+    }
+
+    fn err(text: &str) -> String {
+        read_str(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn plain_headed_and_row_named() {
+        let plain = read_str("# Land of Oz\n0.5,0.25,0.25\n\n1/2, 0, 1/2\r\n0.25,0.25,0.5\n").unwrap();
+        assert_eq!(plain.matrix().row(1), (&[0, 2][..], &[0.5, 0.5][..]));
+        assert!(plain.names().is_none());
+        let headed = read_str("R;N;S\n0.5;0.25;0.25\n0.5;0;0.5\n0.25;0.25;0.5").unwrap();
+        assert_eq!(headed.matrix(), plain.matrix());
+        assert_eq!(headed.names().unwrap(), &["R", "N", "S"]);
+        let named =
+            read_str("\"\",\"R\",\"N\",\"S\"\nR,0.5,0.25,0.25\n\"N\",0.5,0,0.5\nS,0.25,0.25,0.5").unwrap();
+        assert_eq!(named.matrix(), plain.matrix());
+        assert_eq!(named.names(), headed.names());
+        let tabs = read_str("\u{feff}0\t1\n1\t0\n").unwrap();
+        assert_eq!(tabs.matrix().row(0), (&[1][..], &[1.0][..]));
+        let numeric_names = read_str("\"1\",\"2\"\n0,1\n1,0").unwrap();
+        assert_eq!(numeric_names.names().unwrap(), &["1", "2"]);
+    }
+
+    #[test]
+    fn round_trip() {
+        let d = read_str("\"a,b\",\"1\",c\n1/3,2/3,0\n0,1,0\n0.1,0.2,0.7\n").unwrap();
+        let mut buf = Vec::new();
+        write(&Model::Dtmc(d.clone()), &mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let again = read_str(&text).unwrap();
+        assert_eq!(again.matrix(), d.matrix());
+        assert_eq!(again.names(), d.names());
+        assert!(text.starts_with("\"a,b\",\"1\",c\n"), "{text}");
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = err("0.5,0.5\n0.5,0.5,0\n");
+        assert!(e.starts_with("p.csv:2:9:") && e.contains("3 fields"), "{e}");
+        let e = err("0.5,0.5\n0.5,x\n");
+        assert!(
+            e.starts_with("p.csv:2:5:") && e.contains("\"x\" is not a number"),
+            "{e}"
+        );
+        let e = err("0.5,0.5\n0.5,0.4\n");
+        assert!(e.starts_with("p.csv:2:1:") && e.contains("sum to 0.9"), "{e}");
+        let e = err("1.5,-0.5\n0.5,0.5\n");
+        assert!(e.starts_with("p.csv:1:5:") && e.contains("-0.5"), "{e}");
+        let e = err("0.5,0.5\n0.5,0.5\n1,0\n");
+        assert!(e.starts_with("p.csv:3:1:") && e.contains("square"), "{e}");
+        let e = err("0.5,0.5\n");
+        assert!(e.starts_with("p.csv:2:1:") && e.contains("square"), "{e}");
+        let e = err("a,b\n0,1\n0,0\n");
+        assert!(
+            e.starts_with("p.csv:3:1:") && e.contains("state 1 has no outgoing"),
+            "{e}"
+        );
+        let e = err(",a,b\na,0,1\nc,0,1\n");
+        assert!(e.starts_with("p.csv:3:1:") && e.contains("\"c\""), "{e}");
+        let e = err("a,a\n0,1\n0,1\n");
+        assert!(e.starts_with("p.csv:1:3:") && e.contains("twice"), "{e}");
+        let e = err("# nothing\n\n");
+        assert!(e.contains("no matrix rows"), "{e}");
+        let e = err("0,1\n1,\n");
+        assert!(e.starts_with("p.csv:2:3:") && e.contains("empty field"), "{e}");
+        let e = err("0,1\nNaN,1\n");
+        assert!(e.contains("not a number"), "{e}");
+    }
+
+    #[test]
+    fn mdp_is_refused() {
+        let m = crate::model::Mdp::new(crate::sparse::from_rows(&[&[(0, 1.0)]]), vec![0]).unwrap();
+        let e = write(&Model::Mdp(m), &mut Vec::new()).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    }
 }
