@@ -63,8 +63,8 @@ impl RewardModel {
         Ok(())
     }
 
-    /// The expected reward of one step from each choice (length `m`): `state[group] + action[row]
-    /// + Σ_t P(row, t) · transition[row, t]`.
+    /// The expected reward of one step from each choice `a` of state `s` (length `m`):
+    /// `state(s) + action(a) + Σ_t P(a, t) · transition(a, t)`.
     ///
     /// # Panics
     /// - panics if the parts do not have the lengths [`check`](Self::check) requires.
