@@ -2,7 +2,7 @@
 //! read from a model file.
 
 use crate::cli::AnalyzeArgs;
-use crate::output::{fmt_sig, num};
+use crate::output::{fmt_bound, fmt_short, num};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
 use kolmo::analysis::exact::{ExactAbsorptionTime, absorption_time_exact, reach_probability_exact};
@@ -521,54 +521,62 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
     writeln!(out)?;
     let closed = a.closed.len();
     let transient = a.classes.transient_states();
+    let transient_classes = a.classes.classes.len() - closed;
     let kind = if a.classes.ergodic() {
         "irreducible and aperiodic (ergodic)".to_string()
     } else if a.classes.irreducible() {
         format!("irreducible, period {}", a.classes.classes[0].period.unwrap_or(1))
     } else {
         format!(
-            "{closed} closed class(es), {} transient state(s), {} absorbing state(s)",
+            "{closed} closed, {transient_classes} transient ({} transient state(s)); {} absorbing state(s)",
             transient.len(),
             a.classes.absorbing_states().len()
         )
     };
     writeln!(out, "Classes: {kind}")?;
-    for (i, c) in a.classes.classes.iter().enumerate().take(rows) {
+    // Closed classes first, then the transient ones, largest first.
+    let mut order: Vec<usize> = (0..a.classes.classes.len()).collect();
+    order.sort_by_key(|&i| {
+        let c = &a.classes.classes[i];
+        (
+            !c.closed,
+            std::cmp::Reverse(if c.closed { 0 } else { c.states.len() }),
+            i,
+        )
+    });
+    for &i in order.iter().take(rows) {
+        let c = &a.classes.classes[i];
         let period = match c.period {
             Some(1) => "aperiodic".to_string(),
             Some(p) => format!("period {p}"),
             None => "no return".to_string(),
         };
+        let kind = match (c.closed, c.states.len()) {
+            (true, 1) => "closed (absorbing)",
+            (true, _) => "closed (recurrent)",
+            (false, _) => "transient",
+        };
         writeln!(
             out,
-            "  class {i}: {}, {period}, {} state(s): {}",
-            if c.closed {
-                "closed (recurrent)"
-            } else {
-                "transient"
-            },
+            "  class {i}: {kind}, {period}, {} state(s): {}",
             c.states.len(),
             list(&r.names, &c.states, 12)
         )?;
     }
-    if a.classes.classes.len() > rows {
-        writeln!(
-            out,
-            "  … ({} more classes; --all)",
-            a.classes.classes.len() - rows
-        )?;
+    if order.len() > rows {
+        writeln!(out, "  … ({} more classes; --all or --json)", order.len() - rows)?;
     }
     for ((&c, st), i) in a.closed.iter().zip(&a.stationary).zip(0..).take(rows) {
-        if i == 0 {
-            writeln!(out)?;
-        }
         if st.class.len() == 1 {
             continue;
         }
+        writeln!(out)?;
         writeln!(
             out,
-            "Stationary distribution of class {c} (error ≤ {:.1e}; residual {:.1e}; {})",
-            st.error_bound, st.residual, st.method
+            "Stationary distribution of class {c} (error ≤ {}; residual {}; {})",
+            fmt_bound(st.error_bound),
+            fmt_bound(st.residual),
+            st.method
         )?;
         let exact = r.exact.as_ref().map(|x| &x.stationary[i]);
         write!(
@@ -597,8 +605,8 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 out,
                 "  {:<width$}  {:>18}  {:>18}",
                 r.names[s as usize],
-                fmt_sig(*p, 15),
-                fmt_sig(*m, 15)
+                fmt_short(*p, 15),
+                fmt_short(*m, 15)
             )?;
             match exact {
                 Some((pi, m)) => writeln!(out, "  {}, {}", pi[j], m[j])?,
@@ -622,20 +630,20 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 out,
                 "  class {c} ({}) with probability {}",
                 list(&r.names, &a.classes.classes[c].states, 6),
-                fmt_sig(*w, 15)
+                fmt_short(*w, 15)
             )?;
         }
     }
     writeln!(
         out,
-        "Long-run fraction of time from {} ({}; error ≤ {:.1e}):",
+        "Long-run fraction of time from {} ({}; error ≤ {}):",
         r.from,
         if lr.converges {
             "also the limit of the distribution after k steps"
         } else {
             "a Cesàro average: the distribution after k steps oscillates (periodic class)"
         },
-        lr.error_bound
+        fmt_bound(lr.error_bound)
     )?;
     let mut top: Vec<(usize, f64)> = lr
         .distribution
@@ -648,7 +656,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         top.sort_by(|x, y| y.1.total_cmp(&x.1));
     }
     for (s, p) in top.iter().take(rows) {
-        writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_sig(*p, 15))?;
+        writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_short(*p, 15))?;
     }
     if top.len() > rows {
         writeln!(out, "  … ({} more states; --all or --json)", top.len() - rows)?;
@@ -657,8 +665,9 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "Steps until a closed class is entered (error ≤ {:.1e} relative; {}):",
-            t.error_bound, t.method
+            "Steps until a closed class is entered (error ≤ {} relative; {}):",
+            fmt_bound(t.error_bound),
+            t.method
         )?;
         writeln!(
             out,
@@ -670,8 +679,8 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 out,
                 "  {:<width$}  {:>18}  {:>18}",
                 r.names[s as usize],
-                fmt_sig(t.mean[s as usize], 15),
-                fmt_sig(t.variance[s as usize], 15)
+                fmt_short(t.mean[s as usize], 15),
+                fmt_short(t.variance[s as usize], 15)
             )?;
         }
         if transient.len() > rows {
@@ -687,7 +696,8 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         let bound = ab.iter().fold(0.0f64, |m, x| m.max(x.2));
         writeln!(
             out,
-            "Absorption probabilities (row: from; column: closed class; error ≤ {bound:.1e}):"
+            "Absorption probabilities (row: from; column: closed class; error ≤ {}):",
+            fmt_bound(bound)
         )?;
         write!(out, "  {:<width$}", "from")?;
         for &c in &a.closed {
@@ -697,7 +707,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         for &s in transient.iter().take(rows) {
             write!(out, "  {:<width$}", r.names[s as usize])?;
             for (v, _, _) in ab {
-                write!(out, "  {:>18}", fmt_sig(v[s as usize], 15))?;
+                write!(out, "  {:>18}", fmt_short(v[s as usize], 15))?;
             }
             writeln!(out)?;
         }
@@ -707,8 +717,8 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             writeln!(out)?;
             writeln!(
                 out,
-                "Fundamental matrix N = (I - Q)^-1 (expected visits; residual {:.1e}):",
-                f.residual
+                "Fundamental matrix N = (I - Q)^-1 (expected visits; residual {}):",
+                fmt_bound(f.residual)
             )?;
             print_matrix(out, &r.names, &f.states, &f.states, &f.matrix, width)?;
         }
@@ -718,8 +728,8 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             writeln!(out)?;
             writeln!(
                 out,
-                "Mean first-passage times (steps; row: from, column: to; error ≤ {:.1e} relative):",
-                p.error_bound
+                "Mean first-passage times (steps; row: from, column: to; error ≤ {} relative):",
+                fmt_bound(p.error_bound)
             )?;
             let all_states: Vec<StateId> = (0..p.n as StateId).collect();
             print_matrix(out, &r.names, &all_states, &all_states, &p.matrix, width)?;
@@ -729,10 +739,10 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "Target {} ({}): expected steps error ≤ {:.1e} relative; {}",
+            "Target {} ({}): expected steps error ≤ {} relative; {}",
             t.spec,
             list(&r.names, &t.states, 8),
-            t.time.error_bound,
+            fmt_bound(t.time.error_bound),
             t.time.method
         )?;
         write!(
@@ -749,13 +759,13 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 out,
                 "  {:<width$}  {:>18}  {:>18}  {:>18}",
                 r.names[s],
-                fmt_sig(t.reach.values[s], 15),
-                fmt_sig(t.time.mean[s], 15),
-                fmt_sig(t.time.variance[s], 15)
+                fmt_short(t.reach.values[s], 15),
+                fmt_short(t.time.mean[s], 15),
+                fmt_short(t.time.variance[s], 15)
             )?;
             for rr in &r.rewards {
                 if let Some((v, _)) = &rr.to_target {
-                    write!(out, "  {:>18}", fmt_sig(v[s], 15))?;
+                    write!(out, "  {:>18}", fmt_short(v[s], 15))?;
                 }
             }
             if let Some((p, t)) = r.exact.as_ref().and_then(|x| x.target.as_ref()) {
@@ -783,7 +793,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             top.sort_by(|x, y| y.1.total_cmp(&x.1));
         }
         for (s, p) in top.iter().take(rows) {
-            writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_sig(*p, 15))?;
+            writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_short(*p, 15))?;
         }
         if top.len() > rows {
             writeln!(out, "  … ({} more states; --all or --json)", top.len() - rows)?;
@@ -796,15 +806,15 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             "Reward {:?}: long-run average reward (gain) from {}: {}",
             rr.name,
             r.from,
-            fmt_sig(rr.gain_from_start, 15)
+            fmt_short(rr.gain_from_start, 15)
         )?;
         for (g, &c) in rr.classes.iter().zip(&a.closed).take(rows) {
             writeln!(
                 out,
-                "  class {c}: gain {} (error ≤ {:.1e}); bias residual {:.1e}",
-                fmt_sig(g.gain, 15),
-                g.gain_error_bound,
-                g.bias_residual
+                "  class {c}: gain {} (error ≤ {}); bias residual {}",
+                fmt_short(g.gain, 15),
+                fmt_bound(g.gain_error_bound),
+                fmt_bound(g.bias_residual)
             )?;
             let states = &a.classes.classes[c].states;
             if states.len() > 1 {
@@ -813,7 +823,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                         out,
                         "    bias {:<width$}  {:>18}",
                         r.names[s as usize],
-                        fmt_sig(*h, 15)
+                        fmt_short(*h, 15)
                     )?;
                 }
             }
@@ -838,7 +848,7 @@ fn print_matrix(
     for (i, &s) in rows.iter().enumerate() {
         write!(out, "  {:<width$}", names[s as usize])?;
         for j in 0..cols.len() {
-            write!(out, "  {:>12}", fmt_sig(m[i * cols.len() + j], 8))?;
+            write!(out, "  {:>12}", fmt_short(m[i * cols.len() + j], 8))?;
         }
         writeln!(out)?;
     }

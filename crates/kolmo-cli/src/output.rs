@@ -33,6 +33,31 @@ pub fn fmt_sig(x: f64, digits: usize) -> String {
     format!("{x:.decimals$}")
 }
 
+/// A number rounded to `digits` significant digits and printed in its shortest form: `0.4`, not
+/// `0.400000000000000`; `1`, not `0.99999999999999989`; "inf" for +∞.
+pub fn fmt_short(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return fmt_sig(x, digits);
+    }
+    let rounded: f64 = format!("{x:.*e}", digits.saturating_sub(1)).parse().unwrap_or(x);
+    let rounded = rounded + 0.0; // −0 prints as 0
+    let mag = if rounded == 0.0 {
+        0
+    } else {
+        rounded.abs().log10().floor() as i32
+    };
+    if (-5..=15).contains(&mag) {
+        rounded.to_string()
+    } else {
+        format!("{rounded:e}")
+    }
+}
+
+/// An error bound for a report: "0" when it is exactly zero, else two significant digits.
+pub fn fmt_bound(x: f64) -> String {
+    if x == 0.0 { "0".into() } else { format!("{x:.1e}") }
+}
+
 /// A probability with 6 decimals, or in scientific notation when tiny.
 pub fn fmt_prob(p: f64) -> String {
     if p != 0.0 && p.abs() < 1e-4 {
@@ -55,5 +80,12 @@ mod tests {
         assert_eq!(num(2.5), serde_json::json!(2.5));
         assert_eq!(fmt_prob(0.5), "0.500000");
         assert_eq!(fmt_prob(1.5e-7), "1.500e-7");
+        assert_eq!(fmt_short(0.9999999999999999, 15), "1");
+        assert_eq!(fmt_short(0.4, 15), "0.4");
+        assert_eq!(fmt_short(10.0 / 3.0, 8), "3.3333333");
+        assert_eq!(fmt_short(-1e-300, 3), "-1e-300");
+        assert_eq!(fmt_short(f64::INFINITY, 3), "inf");
+        assert_eq!(fmt_bound(0.0), "0");
+        assert_eq!(fmt_bound(2.5e-16), "2.5e-16");
     }
 }

@@ -111,27 +111,18 @@ impl<'a> ClassAnalysis<'a> {
     pub fn absorption_probabilities(&self, i: usize) -> (Vec<f64>, f64, f64) {
         let class = &self.classes.classes[self.closed[i]].states;
         let into = StateSet::from_states(self.dtmc.n(), class.iter().copied());
-        match &self.absorbing {
-            None => {
-                let v = (0..self.dtmc.n() as StateId)
-                    .map(|s| if into.contains(s) { 1.0 } else { 0.0 })
-                    .collect();
-                (v, 0.0, 0.0)
-            }
-            Some(a) => {
-                let (v, r) = a
-                    .absorption_probabilities(&into)
-                    .expect("the set ranges over the chain");
+        // Being absorbed into a closed class is reaching it: graph analysis fixes the 0s and 1s
+        // exactly, the rest is one solve.
+        let reach = super::reach_probability(self.dtmc, &into).expect("the set ranges over the chain");
+        let bound = match &self.absorbing {
+            Some(a) if reach.residual > 0.0 => {
                 let t = a.absorption_time();
                 let tmax = t.mean.iter().fold(0.0f64, |m, x| m.max(*x));
-                let bound = if t.residual < 1.0 {
-                    r * tmax * (1.0 + t.error_bound)
-                } else {
-                    f64::INFINITY
-                };
-                (v, r, bound)
+                if t.residual < 1.0 { reach.residual * tmax * (1.0 + t.error_bound) } else { f64::INFINITY }
             }
-        }
+            _ => 0.0,
+        };
+        (reach.values, reach.residual, bound)
     }
 
     /// The long run from the initial distribution `initial` (length `n`, summing to 1): one
@@ -161,7 +152,17 @@ impl<'a> ClassAnalysis<'a> {
             .collect();
         let mut residual = 0.0;
         let mut weight_bound = 0.0;
-        if let Some(a) = &self.absorbing {
+        // Qualitative first: the closed classes reachable from the start; if there is one, the
+        // chain ends there with probability exactly 1.
+        let support: Vec<StateId> = (0..n as StateId).filter(|&s| initial[s as usize] > 0.0).collect();
+        let reachable = crate::graph::forward_reachable(self.dtmc.matrix(), &support);
+        let reached: Vec<usize> = (0..self.closed.len())
+            .filter(|&i| reachable.contains(self.classes.classes[self.closed[i]].states[0]))
+            .collect();
+        if reached.len() == 1 {
+            absorption.iter_mut().for_each(|w| *w = 0.0);
+            absorption[reached[0]] = 1.0;
+        } else if let Some(a) = &self.absorbing {
             let (visits, r) = a.expected_visits_from(initial)?;
             residual = r;
             // Probability of entering class c = Σ_s z_s P(s, c); its error ≤ Σ_s |δz_s| P(s, c).

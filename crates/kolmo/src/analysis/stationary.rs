@@ -247,8 +247,7 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
             error_bound,
             relative_error_bound,
             method: format!(
-                "visits between returns to state {} (x (I - Q) = P[r, .]) by {}{}",
-                self.class[0],
+                "visits between returns to the class's first state r, x (I - Q) = P[r, .], by {}{}",
                 self.lu.method(),
                 if T::EXACT { "" } else { ", iterative refinement" }
             ),
