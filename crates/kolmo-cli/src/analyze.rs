@@ -10,7 +10,7 @@ use kolmo::analysis::stationary::GainBias;
 use kolmo::analysis::stationary::RecurrentClass;
 use kolmo::analysis::{
     AbsorbingChain, AbsorptionTime, ClassAnalysis, FirstPassage, FundamentalMatrix, LongRun,
-    MAX_FIRST_PASSAGE_MATRIX, ReachProbability, distribution_after, mean_first_passage_matrix,
+    MAX_FIRST_PASSAGE_MATRIX, ReachProbability, distribution_after_limited, mean_first_passage_matrix,
     reach_probability,
 };
 use kolmo::exact::{Rational, rationalize_matrix};
@@ -23,6 +23,11 @@ use std::io::Write;
 const MAX_FUNDAMENTAL_SHOWN: usize = 200;
 /// Largest `n × closed classes` for which absorption probabilities are reported for every state.
 const MAX_ABSORPTION_TABLE: usize = 10_000_000;
+/// Work limit of --steps, in steps × transitions (about 2 ns each).
+const MAX_WORK: u64 = 2_000_000_000;
+/// Most closed classes for which absorption probabilities are tabulated for every state (one
+/// solve each).
+const MAX_ABSORPTION_CLASSES: usize = 50;
 /// Rows of a per-state table printed without --all.
 const ROWS: usize = 20;
 /// Largest matrix printed in the human report (larger ones are in --json).
@@ -155,9 +160,10 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
     };
     let analysis = ClassAnalysis::new(dtmc)?;
     let long_run = analysis.long_run(&initial)?;
-    let recurrence = analysis.time_to_recurrence();
+    let recurrence = analysis.time_to_recurrence().cloned();
     let absorption = (recurrence.is_some()
         && analysis.closed.len() >= 2
+        && analysis.closed.len() <= MAX_ABSORPTION_CLASSES
         && n.saturating_mul(analysis.closed.len()) <= MAX_ABSORPTION_TABLE)
         .then(|| {
             (0..analysis.closed.len())
@@ -189,7 +195,7 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
         }
     };
     let after = match args.steps {
-        Some(k) => Some((k, distribution_after(dtmc, &initial, k)?)),
+        Some(k) => Some((k, distribution_after_limited(dtmc, &initial, k, MAX_WORK)?)),
         None => None,
     };
     let mut rewards = Vec::new();

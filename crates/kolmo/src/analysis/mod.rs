@@ -32,4 +32,5 @@ pub use race::{MAX_PLAYERS, Race, race};
 pub use reach::{ReachProbability, reach_probability};
 pub use transient::{
     TimeDistribution, TimeDistributionOptions, absorption_time_distribution, distribution_after,
+    distribution_after_limited,
 };

@@ -25,6 +25,7 @@ pub struct ClassAnalysis<'a> {
     /// The absorbing-chain view with the union of the closed classes as the target: `None` when
     /// every state is recurrent.
     absorbing: Option<AbsorbingChain<'a>>,
+    recurrence: Option<AbsorptionTime>,
     recurrent_set: StateSet,
 }
 
@@ -75,7 +76,9 @@ impl<'a> ClassAnalysis<'a> {
         } else {
             None
         };
+        let recurrence = absorbing.as_ref().map(AbsorbingChain::absorption_time);
         Ok(Self {
+            recurrence,
             dtmc,
             classes,
             closed,
@@ -96,8 +99,8 @@ impl<'a> ClassAnalysis<'a> {
     /// Expected number of steps until a closed class is entered, and its variance, from every
     /// state (0 on recurrent states); `None` if every state is recurrent.
     #[must_use]
-    pub fn time_to_recurrence(&self) -> Option<AbsorptionTime> {
-        self.absorbing.as_ref().map(AbsorbingChain::absorption_time)
+    pub fn time_to_recurrence(&self) -> Option<&AbsorptionTime> {
+        self.recurrence.as_ref()
     }
 
     /// The probability of being absorbed into closed class number `i` (index into
@@ -114,11 +117,14 @@ impl<'a> ClassAnalysis<'a> {
         // Being absorbed into a closed class is reaching it: graph analysis fixes the 0s and 1s
         // exactly, the rest is one solve.
         let reach = super::reach_probability(self.dtmc, &into).expect("the set ranges over the chain");
-        let bound = match &self.absorbing {
-            Some(a) if reach.residual > 0.0 => {
-                let t = a.absorption_time();
+        let bound = match &self.recurrence {
+            Some(t) if reach.residual > 0.0 => {
                 let tmax = t.mean.iter().fold(0.0f64, |m, x| m.max(*x));
-                if t.residual < 1.0 { reach.residual * tmax * (1.0 + t.error_bound) } else { f64::INFINITY }
+                if t.residual < 1.0 {
+                    reach.residual * tmax * (1.0 + t.error_bound)
+                } else {
+                    f64::INFINITY
+                }
             }
             _ => 0.0,
         };

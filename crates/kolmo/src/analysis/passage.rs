@@ -7,7 +7,7 @@ use crate::{Error, Result, StateId};
 
 /// Largest chain for which [`mean_first_passage_matrix`] builds the full `n × n` matrix (one
 /// factorisation per column).
-pub const MAX_FIRST_PASSAGE_MATRIX: usize = 300;
+pub const MAX_FIRST_PASSAGE_MATRIX: usize = 200;
 
 /// The matrix of mean first-passage times.
 #[derive(Clone, Debug)]

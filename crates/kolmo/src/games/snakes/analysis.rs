@@ -2,7 +2,7 @@ use super::{Board, Portal};
 use crate::analysis::exact::{absorption_time_exact, distributions_exact};
 use crate::analysis::{
     AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
-    absorption_time_distribution, distribution_after, race,
+    absorption_time_distribution, distribution_after_limited, race,
 };
 use crate::exact::Rational;
 use crate::graph::{forward_reachable, shortest_distance};
@@ -304,18 +304,10 @@ impl Board {
         };
         let mut distributions = Vec::new();
         for &k in &options.distribution_at {
-            let work = k.saturating_mul(dtmc.matrix().nnz() as u64);
-            if work > options.max_work {
-                return Err(Error::arg(
-                    "distribution turn",
-                    format!(
-                        "{k} turns on a chain of {} transitions is more work than the limit of {} (steps × transitions)",
-                        dtmc.matrix().nnz(),
-                        options.max_work
-                    ),
-                ));
-            }
-            distributions.push((k, distribution_after(&dtmc, &initial, k)?));
+            distributions.push((
+                k,
+                distribution_after_limited(&dtmc, &initial, k, options.max_work)?,
+            ));
         }
         let portal_usage = self.portal_usage(&visits.visits);
         Ok(BoardAnalysis {
