@@ -341,8 +341,15 @@ fn more_bad_input_exits_2() {
         ),
         (&["snakes", "--players", "10001"], "--players 10001"),
         (
-            &["snakes", "--distribution", "1000000000000"],
-            "distribution turn",
+            &[
+                "snakes",
+                "empty",
+                "--size",
+                "1000",
+                "--distribution",
+                "1000000000000",
+            ],
+            "more work than the limit",
         ),
         (&["snakes", "--threads", "5000"], "--threads 5000"),
         (&["snakes", "/dev/zero"], "too large for a board file"),
@@ -459,4 +466,38 @@ fn uncertifiable_results_exit_1_and_exact_limits_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("too long for exact arithmetic"));
+}
+
+// Beyond the work limit, small boards take P^k by repeated squaring: it agrees with stepping, and
+// a trillion rolls leave the token on the last cell.
+#[test]
+fn distribution_by_squaring_agrees_with_stepping() {
+    let stepped = json(&["snakes", "--mc", "0", "--distribution", "50"]);
+    let squared = json(&[
+        "snakes",
+        "--mc",
+        "0",
+        "--distribution",
+        "50",
+        "--max-work",
+        "1000",
+    ]);
+    let a = stepped["distribution_after"][0]["probabilities"]
+        .as_array()
+        .unwrap();
+    let b = squared["distribution_after"][0]["probabilities"]
+        .as_array()
+        .unwrap();
+    for (x, y) in a.iter().zip(b) {
+        assert!((x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-14);
+    }
+    let far = json(&["snakes", "--mc", "0", "--distribution", "1000000000000"]);
+    assert!(
+        (far["distribution_after"][0]["probabilities"][100]
+            .as_f64()
+            .unwrap()
+            - 1.0)
+            .abs()
+            < 1e-14
+    );
 }
