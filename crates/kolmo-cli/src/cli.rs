@@ -286,7 +286,8 @@ pub struct SnakesArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub players: usize,
     /// Work limit for the game-length distribution and --distribution, in turns × transitions
-    /// (about 2 ns each): beyond it the distribution is reported as unfinished.
+    /// (about 2 ns each): beyond it the game-length distribution is reported as unfinished, and
+    /// --distribution is computed by repeated squaring on boards of up to 400 cells (refused on larger).
     #[arg(long, value_name = "N", default_value_t = 2_000_000_000)]
     pub max_work: u64,
     /// Print the whole game-length distribution: for every turn t, P(finish at t), P(finished by
