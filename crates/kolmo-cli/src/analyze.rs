@@ -71,8 +71,9 @@ struct RewardReport {
     classes: Vec<GainBias>,
     /// Gain from the start: Σ_c absorption_c · gain_c.
     gain_from_start: f64,
-    /// Expected reward accumulated before reaching the target, with the solve's residual.
-    to_target: Option<(Vec<f64>, f64)>,
+    /// Expected reward accumulated before reaching the target, with the solve's residual and
+    /// the absolute error bound.
+    to_target: Option<(Vec<f64>, f64, f64)>,
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
@@ -438,6 +439,7 @@ fn json_report(r: &Report) -> Value {
                 "states": names(&t.states),
                 "hitting_probability": per_state(&t.reach.values),
                 "hitting_probability_residual": num(t.reach.residual),
+                "hitting_probability_error_bound": num(t.reach.error_bound),
                 "expected_steps": per_state(&t.time.mean),
                 "variance": per_state(&t.time.variance),
                 "residual": num(t.time.residual),
@@ -475,9 +477,10 @@ fn json_report(r: &Report) -> Value {
                 })).collect::<Vec<_>>(),
                 "gain": num(rr.gain_from_start),
             });
-            if let Some((v, res)) = &rr.to_target {
+            if let Some((v, res, bound)) = &rr.to_target {
                 e["expected_reward_to_target"] = per_state(v);
                 e["expected_reward_to_target_residual"] = num(*res);
+                e["expected_reward_to_target_error_bound"] = num(*bound);
             }
             m.insert(rr.name.clone(), e);
         }
@@ -745,12 +748,23 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "Target {} ({}): expected steps error ≤ {} relative; {}",
+            "Target {} ({}): P(reach) error ≤ {}; expected steps error ≤ {} relative; {}",
             t.spec,
             list(&r.names, &t.states, 8),
+            fmt_bound(t.reach.error_bound),
             fmt_bound(t.time.error_bound),
             t.time.method
         )?;
+        for rr in &r.rewards {
+            if let Some((_, _, bound)) = &rr.to_target {
+                writeln!(
+                    out,
+                    "  reward {:?} to the target: error ≤ {}",
+                    rr.name,
+                    fmt_bound(*bound)
+                )?;
+            }
+        }
         write!(
             out,
             "  {:<width$}  {:>18}  {:>18}  {:>18}",
@@ -770,7 +784,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 fmt_short(t.time.variance[s], 15)
             )?;
             for rr in &r.rewards {
-                if let Some((v, _)) = &rr.to_target {
+                if let Some((v, _, _)) = &rr.to_target {
                     write!(out, "  {:>18}", fmt_short(v[s], 15))?;
                 }
             }

@@ -199,12 +199,14 @@ impl<'a> AbsorbingChain<'a> {
     /// The expected total reward earned before the target is entered, `rewards[s]` being earned
     /// at each visit to a transient state `s` (length `n`; the target's rewards are not earned):
     /// solves `(I − Q) x = r` (Kemeny & Snell §3.3; Storm's `R=? [F target]`). Length `n`; 0 on the
-    /// target; `+∞` where the target is not reached almost surely. Returns the values and the
-    /// max-norm residual.
+    /// target; `+∞` where the target is not reached almost surely. Returns the values, the
+    /// max-norm residual `r`, and a guaranteed bound on each value's absolute error, `r · max t̂ /
+    /// (1 − r_t)` (`t̂` the expected steps, `r_t` their residual; `(I − Q)⁻¹ ≥ 0` and
+    /// `(I − Q)⁻¹ 1 = t`).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `rewards` has the wrong length or a value that is not finite.
-    pub fn expected_reward(&self, rewards: &[f64]) -> Result<(Vec<f64>, f64)> {
+    pub fn expected_reward(&self, rewards: &[f64]) -> Result<(Vec<f64>, f64, f64)> {
         if rewards.len() != self.dtmc.n() || rewards.iter().any(|r| !r.is_finite()) {
             return Err(Error::arg("rewards", "one finite reward per state"));
         }
@@ -215,7 +217,20 @@ impl<'a> AbsorbingChain<'a> {
             .map(|&s| rewards[s as usize])
             .collect();
         let (x, residual) = self.transient.solve_refined(&self.lu, &b);
-        Ok((self.scatter(&x), residual))
+        let bound = if residual == 0.0 {
+            0.0
+        } else {
+            let (t, r_t) = self
+                .transient
+                .solve_refined(&self.lu, &vec![1.0; self.transient.len()]);
+            let t_max = t.iter().fold(0.0f64, |m, v| m.max(*v));
+            if r_t < 1.0 {
+                residual * t_max / (1.0 - r_t)
+            } else {
+                f64::INFINITY
+            }
+        };
+        Ok((self.scatter(&x), residual, bound))
     }
 
     /// Mean and variance of the number of steps to reach the target from every state: solves

@@ -18,6 +18,11 @@ pub struct ReachProbability {
     pub qualitative: Qualitative,
     /// Max-norm residual `‖(I − Q)x̂ − b‖∞` of the linear solve (0 when there was none).
     pub residual: f64,
+    /// Guaranteed bound on the absolute error of every value: `r · max τ̂ / (1 − r_τ)`, with `τ̂` the
+    /// expected number of steps spent among the undecided states (`(I − Q)τ = 1`, solved on the
+    /// same factorisation with residual `r_τ`); since `(I − Q)⁻¹ ≥ 0`, `|x − x̂| ≤ r · τ`. 0 when
+    /// graph analysis decided every state.
+    pub error_bound: f64,
 }
 
 /// The probability of eventually reaching `target` from every state of `dtmc`.
@@ -37,12 +42,19 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
         .map(|s| if qualitative.yes.contains(s) { 1.0 } else { 0.0 })
         .collect();
     let maybe = Subsystem::new(dtmc, &qualitative.maybe);
-    let mut residual = 0.0;
+    let (mut residual, mut error_bound) = (0.0, 0.0);
     if maybe.len() > 0 {
         let lu = maybe.factor_i_minus_q("reachability probabilities (I - Q)")?;
         let b = maybe.probabilities_into(dtmc.matrix(), &qualitative.yes);
         let (x, r) = maybe.solve_refined(&lu, &b);
         residual = r;
+        let (tau, r_tau) = maybe.solve_refined(&lu, &vec![1.0; maybe.len()]);
+        let tau_max = tau.iter().fold(0.0f64, |m, v| m.max(*v));
+        error_bound = if r_tau < 1.0 {
+            r * tau_max / (1.0 - r_tau)
+        } else {
+            f64::INFINITY
+        };
         for (i, &s) in maybe.states.iter().enumerate() {
             values[s as usize] = x[i];
         }
@@ -51,6 +63,7 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
         values,
         qualitative,
         residual,
+        error_bound,
     })
 }
 
@@ -74,7 +87,7 @@ mod tests {
             for (s, y) in (1..4).zip(expect) {
                 assert!((r.values[s] - y).abs() < 1e-15, "{} vs {y}", r.values[s]);
             }
-            assert!(r.residual < 1e-15);
+            assert!(r.residual < 1e-15 && r.error_bound < 1e-14);
         }
     }
 }
