@@ -212,6 +212,7 @@ state 4 [0] goal\n\taction 0 [0]\n\t\t4 : 1\n",
         1e-15,
     );
     assert_eq!(v["target"]["expected_steps"][2], "inf");
+    assert!(v["target"]["hitting_probability_error_bound"].as_f64().unwrap() < 1e-14);
     let r = &v["rewards"]["r"];
     assert!((r["classes"][0]["gain"].as_f64().unwrap() - 0.5).abs() < 1e-15);
     assert!((r["gain"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-15);
