@@ -21,7 +21,6 @@ use super::subsystem::Subsystem;
 use crate::exact::Scalar;
 use crate::graph::classes;
 use crate::linsolve::Factored;
-use crate::model::StateSet;
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
 
@@ -126,11 +125,18 @@ pub struct GainBias {
 }
 
 /// A closed class of a Markov chain with `I − Q` factored once (`Q` = the class without its
-/// reference state, its smallest state): see the module docs for the method.
+/// reference state): see the module docs for the method.
+///
+/// In `f64` the reference state is chosen where `π` is largest, so that the visit counts `x =
+/// π/π_r` stay at most 1 and do not overflow: a first guess from a few steps of the lazy chain
+/// `(I + P)/2` from the uniform distribution, then, while the solve shows a state more than 4
+/// times as likely, that state (a few rounds at most).
 #[derive(Debug)]
 pub struct RecurrentClass<'a, T: Scalar = f64> {
     p: &'a CsrMatrix<T>,
     class: Vec<StateId>,
+    /// Index in `class` of the reference state `r`.
+    reference: usize,
     rest: Subsystem<T>,
     lu: Factored<T>,
 }
@@ -151,13 +157,12 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
                 "an ascending, non-empty list of states of the chain",
             ));
         }
-        let set = StateSet::from_states(n, class.iter().copied());
         for &v in class {
             let (cols, vals) = p.row(v as usize);
             if let Some((&t, _)) = cols
                 .iter()
                 .zip(vals)
-                .find(|(t, x)| !x.is_zero() && !set.contains(**t))
+                .find(|(t, x)| !x.is_zero() && class.binary_search(t).is_err())
             {
                 return Err(Error::arg(
                     "class",
@@ -165,15 +170,74 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
                 ));
             }
         }
-        let rest_set = StateSet::from_states(n, class[1..].iter().copied());
-        let rest = Subsystem::from_matrix(p, &rest_set);
-        let lu = rest.factor_i_minus_q("stationary distribution (I - Q)")?;
-        Ok(Self {
-            p,
-            class: class.to_vec(),
-            rest,
-            lu,
-        })
+        let mut reference = if T::EXACT { 0 } else { Self::likely_state(p, class) };
+        let mut rounds = 0;
+        loop {
+            let states: Vec<StateId> = class
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != reference)
+                .map(|(_, &v)| v)
+                .collect();
+            let rest = Subsystem::from_sorted_states(p, states);
+            let lu = rest.factor_i_minus_q("stationary distribution (I - Q)")?;
+            let this = Self {
+                p,
+                class: class.to_vec(),
+                reference,
+                rest,
+                lu,
+            };
+            rounds += 1;
+            if T::EXACT || class.len() == 1 || rounds > 6 {
+                return Ok(this);
+            }
+            // x = π/π_r: move the reference to a state more than 4 times as likely (or to the
+            // largest finite value where the counts overflowed).
+            let mut x = this.reference_row();
+            this.lu.solve_transpose_in_place(&mut x);
+            let best = x
+                .iter()
+                .map(Scalar::to_f64)
+                .enumerate()
+                .filter(|(_, v)| v.is_finite())
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            let overflow = x.iter().any(|v| !v.to_f64().is_finite());
+            match best {
+                Some((i, v)) if v > 4.0 || overflow => reference = this.class_index(i),
+                _ => return Ok(this),
+            }
+        }
+    }
+
+    /// Index in `class` of the rest's position `i`.
+    fn class_index(&self, i: usize) -> usize {
+        if i < self.reference { i } else { i + 1 }
+    }
+
+    /// A guess of the class's most likely state: 32 steps of the lazy chain `(I + P)/2` from the
+    /// uniform distribution on the class.
+    fn likely_state(p: &CsrMatrix<T>, class: &[StateId]) -> usize {
+        let k = class.len();
+        let mut v = vec![1.0 / k as f64; k];
+        let mut next = vec![0.0; k];
+        for _ in 0..32 {
+            next.copy_from_slice(&v);
+            next.iter_mut().for_each(|x| *x *= 0.5);
+            for (i, &s) in class.iter().enumerate() {
+                let (cols, vals) = p.row(s as usize);
+                for (&t, x) in cols.iter().zip(vals) {
+                    if let Ok(j) = class.binary_search(&t) {
+                        next[j] += 0.5 * v[i] * x.to_f64();
+                    }
+                }
+            }
+            std::mem::swap(&mut v, &mut next);
+        }
+        v.iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(0, |m| m.0)
     }
 
     /// The class's states, ascending.
@@ -185,7 +249,7 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
     /// `b = P[r, ·]` restricted to the rest of the class, in subsystem order.
     fn reference_row(&self) -> Vec<T> {
         let mut b = vec![T::zero(); self.rest.len()];
-        let (cols, vals) = self.p.row(self.class[0] as usize);
+        let (cols, vals) = self.p.row(self.class[self.reference] as usize);
         for (&t, x) in cols.iter().zip(vals) {
             if let Some(i) = self.rest.position(t) {
                 b[i] = x.clone();
@@ -210,10 +274,17 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
         } else {
             self.solve_f64(&b)?
         };
-        // π ∝ (1, x).
+        // π ∝ x with x_r = 1, in class order.
         let total = x.iter().fold(T::one(), |a, v| a.plus(v));
-        let pi: Vec<T> = std::iter::once(T::one())
-            .chain(x)
+        let mut x = x.into_iter();
+        let pi: Vec<T> = (0..k)
+            .map(|j| {
+                if j == self.reference {
+                    T::one()
+                } else {
+                    x.next().expect("k − 1 values")
+                }
+            })
             .map(|v| v.over(&total))
             .collect();
         let mean_recurrence_times: Vec<T> = pi.iter().map(|v| T::one().over(v)).collect();
@@ -230,12 +301,19 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
                     hint: String::new(),
                 });
             }
+            // + one rounding of each π̂_j to f64 (2/5 is not a binary fraction).
             for (j, pj) in pi.iter().enumerate() {
-                let dj = if j == 0 { 0.0 } else { error_bound_x[j - 1] };
+                let dj = match j.cmp(&self.reference) {
+                    std::cmp::Ordering::Less => error_bound_x[j],
+                    std::cmp::Ordering::Equal => 0.0,
+                    std::cmp::Ordering::Greater => error_bound_x[j - 1],
+                };
                 let xj = pj.to_f64() * s;
-                let bound = dj / (s - delta) + xj * delta / (s * (s - delta));
+                let bound = dj / (s - delta) + xj * delta / (s * (s - delta)) + pj.to_f64() * f64::EPSILON;
                 error_bound = f64::max(error_bound, bound);
-                relative_error_bound = f64::max(relative_error_bound, bound / pj.to_f64());
+                if pj.to_f64() >= f64::MIN_POSITIVE {
+                    relative_error_bound = f64::max(relative_error_bound, bound / pj.to_f64());
+                }
             }
         }
         let residual = if T::EXACT { 0.0 } else { self.balance_residual(&pi) };
@@ -247,7 +325,7 @@ impl<'a, T: Scalar> RecurrentClass<'a, T> {
             error_bound,
             relative_error_bound,
             method: format!(
-                "visits between returns to the class's first state r, x (I - Q) = P[r, .], by {}{}",
+                "visits between returns to a most likely state r, x (I - Q) = P[r, .], by {}{}",
                 self.lu.method(),
                 if T::EXACT { "" } else { ", iterative refinement" }
             ),
@@ -315,9 +393,23 @@ impl RecurrentClass<'_, f64> {
         }
         let gain = acc.value();
         let gain_error_bound = stationary.error_bound * r.iter().map(|x| x.abs()).sum::<f64>();
-        let rhs: Vec<f64> = r[1..].iter().map(|x| x - gain).collect();
+        let rhs: Vec<f64> = r
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != self.reference)
+            .map(|(_, x)| x - gain)
+            .collect();
         let (h_rest, _) = self.rest.solve_refined(&self.lu, &rhs);
-        let mut h: Vec<f64> = std::iter::once(0.0).chain(h_rest).collect();
+        let mut h_rest = h_rest.into_iter();
+        let mut h: Vec<f64> = (0..r.len())
+            .map(|j| {
+                if j == self.reference {
+                    0.0
+                } else {
+                    h_rest.next().expect("k − 1 values")
+                }
+            })
+            .collect();
         let shift: f64 = stationary.pi.iter().zip(&h).map(|(p, x)| p * x).sum();
         h.iter_mut().for_each(|x| *x -= shift);
         // ‖h + g − r − P h‖∞ over the whole class (the reference row included).
@@ -413,6 +505,40 @@ mod tests {
             );
             assert!(s.error_bound < 1e-12, "p = {right}: bound {:e}", s.error_bound);
             assert_eq!((s.period, s.irreducible), (1, true));
+        }
+    }
+
+    // A reflecting walk on 0..n−1 drifting up (up p, down 1 − p, self-loops at the ends): π_i ∝
+    // ρ^i with ρ = p/(1 − p), so state 0 has π ≈ ρ^−(n−1) and counting visits relative to it
+    // overflows. The reference moves to the top; the answer must match the closed form.
+    #[test]
+    fn up_drifting_walk_is_referenced_at_the_top() {
+        for (n, up) in [(20usize, 0.95), (1000, 0.75), (300, 0.6)] {
+            let rows: Vec<Vec<(u32, f64)>> = (0..n as u32)
+                .map(|i| {
+                    let (lo, hi) = (i.saturating_sub(1), (i + 1).min(n as u32 - 1));
+                    if lo == i {
+                        vec![(i, 1.0 - up), (hi, up)]
+                    } else if hi == i {
+                        vec![(lo, 1.0 - up), (i, up)]
+                    } else {
+                        vec![(lo, 1.0 - up), (hi, up)]
+                    }
+                })
+                .collect();
+            let refs: Vec<&[(u32, f64)]> = rows.iter().map(|r| &r[..]).collect();
+            let s = stationary_distribution(&matrix(&refs)).unwrap();
+            let rho: f64 = up / (1.0 - up);
+            // π_{n−1−m} = ρ^−m (1 − 1/ρ) / (1 − ρ^−n).
+            for m in 0..n.min(40) {
+                let want = rho.powi(-(m as i32)) * (1.0 - 1.0 / rho) / (1.0 - rho.powi(-(n as i32)));
+                let got = s.pi[n - 1 - m];
+                assert!(
+                    (got - want).abs() <= s.error_bound + 1e-15 * want,
+                    "n {n} m {m}: {got} vs {want}"
+                );
+            }
+            assert!(s.error_bound < 1e-10, "n {n}: bound {:e}", s.error_bound);
         }
     }
 

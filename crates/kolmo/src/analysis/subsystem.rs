@@ -14,6 +14,8 @@ const NONE: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub(crate) struct Subsystem<T: Scalar = f64> {
     pub states: Vec<StateId>,
+    /// `position[s]` for every state of the chain, or empty: then positions are found by binary
+    /// search in `states` (for many small subsystems of one large chain).
     position: Vec<u32>,
     q: CsrMatrix<T>,
 }
@@ -32,14 +34,34 @@ impl<T: Scalar> Subsystem<T> {
         for (k, &s) in states.iter().enumerate() {
             position[s as usize] = k as u32;
         }
+        let q = Self::restrict(m, &states, |t| position[t as usize]);
+        Self { states, position, q }
+    }
+
+    /// The subsystem of the ascending `states`, with O(k) memory however large the chain:
+    /// positions are found by binary search.
+    pub fn from_sorted_states(m: &CsrMatrix<T>, states: Vec<StateId>) -> Self {
+        debug_assert!(states.windows(2).all(|w| w[0] < w[1]));
+        let q = Self::restrict(m, &states, |t| {
+            states.binary_search(&t).map_or(NONE, |i| i as u32)
+        });
+        Self {
+            states,
+            position: Vec::new(),
+            q,
+        }
+    }
+
+    /// `Q`: the rows of `states` restricted to the columns `position` maps (to `NONE` otherwise).
+    fn restrict(m: &CsrMatrix<T>, states: &[StateId], position: impl Fn(StateId) -> u32) -> CsrMatrix<T> {
         // Positions increase with state ids, so each row stays sorted by column.
         let mut row_ptr = Vec::with_capacity(states.len() + 1);
         row_ptr.push(0);
         let (mut cols, mut vals) = (Vec::new(), Vec::new());
-        for &s in &states {
+        for &s in states {
             let (c, v) = m.row(s as usize);
             for (&t, p) in c.iter().zip(v) {
-                let l = position[t as usize];
+                let l = position(t);
                 if l != NONE {
                     cols.push(l);
                     vals.push(p.clone());
@@ -47,8 +69,7 @@ impl<T: Scalar> Subsystem<T> {
             }
             row_ptr.push(cols.len());
         }
-        let q = CsrMatrix::from_sorted_parts(states.len(), row_ptr, cols, vals);
-        Self { states, position, q }
+        CsrMatrix::from_sorted_parts(states.len(), row_ptr, cols, vals)
     }
 
     /// For each state of the subsystem, the one-step probability of entering `set` (from `m`).
@@ -116,6 +137,9 @@ impl<T: Scalar> Subsystem<T> {
     /// Position of state `s` in the subsystem, if it belongs to it.
     #[inline]
     pub fn position(&self, s: StateId) -> Option<usize> {
+        if self.position.is_empty() {
+            return self.states.binary_search(&s).ok();
+        }
         let p = self.position[s as usize];
         (p != NONE).then_some(p as usize)
     }
