@@ -41,8 +41,9 @@ pub struct AbsorptionTime {
     pub residual: f64,
     /// Max-norm residual `‖(I − Q)m̂₂ − (2t̂ − 1)‖∞` of the second-moment solve.
     pub second_moment_residual: f64,
-    /// Guaranteed relative error of `mean`: `r/(1 − r)` for the residual `r` (`+∞` if `r ≥ 1`),
-    /// up to the rounding in evaluating the residual itself.
+    /// Guaranteed relative error of `mean`: `r/(1 − r) + ε` for the residual `r` (`+∞` if
+    /// `r ≥ 1`; `ε` for the final rounding to `f64`), up to the rounding in evaluating the residual
+    /// itself.
     pub error_bound: f64,
     /// The states with `+∞` (not reaching the target almost surely), ascending.
     pub infinite: Vec<StateId>,
@@ -217,19 +218,22 @@ impl<'a> AbsorbingChain<'a> {
             .map(|&s| rewards[s as usize])
             .collect();
         let (x, residual) = self.transient.solve_refined(&self.lu, &b);
-        let bound = if residual == 0.0 {
-            0.0
-        } else {
-            let (t, r_t) = self
-                .transient
-                .solve_refined(&self.lu, &vec![1.0; self.transient.len()]);
-            let t_max = t.iter().fold(0.0f64, |m, v| m.max(*v));
-            if r_t < 1.0 {
-                residual * t_max / (1.0 - r_t)
+        // + one rounding of each value to f64.
+        let x_max = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let bound = x_max * f64::EPSILON
+            + if residual == 0.0 {
+                0.0
             } else {
-                f64::INFINITY
-            }
-        };
+                let (t, r_t) = self
+                    .transient
+                    .solve_refined(&self.lu, &vec![1.0; self.transient.len()]);
+                let t_max = t.iter().fold(0.0f64, |m, v| m.max(*v));
+                if r_t < 1.0 {
+                    residual * t_max / (1.0 - r_t)
+                } else {
+                    f64::INFINITY
+                }
+            };
         Ok((self.scatter(&x), residual, bound))
     }
 
@@ -251,8 +255,9 @@ impl<'a> AbsorbingChain<'a> {
             // Var = m₂ − t², clamped at 0 against round-off (a deterministic time has Var 0).
             *v = (*v - t * t).max(0.0);
         }
+        // + one rounding of each value to f64.
         let error_bound = if residual < 1.0 {
-            residual / (1.0 - residual)
+            residual / (1.0 - residual) + f64::EPSILON
         } else {
             f64::INFINITY
         };

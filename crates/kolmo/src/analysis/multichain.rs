@@ -126,9 +126,9 @@ impl<'a> ClassAnalysis<'a> {
                     f64::INFINITY
                 }
             }
-            _ => 0.0,
+            _ => reach.error_bound,
         };
-        (reach.values, reach.residual, bound)
+        (reach.values, reach.residual, bound.max(reach.error_bound))
     }
 
     /// The long run from the initial distribution `initial` (length `n`, summing to 1): one
@@ -205,7 +205,8 @@ impl<'a> ClassAnalysis<'a> {
             for (&s, p) in st.class.iter().zip(&st.pi) {
                 distribution[s as usize] = w * p;
             }
-            error_bound = error_bound.max(weight_bound + w * st.error_bound);
+            // + one rounding of the product w·π to f64.
+            error_bound = error_bound.max(weight_bound + w * st.error_bound + w * f64::EPSILON);
         }
         Ok(LongRun {
             absorption,

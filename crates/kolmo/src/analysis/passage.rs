@@ -20,8 +20,8 @@ pub struct FirstPassage {
     pub n: usize,
     /// Largest max-norm residual of the `n` solves.
     pub residual: f64,
-    /// Guaranteed relative error bound of every finite entry, `r/(1 − r)` for the largest
-    /// residual `r`.
+    /// Guaranteed relative error bound of every finite entry, `r/(1 − r) + ε` for the largest
+    /// residual `r` (`ε` for the final rounding).
     pub error_bound: f64,
 }
 
@@ -68,7 +68,7 @@ pub fn mean_first_passage_matrix(dtmc: &Dtmc) -> Result<FirstPassage> {
         }
     }
     let error_bound = if residual < 1.0 {
-        residual / (1.0 - residual)
+        residual / (1.0 - residual) + f64::EPSILON
     } else {
         f64::INFINITY
     };

@@ -20,8 +20,8 @@ pub struct ReachProbability {
     pub residual: f64,
     /// Guaranteed bound on the absolute error of every value: `r · max τ̂ / (1 − r_τ)`, with `τ̂` the
     /// expected number of steps spent among the undecided states (`(I − Q)τ = 1`, solved on the
-    /// same factorisation with residual `r_τ`); since `(I − Q)⁻¹ ≥ 0`, `|x − x̂| ≤ r · τ`. 0 when
-    /// graph analysis decided every state.
+    /// same factorisation with residual `r_τ`); since `(I − Q)⁻¹ ≥ 0`, `|x − x̂| ≤ r · τ`; plus `ε`
+    /// for the final rounding. 0 when graph analysis decided every state.
     pub error_bound: f64,
 }
 
@@ -51,7 +51,7 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
         let (tau, r_tau) = maybe.solve_refined(&lu, &vec![1.0; maybe.len()]);
         let tau_max = tau.iter().fold(0.0f64, |m, v| m.max(*v));
         error_bound = if r_tau < 1.0 {
-            r * tau_max / (1.0 - r_tau)
+            r * tau_max / (1.0 - r_tau) + f64::EPSILON
         } else {
             f64::INFINITY
         };

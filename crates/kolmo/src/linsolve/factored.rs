@@ -9,6 +9,17 @@ pub const MAX_DENSE: usize = <f64 as Scalar>::DENSE_LIMIT;
 /// unless the triangular-plus-Woodbury method is cheaper still.
 pub const SPARSE_FROM: usize = 600;
 
+/// Largest system factored by sparse LU whatever its structure. Beyond it sparse LU is used only
+/// when a reverse Cuthill–McKee ordering shows a narrow band (local transitions: rings, walks,
+/// grids of modest width), whose factors stay small; for long-range structure its fill-in can
+/// take hours and all memory, so the system is refused instead (iterative solvers are not yet
+/// wired in).
+pub const SPARSE_ANY_UP_TO: usize = 20_000;
+
+/// Largest `n × bandwidth` accepted beyond [`SPARSE_ANY_UP_TO`] (about the entries of band
+/// factors: 2·10⁸ is 1.6 GB of `f64`).
+const MAX_BAND_WORK: usize = 200_000_000;
+
 /// A factored sparse matrix, by the method that suits its structure, in any [`Scalar`].
 #[derive(Debug)]
 pub enum Factored<T: Scalar = f64> {
@@ -40,6 +51,16 @@ impl<T: Scalar> Factored<T> {
         let dense_cost = nf * nf * nf / 3.0;
         if woodbury_cost < dense_cost && n * k <= 50_000_000 {
             Ok(Self::Woodbury(TriangularWoodbury::new(n, what, rows)?))
+        } else if n >= SPARSE_FROM
+            && n > SPARSE_ANY_UP_TO
+            && !T::EXACT
+            && n.saturating_mul(rcm_bandwidth(n, &rows)) > MAX_BAND_WORK
+        {
+            Err(crate::Error::TooLarge {
+                what,
+                size: n,
+                limit: SPARSE_ANY_UP_TO,
+            })
         } else if n >= SPARSE_FROM
             && let Some(lu) = T::sparse_factor(
                 n,
@@ -103,5 +124,97 @@ impl<T: Scalar> Factored<T> {
                 w.n()
             ),
         }
+    }
+}
+
+/// The bandwidth of the symmetric pattern of the `n × n` matrix with rows `rows(i)` after a
+/// reverse Cuthill–McKee ordering (Cuthill & McKee, "Reducing the bandwidth of sparse symmetric
+/// matrices", 1969; George & Liu, *Computer Solution of Large Sparse Positive Definite Systems*,
+/// 1981, §4.3): breadth-first from a low-degree vertex, neighbours by increasing degree, each
+/// component in turn. Reversal does not change the bandwidth, so it is skipped.
+fn rcm_bandwidth<T: Scalar, I: Iterator<Item = (u32, T)>>(n: usize, rows: &impl Fn(usize) -> I) -> usize {
+    // Symmetric adjacency in CSR.
+    let mut degree = vec![0usize; n + 1];
+    for i in 0..n {
+        for (j, _) in rows(i) {
+            if j as usize != i {
+                degree[i + 1] += 1;
+                degree[j as usize + 1] += 1;
+            }
+        }
+    }
+    for i in 0..n {
+        degree[i + 1] += degree[i];
+    }
+    let mut adj = vec![0u32; degree[n]];
+    let mut next = degree.clone();
+    for i in 0..n {
+        for (j, _) in rows(i) {
+            let j = j as usize;
+            if j != i {
+                adj[next[i]] = j as u32;
+                next[i] += 1;
+                adj[next[j]] = i as u32;
+                next[j] += 1;
+            }
+        }
+    }
+    let deg = |v: usize| degree[v + 1] - degree[v];
+    let mut order = vec![u32::MAX; n];
+    let mut position = 0usize;
+    let mut by_degree: Vec<usize> = (0..n).collect();
+    by_degree.sort_by_key(|&v| deg(v));
+    let mut queue = std::collections::VecDeque::new();
+    let mut neighbours = Vec::new();
+    for &start in &by_degree {
+        if order[start] != u32::MAX {
+            continue;
+        }
+        order[start] = position as u32;
+        position += 1;
+        queue.push_back(start);
+        while let Some(v) = queue.pop_front() {
+            neighbours.clear();
+            neighbours.extend(
+                adj[degree[v]..degree[v + 1]]
+                    .iter()
+                    .map(|&w| w as usize)
+                    .filter(|&w| order[w] == u32::MAX),
+            );
+            neighbours.sort_by_key(|&w| deg(w));
+            neighbours.dedup();
+            for &w in &neighbours {
+                if order[w] == u32::MAX {
+                    order[w] = position as u32;
+                    position += 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    (0..n)
+        .flat_map(|v| {
+            adj[degree[v]..degree[v + 1]]
+                .iter()
+                .map(move |&w| (v, w as usize))
+        })
+        .map(|(v, w)| order[v].abs_diff(order[w]) as usize)
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rcm_finds_the_narrow_band_of_a_ring() {
+        // A ring 0 − 1 − … − 999 − 0 has bandwidth 999 in the natural order, 2 after RCM.
+        let n = 1000;
+        let rows = |i: usize| {
+            let (a, b) = (((i + n - 1) % n) as u32, ((i + 1) % n) as u32);
+            [(i as u32, 1.0), (a, -0.5), (b, -0.5)].into_iter()
+        };
+        assert_eq!(rcm_bandwidth::<f64, _>(n, &rows), 2);
     }
 }
