@@ -49,6 +49,8 @@ struct Report<'a> {
     after: Option<(u64, Vec<f64>)>,
     rewards: Vec<RewardReport>,
     exact: Option<ExactReport>,
+    /// Why --exact gave no fractions.
+    exact_error: Option<String>,
 }
 
 /// The exact fractions asked for with --exact.
@@ -226,7 +228,9 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
             to_target,
         });
     }
-    let exact = if args.exact {
+    // The exact fractions are an addition: when they cannot be had (too large, probabilities
+    // that are not simple fractions) the report keeps the decimals and says why.
+    let exact_result = args.exact.then(|| -> kolmo::Result<ExactReport> {
         let p = rationalize_matrix(dtmc.matrix(), true)?;
         let mut stationary = Vec::new();
         for &c in &analysis.closed {
@@ -243,12 +247,16 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
             }
             None => None,
         };
-        Some(ExactReport { stationary, target })
-    } else {
-        None
+        Ok(ExactReport { stationary, target })
+    });
+    let (exact, exact_error) = match exact_result {
+        Some(Ok(x)) => (Some(x), None),
+        Some(Err(e)) => (None, Some(e.to_string())),
+        None => (None, None),
     };
     Ok(Report {
         exact,
+        exact_error,
         file,
         dtmc,
         names,
@@ -335,6 +343,9 @@ fn json_report(r: &Report) -> Value {
         }),
     );
     doc.insert("notes".into(), json!(r.file.notes));
+    if let Some(e) = &r.exact_error {
+        doc.insert("exact_error".into(), json!(e));
+    }
     doc.insert("state_names".into(), json!(r.names));
     doc.insert("from".into(), json!(r.from));
     doc.insert(
@@ -526,6 +537,9 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
     )?;
     for note in &r.file.notes {
         writeln!(out, "  note: {note}")?;
+    }
+    if let Some(e) = &r.exact_error {
+        writeln!(out, "  note: no exact fractions: {e}")?;
     }
     writeln!(out)?;
     let closed = a.closed.len();

@@ -295,6 +295,43 @@ fn bad_input_is_located_and_exits_2() {
     );
     let empty = write(dir.path(), "empty.json", "  \n");
     fails(&[empty.to_str().unwrap()], 2, "empty");
+    let binary = dir.path().join("bin.json");
+    std::fs::write(&binary, b"{\n  \"states\": 2,\xff\xfe}").unwrap();
+    fails(&[binary.to_str().unwrap()], 2, "bin.json:2:15: not UTF-8");
+    let tiny = write(
+        dir.path(),
+        "tiny.json",
+        "{\"states\": 2, \"transitions\": [[0, 1, 1e-320], [1, 1, 1]]}",
+    );
+    let out = kolmo()
+        .args(["analyze", tiny.to_str().unwrap(), "--normalize"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be rescaled"));
+    let huge = write(dir.path(), "huge.csv", "1e308,1e308\n0,1\n");
+    fails(&[huge.to_str().unwrap()], 2, "too large");
+    // Exporting into a directory that does not exist names the file it could not write.
+    let out = kolmo()
+        .args(["snakes", "--mc", "0", "--export"])
+        .arg(dir.path().join("no/such/dir/x.drn"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot write"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // --exact on probabilities that are not simple fractions: the decimals, and a note why not.
+    let odd = write(dir.path(), "odd.csv", "0.1234567891,0.8765432109\n0.5,0.5\n");
+    let v = analyze(&[odd.to_str().unwrap(), "--exact"]);
+    assert!(
+        v["exact_error"].as_str().unwrap().contains("fraction"),
+        "{}",
+        v["exact_error"]
+    );
+    assert!(v["stationary"][0]["distribution"][0].as_f64().is_some());
     // --normalize rescales the row and says so.
     let out = kolmo().args(["analyze", p, "--normalize"]).output().unwrap();
     assert!(out.status.success());

@@ -21,6 +21,14 @@ pub enum Error {
         /// The operating system's error (part of the message, so not repeated as a source).
         error: std::io::Error,
     },
+    /// A file could not be written.
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
     /// A file is not valid in its format (syntax, unknown keys, wrong types).
     #[error("{}:{line}:{column}: {message}", path.display())]
     Parse {

@@ -260,10 +260,12 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             )
         })
         .collect();
-    let (matrix, notes) = build_matrix(path, n, entries, options.normalize, |s| row_lines[s as usize])
+    let (matrix, mut notes) = build_matrix(path, n, entries, options.normalize, |s| row_lines[s as usize])
         .map_err(|e| annotate(e, &places))?;
     let mut dtmc = Dtmc::new(matrix, vec![0])?;
     if let Some(names) = names {
+        // Guessed from the first line's fields: say so, in case a typo made a row look like names.
+        notes.insert(0, format!("read the first line as a header of {n} state names"));
         dtmc = dtmc.with_names(names);
     }
     Ok((Model::Dtmc(dtmc), notes))

@@ -152,9 +152,21 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
 
 /// The whole text of `path`; an empty file (or one of only white space) is an error.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).map_err(|error| Error::Io {
+    let bytes = std::fs::read(path).map_err(|error| Error::Io {
         path: path.to_path_buf(),
         error,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+        let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = 1 + String::from_utf8_lossy(&valid[start..]).chars().count();
+        parse_error(
+            path,
+            line,
+            column,
+            "not UTF-8 text (a binary file, or another encoding)",
+        )
     })?;
     if text.trim().is_empty() {
         return Err(parse_error(path, 1, 1, "the file is empty"));
@@ -166,13 +178,21 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
 /// the model has them, `.lab`, `.srew`, `.trew` beside it).
 ///
 /// # Errors
-/// [`Error::Io`] if a file cannot be written; [`Error::InvalidArgument`] if the format cannot hold
-/// the model (an MDP as CSV or Matrix Market).
+/// [`Error::Write`] if a file cannot be written; [`Error::InvalidArgument`] if the format cannot
+/// hold the model (an MDP as CSV or Matrix Market).
 pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<PathBuf>> {
+    // The writers report output errors as `Io` (without knowing the file): name the file here.
+    let named = |e: Error| match e {
+        Error::Io { path: p, error } => Error::Write {
+            path: if p.starts_with("(") { path.to_path_buf() } else { p },
+            error,
+        },
+        other => other,
+    };
     if format == Format::Prism {
-        return prism::write(model, path);
+        return prism::write(model, path).map_err(named);
     }
-    let io_error = |error| Error::Io {
+    let io_error = |error| Error::Write {
         path: path.to_path_buf(),
         error,
     };
@@ -184,7 +204,8 @@ pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<Pat
         Format::Csv => csv::write(model, &mut w),
         Format::MatrixMarket => mtx::write(model, &mut w),
         Format::Prism => unreachable!("handled above"),
-    }?;
+    }
+    .map_err(named)?;
     std::io::Write::flush(&mut w).map_err(io_error)?;
     Ok(vec![path.to_path_buf()])
 }

@@ -122,6 +122,21 @@ pub(crate) fn build_matrix(
             let mut acc = NeumaierSum::default();
             row.iter().for_each(|e| acc.add(e.value));
             let sum = acc.value();
+            if !sum.is_finite() || (normalize && sum > 0.0 && !(1.0 / sum).is_finite()) {
+                return Err(parse_error(
+                    path,
+                    first.line,
+                    first.column,
+                    format!(
+                        "the probabilities out of state {state} cannot be {}",
+                        if sum.is_finite() {
+                            "rescaled: their sum is too small"
+                        } else {
+                            "summed: they are too large"
+                        }
+                    ),
+                ));
+            }
             let tolerance = ROW_SUM_TOLERANCE + row.len() as f64 * f64::EPSILON;
             let scale = if (sum - 1.0).abs() <= tolerance {
                 1.0
