@@ -51,8 +51,7 @@ impl<T: Scalar> Factored<T> {
         let dense_cost = nf * nf * nf / 3.0;
         if woodbury_cost < dense_cost && n * k <= 50_000_000 {
             Ok(Self::Woodbury(TriangularWoodbury::new(n, what, rows)?))
-        } else if n >= SPARSE_FROM
-            && n > SPARSE_ANY_UP_TO
+        } else if n > SPARSE_ANY_UP_TO
             && !T::EXACT
             && n.saturating_mul(rcm_bandwidth(n, &rows)) > MAX_BAND_WORK
         {
