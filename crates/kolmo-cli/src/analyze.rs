@@ -668,22 +668,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         },
         fmt_bound(lr.error_bound)
     )?;
-    let mut top: Vec<(usize, f64)> = lr
-        .distribution
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|x| x.1 > 0.0)
-        .collect();
-    if !all {
-        top.sort_by(|x, y| y.1.total_cmp(&x.1));
-    }
-    for (s, p) in top.iter().take(rows) {
-        writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_short(*p, 15))?;
-    }
-    if top.len() > rows {
-        writeln!(out, "  … ({} more states; --all or --json)", top.len() - rows)?;
-    }
+    print_distribution(out, &r.names, &lr.distribution, rows, all, width)?;
     if let Some(t) = &r.recurrence {
         writeln!(out)?;
         writeln!(
@@ -822,16 +807,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
     if let Some((k, dist)) = &r.after {
         writeln!(out)?;
         writeln!(out, "Distribution after {k} steps from {}:", r.from)?;
-        let mut top: Vec<(usize, f64)> = dist.iter().copied().enumerate().filter(|x| x.1 > 0.0).collect();
-        if !all {
-            top.sort_by(|x, y| y.1.total_cmp(&x.1));
-        }
-        for (s, p) in top.iter().take(rows) {
-            writeln!(out, "  {:<width$}  {:>18}", r.names[*s], fmt_short(*p, 15))?;
-        }
-        if top.len() > rows {
-            writeln!(out, "  … ({} more states; --all or --json)", top.len() - rows)?;
-        }
+        print_distribution(out, &r.names, dist, rows, all, width)?;
     }
     for rr in &r.rewards {
         writeln!(out)?;
@@ -862,6 +838,29 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// The states with positive probability, most likely first (in state order with --all), at most
+/// `rows` of them.
+fn print_distribution(
+    out: &mut impl Write,
+    names: &[String],
+    dist: &[f64],
+    rows: usize,
+    all: bool,
+    width: usize,
+) -> Result<()> {
+    let mut top: Vec<(usize, f64)> = dist.iter().copied().enumerate().filter(|x| x.1 > 0.0).collect();
+    if !all {
+        top.sort_by(|x, y| y.1.total_cmp(&x.1));
+    }
+    for (s, p) in top.iter().take(rows) {
+        writeln!(out, "  {:<width$}  {:>18}", names[*s], fmt_short(*p, 15))?;
+    }
+    if top.len() > rows {
+        writeln!(out, "  … ({} more states; --all or --json)", top.len() - rows)?;
     }
     Ok(())
 }

@@ -59,89 +59,12 @@ impl Dtmc {
         Ok(dtmc)
     }
 
-    /// Attaches a name to every state (shown in errors and reports).
-    ///
-    /// # Panics
-    /// - panics if `names.len() != self.n()`.
-    #[must_use]
-    #[track_caller]
-    pub fn with_names(mut self, names: Vec<String>) -> Self {
-        assert!(names.len() == self.n());
-        self.names = Some(names);
-        self
-    }
-
-    /// Adds (or replaces) the label `name` on `states`.
-    ///
-    /// # Panics
-    /// - panics if `states.universe() != self.n()`.
-    #[track_caller]
-    pub fn set_label(&mut self, name: impl Into<String>, states: StateSet) {
-        assert!(states.universe() == self.n());
-        self.labels.insert(name.into(), states);
-    }
-
-    /// The states labelled `name`, if the label exists.
-    #[must_use]
-    pub fn label(&self, name: &str) -> Option<&StateSet> {
-        self.labels.get(name)
-    }
-
-    /// All labels by name.
-    #[must_use]
-    pub fn labels(&self) -> &BTreeMap<String, StateSet> {
-        &self.labels
-    }
-
-    /// Number of states `n`.
-    #[must_use]
-    pub fn n(&self) -> usize {
-        self.matrix.ncols()
-    }
+    super::annotated_model_accessors!("chain");
 
     /// The transition matrix `P`, `n × n`.
     #[must_use]
     pub fn matrix(&self) -> &CsrMatrix {
         &self.matrix
-    }
-
-    /// The initial states.
-    #[must_use]
-    pub fn initial(&self) -> &[StateId] {
-        &self.initial
-    }
-
-    /// The state names, if the chain has them (length `n`).
-    #[must_use]
-    pub fn names(&self) -> Option<&[String]> {
-        self.names.as_deref()
-    }
-
-    /// Adds (or replaces) the reward model `name`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] if a part has the wrong length or a value that is not finite
-    /// (see [`RewardModel::check`]).
-    pub fn set_reward_model(&mut self, name: impl Into<String>, rewards: RewardModel) -> Result<()> {
-        let name = name.into();
-        rewards.check(&name, &self.matrix)?;
-        self.rewards.insert(name, rewards);
-        Ok(())
-    }
-
-    /// All reward models by name.
-    #[must_use]
-    pub fn reward_models(&self) -> &BTreeMap<String, RewardModel> {
-        &self.rewards
-    }
-
-    /// The state's name, or its number when the chain has no names.
-    #[must_use]
-    pub fn state_name(&self, s: StateId) -> String {
-        match &self.names {
-            Some(n) => n[s as usize].clone(),
-            None => s.to_string(),
-        }
     }
 
     /// `Ok` if `set` ranges over this chain's states.

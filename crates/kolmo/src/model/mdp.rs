@@ -57,17 +57,7 @@ impl Mdp {
         })
     }
 
-    /// Attaches a name to every state.
-    ///
-    /// # Panics
-    /// - panics if `names.len() != self.n()`.
-    #[must_use]
-    #[track_caller]
-    pub fn with_names(mut self, names: Vec<String>) -> Self {
-        assert!(names.len() == self.n());
-        self.names = Some(names);
-        self
-    }
+    super::annotated_model_accessors!("model");
 
     /// Attaches a name (action label) to every choice.
     ///
@@ -79,51 +69,6 @@ impl Mdp {
         assert!(names.len() == self.choices());
         self.action_names = Some(names);
         self
-    }
-
-    /// Adds (or replaces) the label `name` on `states`.
-    ///
-    /// # Panics
-    /// - panics if `states.universe() != self.n()`.
-    #[track_caller]
-    pub fn set_label(&mut self, name: impl Into<String>, states: StateSet) {
-        assert!(states.universe() == self.n());
-        self.labels.insert(name.into(), states);
-    }
-
-    /// The states labelled `name`, if the label exists.
-    #[must_use]
-    pub fn label(&self, name: &str) -> Option<&StateSet> {
-        self.labels.get(name)
-    }
-
-    /// All labels by name.
-    #[must_use]
-    pub fn labels(&self) -> &BTreeMap<String, StateSet> {
-        &self.labels
-    }
-
-    /// Adds (or replaces) the reward model `name`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] if a part has the wrong length or a value that is not finite.
-    pub fn set_reward_model(&mut self, name: impl Into<String>, rewards: RewardModel) -> Result<()> {
-        let name = name.into();
-        rewards.check(&name, &self.matrix)?;
-        self.rewards.insert(name, rewards);
-        Ok(())
-    }
-
-    /// All reward models by name.
-    #[must_use]
-    pub fn reward_models(&self) -> &BTreeMap<String, RewardModel> {
-        &self.rewards
-    }
-
-    /// Number of states `n`.
-    #[must_use]
-    pub fn n(&self) -> usize {
-        self.matrix.ncols()
     }
 
     /// Number of choices `m` (rows of the matrix) over all states.
@@ -138,31 +83,10 @@ impl Mdp {
         &self.matrix
     }
 
-    /// The initial states.
-    #[must_use]
-    pub fn initial(&self) -> &[StateId] {
-        &self.initial
-    }
-
-    /// The state names, if the model has them (length `n`).
-    #[must_use]
-    pub fn names(&self) -> Option<&[String]> {
-        self.names.as_deref()
-    }
-
     /// The choice names, if the model has them (length `m`).
     #[must_use]
     pub fn action_names(&self) -> Option<&[String]> {
         self.action_names.as_deref()
-    }
-
-    /// The state's name, or its number when the model has no names.
-    #[must_use]
-    pub fn state_name(&self, s: StateId) -> String {
-        match &self.names {
-            Some(n) => n[s as usize].clone(),
-            None => s.to_string(),
-        }
     }
 
     /// The Markov chain of an MDP in which every state has exactly one choice, with the same

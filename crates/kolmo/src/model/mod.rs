@@ -1,6 +1,93 @@
 //! Models: the discrete-time Markov chain [`Dtmc`], the Markov decision process [`Mdp`], the
 //! turn-based stochastic [`Game`], sets of states, labels and [`RewardModel`]s.
 
+/// The accessors [`Dtmc`] and [`Mdp`] share (both have the fields `matrix`, `initial`, `labels`,
+/// `names` and `rewards`): names, labels, reward models, size and initial states. `$what` names
+/// the model in the docs.
+macro_rules! annotated_model_accessors {
+    ($what:literal) => {
+        /// Attaches a name to every state (shown in errors and reports).
+        ///
+        /// # Panics
+        /// - panics if `names.len() != self.n()`.
+        #[must_use]
+        #[track_caller]
+        pub fn with_names(mut self, names: Vec<String>) -> Self {
+            assert!(names.len() == self.n());
+            self.names = Some(names);
+            self
+        }
+
+        /// Adds (or replaces) the label `name` on `states`.
+        ///
+        /// # Panics
+        /// - panics if `states.universe() != self.n()`.
+        #[track_caller]
+        pub fn set_label(&mut self, name: impl Into<String>, states: StateSet) {
+            assert!(states.universe() == self.n());
+            self.labels.insert(name.into(), states);
+        }
+
+        /// The states labelled `name`, if the label exists.
+        #[must_use]
+        pub fn label(&self, name: &str) -> Option<&StateSet> {
+            self.labels.get(name)
+        }
+
+        /// All labels by name.
+        #[must_use]
+        pub fn labels(&self) -> &BTreeMap<String, StateSet> {
+            &self.labels
+        }
+
+        /// Adds (or replaces) the reward model `name`.
+        ///
+        /// # Errors
+        /// [`Error::InvalidArgument`] if a part has the wrong length or a value that is not finite
+        /// (see [`RewardModel::check`]).
+        pub fn set_reward_model(&mut self, name: impl Into<String>, rewards: RewardModel) -> Result<()> {
+            let name = name.into();
+            rewards.check(&name, &self.matrix)?;
+            self.rewards.insert(name, rewards);
+            Ok(())
+        }
+
+        /// All reward models by name.
+        #[must_use]
+        pub fn reward_models(&self) -> &BTreeMap<String, RewardModel> {
+            &self.rewards
+        }
+
+        /// Number of states `n`.
+        #[must_use]
+        pub fn n(&self) -> usize {
+            self.matrix.ncols()
+        }
+
+        /// The initial states.
+        #[must_use]
+        pub fn initial(&self) -> &[StateId] {
+            &self.initial
+        }
+
+        #[doc = concat!("The state names, if the ", $what, " has them (length `n`).")]
+        #[must_use]
+        pub fn names(&self) -> Option<&[String]> {
+            self.names.as_deref()
+        }
+
+        #[doc = concat!("The state's name, or its number when the ", $what, " has no names.")]
+        #[must_use]
+        pub fn state_name(&self, s: StateId) -> String {
+            match &self.names {
+                Some(n) => n[s as usize].clone(),
+                None => s.to_string(),
+            }
+        }
+    };
+}
+use annotated_model_accessors;
+
 mod dtmc;
 mod game;
 mod mdp;
