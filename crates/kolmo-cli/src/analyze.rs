@@ -182,33 +182,46 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
     } else {
         None
     };
-    let target = match &args.target {
+    // One absorbing-chain factorisation per target: the recurrent part's when the target is exactly
+    // the set of recurrent states (absorbing states as a label, typically).
+    let target_set = match &args.target {
+        Some(spec) => Some((spec, target_states(dtmc, &names, spec)?)),
         None => None,
-        Some(spec) => {
-            let states = target_states(dtmc, &names, spec)?;
+    };
+    let owned_chain;
+    let target_chain: Option<&AbsorbingChain> = match &target_set {
+        Some((_, states)) => {
+            let recurrent: Vec<StateId> = (0..n as StateId)
+                .filter(|&s| analysis.classes.classes[analysis.classes.class_of[s as usize] as usize].closed)
+                .collect();
+            match analysis.absorbing() {
+                Some(a) if *states == recurrent => Some(a),
+                _ => {
+                    owned_chain =
+                        AbsorbingChain::new(dtmc, &StateSet::from_states(n, states.iter().copied()))?;
+                    Some(&owned_chain)
+                }
+            }
+        }
+        None => None,
+    };
+    let target = match (&target_set, target_chain) {
+        (Some((spec, states)), Some(chain)) => {
             let set = StateSet::from_states(n, states.iter().copied());
-            let reach = reach_probability(dtmc, &set)?;
-            let time = AbsorbingChain::new(dtmc, &set)?.absorption_time();
             Some(TargetReport {
-                spec: spec.clone(),
-                states,
-                reach,
-                time,
+                spec: (*spec).clone(),
+                states: states.clone(),
+                reach: reach_probability(dtmc, &set)?,
+                time: chain.absorption_time(),
             })
         }
+        _ => None,
     };
     let after = match args.steps {
         Some(k) => Some((k, distribution_after_limited(dtmc, &initial, k, MAX_WORK)?)),
         None => None,
     };
     let mut rewards = Vec::new();
-    let target_chain = match &target {
-        Some(t) => Some(AbsorbingChain::new(
-            dtmc,
-            &StateSet::from_states(n, t.states.iter().copied()),
-        )?),
-        None => None,
-    };
     for (name, model) in dtmc.reward_models() {
         let r = model.expected_per_choice(dtmc.matrix());
         let classes = analysis.gain_bias(&r)?;
@@ -217,7 +230,7 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
             .zip(&long_run.absorption)
             .map(|(g, w)| if *w > 0.0 { g.gain * w } else { 0.0 })
             .sum();
-        let to_target = match &target_chain {
+        let to_target = match target_chain {
             Some(a) => Some(a.expected_reward(&r)?),
             None => None,
         };
