@@ -44,6 +44,7 @@ pub mod games;
 pub mod graph;
 pub mod io;
 pub mod linsolve;
+pub mod mdp;
 pub mod model;
 mod numeric;
 pub mod sim;

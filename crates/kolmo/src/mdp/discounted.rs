@@ -1,0 +1,425 @@
+//! Discounted total reward: `v*(s) = opt_a ( r(a) + γ Σ_t P(a, t) v*(t) )`, `0 ≤ γ < 1`
+//! (Puterman, *Markov Decision Processes*, ch. 6).
+//!
+//! # Error bound
+//! The Bellman operator `T` is a `γ`-contraction in the max norm, so for any `v`,
+//! `‖v* − v‖∞ ≤ ‖T v − v‖∞ / (1 − γ)` (Puterman, Proposition 6.6.5 / Theorem 6.3.1). Every result
+//! is certified by evaluating `T v − v` once more at the end, whatever method produced `v`, with
+//! an allowance for the rounding of that evaluation.
+
+use super::{MdpOptions, MdpSolution, Method, Optimum};
+use crate::exact::{Rational, rationalize};
+use crate::linsolve::Factored;
+use crate::model::Mdp;
+use crate::numeric::NeumaierSum;
+use crate::{Error, Result};
+
+/// The optimal expected discounted total reward `Σ_k γ^k r_k` from every state and an optimal
+/// stationary policy. `rewards` has one entry per choice (length `m`), `0 ≤ gamma < 1`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for `gamma` outside `[0, 1)` or rewards of the wrong length or not
+/// finite; [`Error::LimitReached`] if `options.max_iterations` is exhausted; [`Error::Singular`]
+/// from a policy evaluation (it cannot for `γ < 1` in exact arithmetic).
+pub fn discounted(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    optimum: Optimum,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
+    check(mdp, rewards, gamma)?;
+    let (values, policy, iterations, method) = match options.method {
+        Method::PolicyIteration => policy_iteration(mdp, rewards, gamma, optimum, options)?,
+        Method::ValueIteration => value_iteration(mdp, rewards, gamma, optimum, options)?,
+    };
+    let (delta, _) = bellman_gap(mdp, rewards, gamma, optimum, &values);
+    Ok(MdpSolution {
+        error_bound: delta / (1.0 - gamma),
+        values,
+        policy,
+        iterations,
+        method: format!("{method}; certified by ‖Tv − v‖ / (1 − γ)"),
+    })
+}
+
+fn check(mdp: &Mdp, rewards: &[f64], gamma: f64) -> Result<()> {
+    if !(0.0..1.0).contains(&gamma) {
+        return Err(Error::arg("discount", format!("γ = {gamma}: from 0 to below 1")));
+    }
+    if rewards.len() != mdp.choices() || rewards.iter().any(|r| !r.is_finite()) {
+        return Err(Error::arg(
+            "rewards",
+            format!(
+                "{} finite rewards, one per choice ({} given)",
+                mdp.choices(),
+                rewards.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `r(a) + γ Σ_t P(a, t) v(t)` for row `a`, compensated.
+fn q_value(mdp: &Mdp, rewards: &[f64], gamma: f64, v: &[f64], row: usize) -> f64 {
+    let (cols, vals) = mdp.matrix().row(row);
+    let mut acc = NeumaierSum::default();
+    acc.add(rewards[row]);
+    for (&t, &p) in cols.iter().zip(vals) {
+        acc.add(gamma * p * v[t as usize]);
+    }
+    acc.value()
+}
+
+/// `‖T v − v‖∞` plus an allowance for its rounding, and the greedy policy of `v`.
+fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (f64, Vec<u32>) {
+    let m = mdp.matrix();
+    let mut gap = 0.0f64;
+    let mut policy = vec![0u32; mdp.n()];
+    let scale =
+        v.iter().fold(0.0f64, |a, x| a.max(x.abs())) + rewards.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    for s in 0..mdp.n() {
+        let rows = m.group_rows(s);
+        let start = rows.start;
+        let mut best = f64::NAN;
+        for r in rows {
+            let q = q_value(mdp, rewards, gamma, v, r);
+            if r == start || optimum.better(q, best) {
+                best = q;
+                policy[s] = (r - start) as u32;
+            }
+        }
+        gap = gap.max((best - v[s]).abs());
+    }
+    // Each q is a compensated sum of at most (row length + 1) products, each rounded once.
+    let width = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0) as f64 + 2.0;
+    (gap + 2.0 * width * f64::EPSILON * scale, policy)
+}
+
+type Solved = (Vec<f64>, Vec<u32>, u64, String);
+
+/// Policy iteration: evaluate by a linear solve of `(I − γ P_π) v = r_π` (one refinement step),
+/// improve greedily where a choice is better by more than rounding.
+fn policy_iteration(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    optimum: Optimum,
+    options: &MdpOptions,
+) -> Result<Solved> {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    // Start from the best immediate reward.
+    let (_, mut policy) = bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]);
+    let mut method = String::new();
+    for round in 1..=options.max_iterations {
+        let rows: Vec<usize> = (0..n)
+            .map(|s| m.group_rows(s).start + policy[s] as usize)
+            .collect();
+        let lu = Factored::<f64>::new(n, "policy evaluation (I - γP)", |i| {
+            let (cols, vals) = m.row(rows[i]);
+            std::iter::once((i as u32, 1.0)).chain(cols.iter().zip(vals).map(|(&t, &p)| (t, -gamma * p)))
+        })?;
+        let mut v: Vec<f64> = rows.iter().map(|&r| rewards[r]).collect();
+        lu.solve_in_place(&mut v);
+        for _ in 0..2 {
+            // Refinement: v += (I − γP_π)⁻¹ (b − (I − γP_π) v).
+            // b − (I − γP_π) v = (r_π + γ P_π v) − v.
+            let mut e: Vec<f64> = (0..n)
+                .map(|i| q_value(mdp, rewards, gamma, &v, rows[i]) - v[i])
+                .collect();
+            lu.solve_in_place(&mut e);
+            v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
+        }
+        if method.is_empty() {
+            method = format!("policy iteration, evaluation by {}", lu.method());
+        }
+        // Improve only where a choice beats the current one by more than rounding.
+        let mut changed = false;
+        for s in 0..n {
+            let group = m.group_rows(s);
+            let current = q_value(mdp, rewards, gamma, &v, rows[s]);
+            let tol = 1e-13 * (current.abs() + 1.0);
+            let mut best = (current, policy[s]);
+            for r in group.clone() {
+                let q = q_value(mdp, rewards, gamma, &v, r);
+                if optimum.better(q, best.0) && (q - current).abs() > tol {
+                    best = (q, (r - group.start) as u32);
+                }
+            }
+            if best.1 != policy[s] {
+                policy[s] = best.1;
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok((v, policy, round, method));
+        }
+    }
+    Err(Error::LimitReached {
+        what: "policy iteration",
+        limit: options.max_iterations,
+        message: "the policy kept changing".into(),
+    })
+}
+
+/// Gauss–Seidel value iteration from 0, stopped when the certified bound `‖Tv − v‖/(1 − γ)` is
+/// below `precision · max(‖v‖, 1)` (checked whenever a sweep changes `v` by little).
+fn value_iteration(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    optimum: Optimum,
+    options: &MdpOptions,
+) -> Result<Solved> {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    let mut v = vec![0.0; n];
+    let mut policy = vec![0u32; n];
+    for sweep in 1..=options.max_iterations {
+        let mut change = 0.0f64;
+        for s in 0..n {
+            let group = m.group_rows(s);
+            let mut best = f64::NAN;
+            for r in group.clone() {
+                let q = q_value(mdp, rewards, gamma, &v, r);
+                if r == group.start || optimum.better(q, best) {
+                    best = q;
+                    policy[s] = (r - group.start) as u32;
+                }
+            }
+            change = change.max((best - v[s]).abs());
+            v[s] = best;
+        }
+        let size = v.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+        if change / (1.0 - gamma) <= options.precision * size {
+            let (gap, _) = bellman_gap(mdp, rewards, gamma, optimum, &v);
+            if gap / (1.0 - gamma) <= options.precision * size {
+                return Ok((v, policy, sweep, "Gauss-Seidel value iteration".into()));
+            }
+        }
+    }
+    Err(Error::LimitReached {
+        what: "value iteration",
+        limit: options.max_iterations,
+        message: "the guaranteed bound did not reach the precision".into(),
+    })
+}
+
+/// The exact optimal discounted values and an optimal policy in rational arithmetic: policy
+/// iteration whose evaluations and improvement tests are exact, started from the `f64` optimum's
+/// policy (so usually one exact evaluation confirms it). Probabilities are recovered as fractions
+/// ([`rationalize`]); `gamma` is exact.
+///
+/// # Errors
+/// As [`discounted`]; [`Error::InvalidDistribution`] if a probability or reward is not a simple
+/// fraction or a choice's fractions do not sum to exactly 1; [`Error::TooLarge`] beyond the exact
+/// dense limit.
+pub fn discounted_exact(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: &Rational,
+    optimum: Optimum,
+) -> Result<(Vec<Rational>, Vec<u32>)> {
+    let g = gamma.to_f64().value();
+    check(mdp, rewards, g)?;
+    let start = discounted(mdp, rewards, g, optimum, &MdpOptions::default())?;
+    let m = mdp.matrix();
+    let (row_ptr, cols, vals) = m.as_parts();
+    let fraction = |x: f64, what: &str| {
+        let magnitude = rationalize(x.abs())
+            .ok_or_else(|| Error::arg("exact MDP", format!("{what} {x} is not a simple fraction")))?;
+        Ok(if x < 0.0 {
+            Rational::ZERO - magnitude
+        } else {
+            magnitude
+        })
+    };
+    let p: Vec<Rational> = vals
+        .iter()
+        .map(|&x| fraction(x, "probability"))
+        .collect::<Result<_>>()?;
+    let r: Vec<Rational> = rewards
+        .iter()
+        .map(|&x| fraction(x, "reward"))
+        .collect::<Result<_>>()?;
+    for row in 0..m.nrows() {
+        let sum = p[row_ptr[row]..row_ptr[row + 1]]
+            .iter()
+            .fold(Rational::ZERO, |a, x| &a + x);
+        if sum != Rational::ONE {
+            return Err(Error::arg(
+                "exact MDP",
+                format!("choice {row}: probabilities sum to {sum}, not 1"),
+            ));
+        }
+    }
+    let q = |v: &[Rational], row: usize| -> Rational {
+        let mut acc = r[row].clone();
+        for k in row_ptr[row]..row_ptr[row + 1] {
+            acc = &acc + &(gamma * &p[k] * &v[cols[k] as usize]);
+        }
+        acc
+    };
+    let n = mdp.n();
+    let mut policy = start.policy;
+    loop {
+        let rows: Vec<usize> = (0..n)
+            .map(|s| m.group_rows(s).start + policy[s] as usize)
+            .collect();
+        let lu = Factored::<Rational>::new(n, "exact policy evaluation (I - γP)", |i| {
+            let row = rows[i];
+            std::iter::once((i as u32, Rational::ONE))
+                .chain((row_ptr[row]..row_ptr[row + 1]).map(|k| (cols[k], Rational::ZERO - gamma * &p[k])))
+        })?;
+        let mut v: Vec<Rational> = rows.iter().map(|&row| r[row].clone()).collect();
+        lu.solve_in_place(&mut v);
+        // The evaluation must satisfy v = r_π + γ P_π v exactly.
+        if let Some(s) = (0..n).find(|&s| q(&v, rows[s]) != v[s]) {
+            return Err(Error::Singular {
+                what: "exact policy evaluation: the residual is not zero",
+                row: s,
+                pivot: 0.0,
+            });
+        }
+        let mut changed = false;
+        for s in 0..n {
+            let group = m.group_rows(s);
+            let mut best = v[s].clone();
+            for row in group.clone() {
+                let qa = q(&v, row);
+                let better = match optimum {
+                    Optimum::Max => qa > best,
+                    Optimum::Min => qa < best,
+                };
+                if better {
+                    best = qa;
+                    policy[s] = (row - group.start) as u32;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return Ok((v, policy));
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+
+    /// MDPToolbox's forest example with S states, r1 = 4, r2 = 2, p = 0.1; choices (wait, cut).
+    pub(crate) fn forest(states: usize) -> (Mdp, Vec<f64>) {
+        let s_max = states - 1;
+        let mut b = CsrBuilder::new(states);
+        let mut rewards = Vec::new();
+        for s in 0..states {
+            b.new_row_group();
+            // wait: burn to 0 with p, else grow (the oldest stays).
+            b.add(0, 0.1);
+            b.add((s + 1).min(s_max) as u32, 0.9);
+            b.finish_row();
+            rewards.push(if s == s_max { 4.0 } else { 0.0 });
+            // cut: back to 0.
+            b.add(0, 1.0);
+            b.finish_row();
+            rewards.push(if s == 0 {
+                0.0
+            } else if s == s_max {
+                2.0
+            } else {
+                1.0
+            });
+        }
+        (Mdp::new(b.build(), vec![0]).unwrap(), rewards)
+    }
+
+    // shared/cases/08-mdp.md — MDPToolbox's forest example, γ = 0.9: V* = (6561/250, 7371/250,
+    // 8371/250) = (26.244, 29.484, 33.484), policy (wait, wait, wait) (published in MDPToolbox's
+    // PolicyIteration docstring); exactly by rational policy iteration.
+    #[test]
+    fn forest_discounted() {
+        let (mdp, r) = forest(3);
+        for method in [Method::PolicyIteration, Method::ValueIteration] {
+            let options = MdpOptions {
+                method,
+                ..MdpOptions::default()
+            };
+            let s = discounted(&mdp, &r, 0.9, Optimum::Max, &options).unwrap();
+            for (x, y) in s.values.iter().zip([26.244, 29.484, 33.484]) {
+                assert!(
+                    (x - y).abs() <= s.error_bound.max(1e-12),
+                    "{method:?}: {x} vs {y}"
+                );
+            }
+            assert!(s.error_bound < 1e-10, "{method:?}: {}", s.error_bound);
+            assert_eq!(s.policy, vec![0, 0, 0]);
+        }
+        let gamma = Rational::from(9) / Rational::from(10);
+        let (v, policy) = discounted_exact(&mdp, &r, &gamma, Optimum::Max).unwrap();
+        let want = [6561, 7371, 8371].map(|x| Rational::from(x) / Rational::from(250));
+        assert_eq!(v, want);
+        assert_eq!(policy, vec![0, 0, 0]);
+    }
+
+    // γ = 0.99: the true optimum is 317.55… (issue 6; pymdptoolbox's value iteration returns 6.4).
+    #[test]
+    fn forest_discounted_099_is_the_true_optimum() {
+        let (mdp, r) = forest(3);
+        let pi = discounted(&mdp, &r, 0.99, Optimum::Max, &MdpOptions::default()).unwrap();
+        let vi = discounted(
+            &mdp,
+            &r,
+            0.99,
+            Optimum::Max,
+            &MdpOptions {
+                method: Method::ValueIteration,
+                ..MdpOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(pi.values[0] > 317.55 && pi.values[0] < 317.56, "{:?}", pi.values);
+        assert!((pi.values[0] - vi.values[0]).abs() <= pi.error_bound + vi.error_bound);
+        let gamma = Rational::from(99) / Rational::from(100);
+        let (v, _) = discounted_exact(&mdp, &r, &gamma, Optimum::Max).unwrap();
+        assert!((v[0].to_f64().value() - pi.values[0]).abs() <= pi.error_bound);
+    }
+
+    // shared/cases/08-mdp.md — Puterman (1994) §3.1 two-state example: s1: a11 reward 5 → s1/s2
+    // with 1/2 each, a12 reward 10 → s2; s2: a21 reward −1 → s2. β = 0.95: v* = (−60/7, −20), policy
+    // (a11, a21) (Example 6.2.1); β = 0.9: v* = (1, −10), policy (a12, a21).
+    #[test]
+    fn puterman_two_state() {
+        let mut b = CsrBuilder::new(2);
+        b.new_row_group();
+        b.add(0, 0.5);
+        b.add(1, 0.5);
+        b.finish_row();
+        b.add(1, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(1, 1.0);
+        b.finish_row();
+        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let r = [5.0, 10.0, -1.0];
+        let s = discounted(&mdp, &r, 0.95, Optimum::Max, &MdpOptions::default()).unwrap();
+        assert!(
+            (s.values[0] + 60.0 / 7.0).abs() <= s.error_bound
+                && (s.values[1] + 20.0).abs() <= s.error_bound.max(1e-14)
+        );
+        assert_eq!(s.policy, vec![0, 0]);
+        let (v, policy) =
+            discounted_exact(&mdp, &r, &(Rational::from(19) / Rational::from(20)), Optimum::Max).unwrap();
+        assert_eq!(
+            v,
+            vec![Rational::from(-60) / Rational::from(7), Rational::from(-20)]
+        );
+        assert_eq!(policy, vec![0, 0]);
+        let (v, policy) =
+            discounted_exact(&mdp, &r, &(Rational::from(9) / Rational::from(10)), Optimum::Max).unwrap();
+        assert_eq!(v, vec![Rational::from(1), Rational::from(-10)]);
+        assert_eq!(policy, vec![1, 0]);
+    }
+}

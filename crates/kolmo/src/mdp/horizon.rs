@@ -1,0 +1,115 @@
+//! Finite horizons: `V_k = T^k 0` by backward induction (Puterman, *Markov Decision Processes*,
+//! 1994, §4.5), the same Bellman step as games ([`crate::game::bellman`]).
+
+use super::{Optimum, as_game};
+use crate::Result;
+use crate::exact::Rational;
+use crate::model::Mdp;
+
+/// The optimal expected total reward over a finite horizon and the optimal decisions per stage.
+#[derive(Clone, Debug)]
+pub struct HorizonSolution {
+    /// Number of steps `k`.
+    pub steps: u64,
+    /// `V_k(s)`, length `n`.
+    pub values: Vec<f64>,
+    /// `decisions[t][s]`: the optimal choice in `s` at stage `t` (`k − t` steps to go); `k × n`.
+    pub decisions: Vec<Vec<u32>>,
+    /// Bound on the rounding error of `values`: `k` Bellman steps, each adding at most one rounding
+    /// per term of a row.
+    pub error_bound: f64,
+}
+
+/// Backward induction over `steps` steps with `rewards` per choice (length `m`).
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for rewards of the wrong length.
+///
+/// # Complexity
+/// O(steps · nnz) time, O(steps · n) space for the decisions.
+pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) -> Result<HorizonSolution> {
+    let game = as_game(mdp, rewards, optimum)?;
+    let values = crate::game::finite_horizon(&game, steps).values;
+    let decisions = crate::game::finite_horizon_strategy(&game, steps);
+    let m = mdp.matrix();
+    let width = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0) as f64 + 1.0;
+    let size = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    Ok(HorizonSolution {
+        steps,
+        error_bound: steps as f64 * width * f64::EPSILON * size,
+        values,
+        decisions,
+    })
+}
+
+/// [`finite_horizon`]'s values in exact rational arithmetic.
+///
+/// # Errors
+/// As [`crate::game::finite_horizon_exact`].
+pub fn finite_horizon_exact(
+    mdp: &Mdp,
+    rewards: &[f64],
+    steps: u64,
+    optimum: Optimum,
+) -> Result<Vec<Rational>> {
+    crate::game::finite_horizon_exact(&as_game(mdp, rewards, optimum)?, steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+
+    // shared/cases/08-mdp.md — Puterman §3.2 / §4.6.1 inventory (β = 1, T = 3), published:
+    // v_0 = (67/16, 129/16, 194/16, 227/16), σ_0 = (3, 0, 0, 0), σ_1 = (2, 0, 0, 0), σ_2 = 0.
+    #[test]
+    fn puterman_inventory() {
+        let s = [0, 0, 0, 0, 1, 1, 1, 2, 2, 3];
+        let r = [0.0, -1.0, -2.0, -5.0, 5.0, 0.0, -3.0, 6.0, -1.0, 5.0];
+        let next: [[f64; 4]; 10] = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.75, 0.25, 0.0, 0.0],
+            [0.25, 0.5, 0.25, 0.0],
+            [0.0, 0.25, 0.5, 0.25],
+            [0.75, 0.25, 0.0, 0.0],
+            [0.25, 0.5, 0.25, 0.0],
+            [0.0, 0.25, 0.5, 0.25],
+            [0.25, 0.5, 0.25, 0.0],
+            [0.0, 0.25, 0.5, 0.25],
+            [0.0, 0.25, 0.5, 0.25],
+        ];
+        let mut b = CsrBuilder::new(4);
+        for (i, row) in next.iter().enumerate() {
+            if i == 0 || s[i] != s[i - 1] {
+                b.new_row_group();
+            }
+            for (t, &p) in row.iter().enumerate() {
+                if p > 0.0 {
+                    b.add(t as u32, p);
+                }
+            }
+            b.finish_row();
+        }
+        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let h = finite_horizon(&mdp, &r, 3, Optimum::Max).unwrap();
+        for (x, y) in h.values.iter().zip([67.0, 129.0, 194.0, 227.0]) {
+            assert!((x - y / 16.0).abs() <= h.error_bound.max(1e-15), "{x} vs {y}/16");
+        }
+        assert_eq!(
+            h.decisions,
+            vec![vec![3, 0, 0, 0], vec![2, 0, 0, 0], vec![0, 0, 0, 0]]
+        );
+        let exact = finite_horizon_exact(&mdp, &r, 3, Optimum::Max).unwrap();
+        assert_eq!(exact[0], Rational::from(67) / Rational::from(16));
+        let two = finite_horizon_exact(&mdp, &r, 2, Optimum::Max).unwrap();
+        assert_eq!(
+            two,
+            vec![
+                Rational::from(2),
+                Rational::from(25) / Rational::from(4),
+                Rational::from(10),
+                Rational::from(21) / Rational::from(2)
+            ]
+        );
+    }
+}

@@ -1,0 +1,111 @@
+//! Markov decision processes: optimal values and policies with guaranteed error bounds
+//! (Puterman, *Markov Decision Processes*, 1994; Bertsekas & Tsitsiklis, "An analysis of
+//! stochastic shortest path problems", Math. Oper. Res. 16(3), 1991).
+//!
+//! Every solver returns an [`MdpSolution`]: the values, an optimal policy (one choice per state),
+//! and a guaranteed bound on the values' error. Rewards are given per choice (row of the
+//! row-grouped matrix): use [`RewardModel::expected_per_choice`](crate::model::RewardModel::expected_per_choice)
+//! for a model's reward model.
+
+mod discounted;
+mod horizon;
+mod total;
+
+pub use discounted::{discounted, discounted_exact};
+pub use horizon::{HorizonSolution, finite_horizon, finite_horizon_exact};
+pub use total::total_reward;
+
+use crate::model::{Game, Mdp, Player};
+use crate::{Error, Result};
+
+/// Which optimum is sought.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Optimum {
+    /// The largest value over all policies.
+    Max,
+    /// The smallest value over all policies.
+    Min,
+}
+
+impl Optimum {
+    /// The game player that seeks this optimum.
+    #[must_use]
+    pub fn player(self) -> Player {
+        match self {
+            Self::Max => Player::Max,
+            Self::Min => Player::Min,
+        }
+    }
+
+    fn better(self, a: f64, b: f64) -> bool {
+        match self {
+            Self::Max => a > b,
+            Self::Min => a < b,
+        }
+    }
+}
+
+/// How to solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Method {
+    /// Howard's policy iteration: exact policy evaluation by a linear solve, greedy improvement
+    /// (Puterman §6.4); the default.
+    #[default]
+    PolicyIteration,
+    /// Gauss–Seidel value iteration (Puterman §6.3.3), stopped by the sound criterion.
+    ValueIteration,
+}
+
+/// Options of the MDP solvers.
+#[derive(Clone, Copy, Debug)]
+pub struct MdpOptions {
+    /// The method.
+    pub method: Method,
+    /// Value iteration stops once its guaranteed bound is below `precision · max |v|` (default
+    /// 1e-12); policy iteration ignores it.
+    pub precision: f64,
+    /// Iteration limit (sweeps for value iteration, improvement rounds for policy iteration);
+    /// reaching it is an error, never a silent answer.
+    pub max_iterations: u64,
+}
+
+impl Default for MdpOptions {
+    fn default() -> Self {
+        Self {
+            method: Method::PolicyIteration,
+            precision: 1e-12,
+            max_iterations: 1_000_000,
+        }
+    }
+}
+
+/// Optimal values and a policy attaining them.
+#[derive(Clone, Debug)]
+pub struct MdpSolution {
+    /// The optimal value of each state (length `n`); `±∞` where the objective is infinite.
+    pub values: Vec<f64>,
+    /// An optimal choice per state (index within the state's choices; length `n`).
+    pub policy: Vec<u32>,
+    /// Guaranteed bound on `max_s |v*(s) − values[s]|` over the finite values.
+    pub error_bound: f64,
+    /// Iterations done (improvement rounds or sweeps).
+    pub iterations: u64,
+    /// How the numbers were obtained.
+    pub method: String,
+}
+
+/// The MDP as a one-player game (every state owned by the optimiser), with `rewards` per choice.
+pub(crate) fn as_game(mdp: &Mdp, rewards: &[f64], optimum: Optimum) -> Result<Game> {
+    if rewards.len() != mdp.choices() {
+        return Err(Error::arg(
+            "rewards",
+            format!("{} rewards for {} choices", rewards.len(), mdp.choices()),
+        ));
+    }
+    Game::new(
+        mdp.matrix().clone(),
+        vec![optimum.player(); mdp.n()],
+        rewards.to_vec(),
+        mdp.initial().to_vec(),
+    )
+}

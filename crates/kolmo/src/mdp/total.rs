@@ -1,0 +1,248 @@
+//! Expected total reward until a target is reached (stochastic shortest path: Bertsekas &
+//! Tsitsiklis, "An analysis of stochastic shortest path problems", Math. Oper. Res. 16(3), 1991;
+//! Baier & Katoen, *Principles of Model Checking*, §10.6).
+//!
+//! Graph analysis first: minimising, a state from which no policy reaches the target with
+//! probability 1 has value `+∞`; the other states keep only the choices that stay among such states
+//! (a proper policy exists there and one is read off the attractor). Policy iteration from that
+//! proper policy evaluates each policy on its Markov chain with
+//! [`AbsorbingChain`] (the same solver and certificate as `kolmo analyze`) and improves greedily.
+//! Maximising is supported when every policy reaches the target with probability 1.
+
+use super::{MdpOptions, MdpSolution, Optimum};
+use crate::analysis::AbsorbingChain;
+use crate::model::{Dtmc, Mdp, StateSet};
+use crate::numeric::NeumaierSum;
+use crate::{Error, Result, StateId};
+
+/// The optimal expected total reward earned until `target` is first reached, from every state,
+/// with an optimal policy. `rewards` has one non-negative entry per choice (length `m`); rewards of
+/// choices in target states are not earned.
+///
+/// The bound is the policy evaluation's certified bound plus `δ · t`, `δ` the remaining Bellman gap
+/// `‖T v − v‖∞` and `t` the longest expected time to the target under the policy found (zero
+/// gap: the policy is optimal by the policy-iteration optimality test).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for rewards of the wrong length, negative or not finite, a target of
+/// the wrong size, or maximising where some policy misses the target with positive probability;
+/// [`Error::LimitReached`] if the policy keeps changing past `options.max_iterations`.
+pub fn total_reward(
+    mdp: &Mdp,
+    rewards: &[f64],
+    target: &StateSet,
+    optimum: Optimum,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    if rewards.len() != mdp.choices() || rewards.iter().any(|r| !(r.is_finite() && *r >= 0.0)) {
+        return Err(Error::arg(
+            "rewards",
+            format!(
+                "{} finite, non-negative rewards, one per choice ({} given)",
+                mdp.choices(),
+                rewards.len()
+            ),
+        ));
+    }
+    if target.universe() != n {
+        return Err(Error::arg(
+            "target",
+            format!("a set over {} states for a model of {n}", target.universe()),
+        ));
+    }
+    // States that can reach the target with probability 1 (Prob1E), the choices that keep them
+    // there, and an attractor policy.
+    let (sure, allowed, mut policy) = prob1e(mdp, target);
+    if optimum == Optimum::Max {
+        if let Some(s) = (0..n as StateId).find(|&s| !sure.contains(s)) {
+            return Err(Error::arg(
+                "objective",
+                format!(
+                    "maximising the total reward needs every policy to reach the target; from state {} none does",
+                    mdp.state_name(s)
+                ),
+            ));
+        }
+        if let Some(s) =
+            (0..n).find(|&s| !target.contains(s as StateId) && allowed[s].len() != m.group_rows(s).len())
+        {
+            return Err(Error::arg(
+                "objective",
+                format!(
+                    "maximising the total reward needs every policy to reach the target with probability 1; state {} has a choice that may not",
+                    mdp.state_name(s as StateId)
+                ),
+            ));
+        }
+    }
+    let row_of = |s: usize, choice: u32| m.group_rows(s).start + choice as usize;
+    let q = |v: &[f64], row: usize| {
+        let (cols, vals) = m.row(row);
+        let mut acc = NeumaierSum::default();
+        acc.add(rewards[row]);
+        for (&t, &p) in cols.iter().zip(vals) {
+            acc.add(p * v[t as usize]);
+        }
+        acc.value()
+    };
+    for round in 1..=options.max_iterations {
+        let rows: Vec<usize> = (0..n).map(|s| row_of(s, policy[s])).collect();
+        let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+        let absorbing = AbsorbingChain::new(&chain, target)?;
+        let r_pi: Vec<f64> = rows.iter().map(|&r| rewards[r]).collect();
+        let (v, _, eval_bound) = absorbing.expected_reward(&r_pi)?;
+        if let Some(s) = (0..n).find(|&s| sure.contains(s as StateId) && !v[s].is_finite()) {
+            return Err(Error::arg(
+                "objective",
+                format!(
+                    "policy iteration reached a policy that misses the target from state {} (a cycle of zero reward?)",
+                    mdp.state_name(s as StateId)
+                ),
+            ));
+        }
+        let mut changed = false;
+        let mut gap = 0.0f64;
+        for s in 0..n {
+            if target.contains(s as StateId) || !sure.contains(s as StateId) {
+                continue;
+            }
+            let current = q(&v, rows[s]);
+            let tol = 1e-13 * (current.abs() + 1.0);
+            let mut best = (current, policy[s]);
+            for &c in &allowed[s] {
+                let qa = q(&v, row_of(s, c));
+                if optimum.better(qa, best.0) {
+                    gap = gap.max((qa - v[s]).abs());
+                    if (qa - current).abs() > tol {
+                        best = (qa, c);
+                    }
+                }
+            }
+            gap = gap.max((current - v[s]).abs());
+            if best.1 != policy[s] {
+                policy[s] = best.1;
+                changed = true;
+            }
+        }
+        if !changed {
+            let t = absorbing.absorption_time();
+            let t_max = t
+                .mean
+                .iter()
+                .filter(|x| x.is_finite())
+                .fold(0.0f64, |a, x| a.max(*x));
+            return Ok(MdpSolution {
+                error_bound: eval_bound + gap * t_max,
+                values: v,
+                policy,
+                iterations: round,
+                method: format!(
+                    "policy iteration from an attractor policy; evaluation: {}",
+                    t.method
+                ),
+            });
+        }
+    }
+    Err(Error::LimitReached {
+        what: "policy iteration",
+        limit: options.max_iterations,
+        message: "the policy kept changing".into(),
+    })
+}
+
+/// Prob1E (Baier & Katoen, Algorithm 46's dual; de Alfaro 1997): the states from which some
+/// policy reaches `target` with probability 1, by the nested fixpoint `U ← attractor_U(target)`;
+/// for each state the choices that stay within the final `U`; and a policy that reaches the
+/// target almost surely from `U` (the choice that added each state to the attractor).
+fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32>) {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    let mut inside = vec![true; n];
+    let mut policy = vec![0u32; n];
+    loop {
+        // Attractor of the target within `inside`, through choices that never leave `inside`.
+        let mut reached: Vec<bool> = (0..n).map(|s| target.contains(s as StateId)).collect();
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for s in 0..n {
+                if reached[s] || !inside[s] {
+                    continue;
+                }
+                let group = m.group_rows(s);
+                for r in group.clone() {
+                    let cols = m.row(r).0;
+                    if cols.iter().all(|&t| inside[t as usize]) && cols.iter().any(|&t| reached[t as usize]) {
+                        reached[s] = true;
+                        policy[s] = (r - group.start) as u32;
+                        grew = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if reached == inside {
+            break;
+        }
+        inside = reached;
+    }
+    let allowed = (0..n)
+        .map(|s| {
+            let group = m.group_rows(s);
+            group
+                .clone()
+                .filter(|&r| inside[s] && m.row(r).0.iter().all(|&t| inside[t as usize]))
+                .map(|r| (r - group.start) as u32)
+                .collect()
+        })
+        .collect();
+    let sure = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
+    (sure, allowed, policy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+
+    /// 0: choice 0 (reward 1) → 1; choice 1 (reward 5) → 2 (target). 1: (reward 1) → 2 w.p. 1/2,
+    /// back to 0 w.p. 1/2. 3: only → 3 (a trap). Min: from 1, v1 = 1 + v0/2, v0 = min(1 + v1, 5) ⇒
+    /// with choice 0 v0 = 1 + 1 + v0/2 ⇒ v0 = 4, v1 = 3; the trap is +∞.
+    #[test]
+    fn shortest_path_with_a_trap() {
+        let mut b = CsrBuilder::new(4);
+        b.new_row_group();
+        b.add(1, 1.0);
+        b.finish_row();
+        b.add(2, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(2, 0.5);
+        b.add(0, 0.5);
+        b.finish_row();
+        b.new_row_group();
+        b.add(2, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(3, 1.0);
+        b.finish_row();
+        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let rewards = [1.0, 5.0, 1.0, 0.0, 1.0];
+        let target = StateSet::from_states(4, [2]);
+        let s = total_reward(&mdp, &rewards, &target, Optimum::Min, &MdpOptions::default()).unwrap();
+        assert!(
+            (s.values[0] - 4.0).abs() <= s.error_bound.max(1e-15),
+            "{:?}",
+            s.values
+        );
+        assert!((s.values[1] - 3.0).abs() <= s.error_bound.max(1e-15));
+        assert_eq!(s.values[2], 0.0);
+        assert_eq!(s.values[3], f64::INFINITY);
+        assert_eq!(s.policy[0], 0);
+        assert!(s.error_bound < 1e-13);
+        // Maximising: the trap makes it undefined.
+        assert!(total_reward(&mdp, &rewards, &target, Optimum::Max, &MdpOptions::default()).is_err());
+    }
+}
