@@ -9,10 +9,12 @@
 
 mod discounted;
 mod horizon;
+mod reach;
 mod total;
 
 pub use discounted::{discounted, discounted_exact};
 pub use horizon::{HorizonSolution, finite_horizon, finite_horizon_exact};
+pub use reach::reach_probability;
 pub use total::total_reward;
 
 use crate::model::{Game, Mdp, Player};

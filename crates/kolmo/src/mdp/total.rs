@@ -156,7 +156,7 @@ pub fn total_reward(
 /// policy reaches `target` with probability 1, by the nested fixpoint `U ← attractor_U(target)`;
 /// for each state the choices that stay within the final `U`; and a policy that reaches the
 /// target almost surely from `U` (the choice that added each state to the attractor).
-fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32>) {
+pub(super) fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32>) {
     let n = mdp.n();
     let m = mdp.matrix();
     let mut inside = vec![true; n];
