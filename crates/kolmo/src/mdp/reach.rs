@@ -40,7 +40,6 @@ pub fn reach_probability(
     options: &MdpOptions,
 ) -> Result<MdpSolution> {
     let n = mdp.n();
-    let m = mdp.matrix();
     if target.universe() != n {
         return Err(Error::arg(
             "target",
@@ -279,8 +278,8 @@ impl Quotient {
     /// other members of a collapsed end component steer to that state inside the component.
     fn lift_policy(&self, mdp: &Mdp, maybe: &[StateId], choice: &[u32], policy: &mut [u32]) {
         let m = mdp.matrix();
-        for x in 0..self.nodes {
-            let (exit_state, exit_choice) = self.origin[x][choice[x] as usize];
+        for (x, &c) in choice.iter().enumerate().take(self.nodes) {
+            let (exit_state, exit_choice) = self.origin[x][c as usize];
             policy[exit_state as usize] = exit_choice;
             if self.members[x].len() == 1 {
                 continue;
