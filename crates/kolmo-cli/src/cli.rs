@@ -42,6 +42,10 @@ pub enum Command {
     /// gain and bias of each closed class.
     #[command(after_long_help = ANALYZE_HELP)]
     Analyze(AnalyzeArgs),
+    /// Solve a Markov decision process from a model file: optimal values, an optimal policy and a
+    /// guaranteed error bound.
+    #[command(after_long_help = SOLVE_HELP)]
+    Solve(SolveArgs),
     /// Answer a judge problem: read its input as given, print its output format.
     ///
     /// `kolmo judge --list` names the problems; `kolmo judge PROBLEM --help` describes the input.
@@ -84,6 +88,54 @@ Examples:
   kolmo analyze examples/models/land-of-oz.json
   kolmo analyze examples/models/drunkard.json --target home --steps 10
   kolmo analyze chain.tra --from 3 --json";
+
+const SOLVE_HELP: &str = "\
+Objectives:
+  max-reach:LABEL    maximal probability of ever reaching LABEL's states
+  min-reach:LABEL    minimal probability of ever reaching LABEL's states
+  max-reward:LABEL   maximal expected total reward until LABEL is reached
+  min-reward:LABEL   minimal expected total reward until LABEL is reached (e.g. expected steps)
+  discounted:GAMMA   optimal expected discounted total reward, 0 <= GAMMA < 1 (maximal; --min)
+  horizon:K          optimal expected total reward over K steps (maximal; --min)
+
+Every answer comes with an optimal policy and a guaranteed bound on its error (see README).
+A Markov chain file is an MDP with one choice per state.
+
+Examples:
+  kolmo solve examples/models/shortcut-mdp.json --objective min-reward:goal
+  kolmo solve forest.json --objective discounted:0.9 --exact";
+
+/// Flags of `kolmo solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// The model file (DRN, PRISM explicit, kolmo JSON, ...).
+    pub file: PathBuf,
+    /// What to optimise (see below).
+    #[arg(long, value_name = "OBJECTIVE")]
+    pub objective: String,
+    /// The reward model for reward objectives (default: the model's only one).
+    #[arg(long, value_name = "NAME")]
+    pub reward: Option<String>,
+    /// Minimise instead of maximise (discounted and horizon objectives).
+    #[arg(long)]
+    pub min: bool,
+    /// Value iteration instead of policy iteration (discounted objectives; still certified).
+    #[arg(long)]
+    pub value_iteration: bool,
+    /// Also the exact values as fractions (discounted: exact policy iteration; horizon: exact
+    /// backward induction).
+    #[arg(long)]
+    pub exact: bool,
+    /// The file's format (default: from the extension).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<ModelFormat>,
+    /// Print every state's row (default: the first 20).
+    #[arg(long)]
+    pub all: bool,
+    /// Print one JSON document instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Flags of `kolmo analyze`.
 #[derive(Args, Debug)]

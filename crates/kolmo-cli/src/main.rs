@@ -9,6 +9,7 @@ mod cli;
 mod judge;
 mod output;
 mod snakes;
+mod solve;
 
 use clap::Parser;
 use std::io::Write;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         cli::Command::Judge(args) => run_judge(&args),
         cli::Command::Cards(args) => cards::run(&args),
         cli::Command::Analyze(args) => analyze::run(&args),
+        cli::Command::Solve(args) => solve::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -143,13 +143,12 @@ pub fn reach_probability(
         error_bound: gap * tau_max,
         iterations: rounds,
         method: format!(
-            "graph analysis, {}policy iteration on {k} undecided states; certified by ‖Tv − v‖ × longest expected stay ({})",
+            "graph analysis, {}policy iteration on {k} undecided states; certified by ‖Tv − v‖ × the longest expected stay among them ({tau_max:.3e} steps)",
             if optimum == Optimum::Max {
                 "end components collapsed, "
             } else {
                 ""
             },
-            crate::exact::Scalar::to_f64(&tau_max)
         ),
     })
 }

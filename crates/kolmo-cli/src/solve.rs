@@ -1,0 +1,304 @@
+//! `kolmo solve`: optimal values and policies of an MDP read from a model file.
+
+use crate::cli::SolveArgs;
+use crate::output::{fmt_bound, fmt_short, num};
+use anyhow::{Context, Result, bail};
+use kolmo::StateId;
+use kolmo::exact::Rational;
+use kolmo::io::{Model, ReadOptions};
+use kolmo::mdp::{self, MdpOptions, MdpSolution, Method, Optimum};
+use kolmo::model::{Mdp, StateSet};
+use serde_json::{Value, json};
+use std::io::Write;
+
+/// What to optimise.
+enum Objective {
+    Reach(Optimum, String),
+    Reward(Optimum, String),
+    Discounted(f64, String),
+    Horizon(u64),
+}
+
+fn parse_objective(text: &str) -> Result<Objective> {
+    let (kind, arg) = text.split_once(':').unwrap_or((text, ""));
+    let need = |what: &str| -> Result<String> {
+        if arg.trim().is_empty() {
+            bail!("--objective {kind}: name {what} after a colon, e.g. {kind}:goal");
+        }
+        Ok(arg.trim().to_string())
+    };
+    Ok(match kind.trim() {
+        "max-reach" => Objective::Reach(Optimum::Max, need("a label")?),
+        "min-reach" => Objective::Reach(Optimum::Min, need("a label")?),
+        "max-reward" => Objective::Reward(Optimum::Max, need("a label")?),
+        "min-reward" => Objective::Reward(Optimum::Min, need("a label")?),
+        "discounted" => {
+            let g = need("the discount")?;
+            match g.parse::<f64>() {
+                Ok(x) if (0.0..1.0).contains(&x) => Objective::Discounted(x, g),
+                _ => bail!("--objective discounted:{g}: the discount must be a number from 0 to below 1"),
+            }
+        }
+        "horizon" => {
+            let k = need("the number of steps")?;
+            match k.parse::<u64>() {
+                Ok(x) if x <= 10_000_000 => Objective::Horizon(x),
+                _ => bail!("--objective horizon:{k}: a number of steps from 0 to 10^7"),
+            }
+        }
+        "average" => bail!("--objective average: long-run average reward of MDPs is not available yet"),
+        other => bail!(
+            "--objective {}: unknown; use max-reach:L, min-reach:L, max-reward:L, min-reward:L, discounted:G or horizon:K",
+            kolmo::excerpt(other)
+        ),
+    })
+}
+
+/// The model as an MDP (a chain is an MDP with one choice per state).
+fn as_mdp(model: Model) -> Result<Mdp> {
+    Ok(match model {
+        Model::Mdp(m) => m,
+        Model::Dtmc(d) => {
+            let mut m = Mdp::new(d.matrix().clone(), d.initial().to_vec())?;
+            if let Some(names) = d.names() {
+                m = m.with_names(names.to_vec());
+            }
+            for (name, set) in d.labels() {
+                m.set_label(name.clone(), set.clone());
+            }
+            for (name, r) in d.reward_models() {
+                m.set_reward_model(name.clone(), r.clone())?;
+            }
+            m
+        }
+    })
+}
+
+fn label(mdp: &Mdp, name: &str) -> Result<StateSet> {
+    match mdp.label(name) {
+        Some(s) => Ok(s.clone()),
+        None => {
+            let labels: Vec<&str> = mdp.labels().keys().map(String::as_str).collect();
+            bail!(
+                "no label {:?} in the model ({})",
+                kolmo::excerpt(name),
+                if labels.is_empty() {
+                    "it has none".to_string()
+                } else {
+                    format!("its labels: {}", labels.join(", "))
+                }
+            )
+        }
+    }
+}
+
+fn rewards(mdp: &Mdp, name: Option<&str>) -> Result<(String, Vec<f64>)> {
+    let models = mdp.reward_models();
+    let (name, model) = match name {
+        Some(n) => (
+            n,
+            models
+                .get(n)
+                .with_context(|| format!("--reward {n}: no such reward model"))?,
+        ),
+        None => match models.len() {
+            1 => {
+                let (n, m) = models.iter().next().expect("one");
+                (n.as_str(), m)
+            }
+            0 => bail!("the objective needs rewards and the model has no reward model"),
+            _ => bail!(
+                "the model has several reward models ({}); choose one with --reward",
+                models.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        },
+    };
+    Ok((name.to_string(), model.expected_per_choice(mdp.matrix())))
+}
+
+pub fn run(args: &SolveArgs) -> Result<()> {
+    let objective = parse_objective(&args.objective)?;
+    let options = ReadOptions {
+        format: args.format.map(Into::into),
+        normalize: false,
+    };
+    let file = kolmo::io::read_model(&args.file, &options)?;
+    let mdp = as_mdp(file.model)?;
+    let opt = if args.min { Optimum::Min } else { Optimum::Max };
+    let solver = MdpOptions {
+        method: if args.value_iteration {
+            Method::ValueIteration
+        } else {
+            Method::PolicyIteration
+        },
+        ..MdpOptions::default()
+    };
+    let mut exact: Option<Vec<Rational>> = None;
+    let (description, solution, stages) = match &objective {
+        Objective::Reach(o, l) => {
+            let target = label(&mdp, l)?;
+            let what = format!(
+                "{} probability of reaching {l:?}",
+                if *o == Optimum::Max { "maximal" } else { "minimal" }
+            );
+            (what, mdp::reach_probability(&mdp, &target, *o, &solver)?, None)
+        }
+        Objective::Reward(o, l) => {
+            let target = label(&mdp, l)?;
+            let (name, r) = rewards(&mdp, args.reward.as_deref())?;
+            let what = format!(
+                "{} expected total reward {name:?} until {l:?}",
+                if *o == Optimum::Max { "maximal" } else { "minimal" }
+            );
+            (what, mdp::total_reward(&mdp, &r, &target, *o, &solver)?, None)
+        }
+        Objective::Discounted(g, text) => {
+            let (name, r) = rewards(&mdp, args.reward.as_deref())?;
+            if args.exact {
+                let gamma: Rational = parse_fraction(text)?;
+                exact = Some(mdp::discounted_exact(&mdp, &r, &gamma, opt)?.0);
+            }
+            let what = format!(
+                "{} expected discounted reward {name:?}, γ = {text}",
+                direction(opt)
+            );
+            (what, mdp::discounted(&mdp, &r, *g, opt, &solver)?, None)
+        }
+        Objective::Horizon(k) => {
+            let (name, r) = rewards(&mdp, args.reward.as_deref())?;
+            if args.exact {
+                exact = Some(mdp::finite_horizon_exact(&mdp, &r, *k, opt)?);
+            }
+            let h = mdp::finite_horizon(&mdp, &r, *k, opt)?;
+            let what = format!("{} expected total reward {name:?} over {k} steps", direction(opt));
+            let first = h.decisions.first().cloned().unwrap_or_else(|| vec![0; mdp.n()]);
+            let solution = MdpSolution {
+                values: h.values,
+                policy: first,
+                error_bound: h.error_bound,
+                iterations: *k,
+                method: "backward induction".into(),
+            };
+            (what, solution, Some(h.decisions))
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let action = |s: usize| -> String {
+        let row = mdp.matrix().group_rows(s).start + solution.policy[s] as usize;
+        match mdp.action_names() {
+            Some(names) => names[row].clone(),
+            None => solution.policy[s].to_string(),
+        }
+    };
+    let names: Vec<String> = (0..mdp.n() as StateId).map(|s| mdp.state_name(s)).collect();
+    if args.json {
+        let mut doc = json!({
+            "model": {"file": args.file.display().to_string(), "format": file.format.name(), "states": mdp.n(), "choices": mdp.choices()},
+            "notes": file.notes,
+            "objective": args.objective,
+            "description": description,
+            "state_names": names,
+            "initial": mdp.initial().iter().map(|&s| names[s as usize].clone()).collect::<Vec<_>>(),
+            "values": solution.values.iter().map(|&v| num(v)).collect::<Vec<_>>(),
+            "policy": (0..mdp.n()).map(action).collect::<Vec<_>>(),
+            "error_bound": num(solution.error_bound),
+            "iterations": solution.iterations,
+            "method": solution.method,
+        });
+        if let Some(x) = &exact {
+            doc["values_exact"] = Value::Array(x.iter().map(|v| json!(v.to_string())).collect());
+        }
+        if let Some(stages) = &stages {
+            doc["decisions"] = json!(stages);
+        }
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} ({}): MDP, {} states, {} choices",
+            args.file.display(),
+            file.format.name(),
+            mdp.n(),
+            mdp.choices()
+        )?;
+        for note in &file.notes {
+            writeln!(out, "  note: {note}")?;
+        }
+        writeln!(out, "Objective: {description}")?;
+        for &s in mdp.initial() {
+            let v = solution.values[s as usize];
+            write!(
+                out,
+                "Optimal value from {}: {}",
+                names[s as usize],
+                fmt_short(v, 15)
+            )?;
+            if let Some(x) = &exact {
+                write!(out, " = {}", x[s as usize])?;
+            }
+            writeln!(out, "  (error ≤ {})", fmt_bound(solution.error_bound))?;
+        }
+        writeln!(
+            out,
+            "Method: {} ({} iterations)",
+            solution.method, solution.iterations
+        )?;
+        writeln!(out)?;
+        let rows = if args.all { mdp.n() } else { mdp.n().min(20) };
+        let width = names
+            .iter()
+            .take(rows)
+            .map(|n| n.chars().count())
+            .max()
+            .unwrap_or(5)
+            .clamp(5, 24);
+        writeln!(out, "  {:<width$}  {:>22}  optimal choice", "state", "value")?;
+        for s in 0..rows {
+            writeln!(
+                out,
+                "  {:<width$}  {:>22}  {}",
+                names[s],
+                fmt_short(solution.values[s], 15),
+                action(s)
+            )?;
+        }
+        if mdp.n() > rows {
+            writeln!(out, "  … ({} more states; --all or --json)", mdp.n() - rows)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn direction(o: Optimum) -> &'static str {
+    match o {
+        Optimum::Max => "maximal",
+        Optimum::Min => "minimal",
+    }
+}
+
+/// A decimal or `p/q` as an exact fraction (the discount as the user wrote it: 0.9 = 9/10).
+fn parse_fraction(text: &str) -> Result<Rational> {
+    let t = text.trim();
+    if let Some((p, q)) = t.split_once('/') {
+        let p: Rational = parse_fraction(p)?;
+        let q: Rational = parse_fraction(q)?;
+        return Ok(p / q);
+    }
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    if int.is_empty() && frac.is_empty() || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
+        bail!("{t:?} is not a decimal number or fraction");
+    }
+    let digits: String = format!("{int}{frac}");
+    let num: Rational = Rational::from(dashu_parse(&digits)?);
+    let den = Rational::from(dashu_parse(&format!("1{}", "0".repeat(frac.len())))?);
+    Ok(num / den)
+}
+
+fn dashu_parse(digits: &str) -> Result<dashu_int::IBig> {
+    digits
+        .parse::<dashu_int::IBig>()
+        .map_err(|e| anyhow::anyhow!("{digits}: {e}"))
+}

@@ -1,0 +1,136 @@
+//! `kolmo solve` end to end, against the reference values of shared/cases/08-mdp.md.
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+fn kolmo() -> Command {
+    Command::cargo_bin("kolmo").unwrap()
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/models")
+        .join(name)
+}
+
+fn solve(file: &Path, args: &[&str]) -> Value {
+    let out = kolmo()
+        .arg("solve")
+        .arg(file)
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+// MDPToolbox's forest example (S = 3, r1 = 4, r2 = 2, p = 0.1) in kolmo JSON: choices wait, cut.
+const FOREST: &str = r#"{
+  "type": "mdp",
+  "states": 3,
+  "transitions": {
+    "0": {"wait": {"0": 0.1, "1": 0.9}, "cut": {"0": 1}},
+    "1": {"wait": {"0": 0.1, "2": 0.9}, "cut": {"0": 1}},
+    "2": {"wait": {"0": 0.1, "2": 0.9}, "cut": {"0": 1}}
+  },
+  "rewards": {"wood": {"action": {"0": {"wait": 0, "cut": 0}, "1": {"wait": 0, "cut": 1}, "2": {"wait": 4, "cut": 2}}}}
+}"#;
+
+// Published (MDPToolbox's PolicyIteration docstring; exact values re-derived in the case file):
+// γ = 0.9: V* = (6561/250, 7371/250, 8371/250), policy (wait, wait, wait). γ = 0.99: the true
+// optimum 317.55…, where pymdptoolbox's value iteration stops at 6.4 (issue 6).
+#[test]
+fn forest_discounted_exact_and_099() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("forest.json");
+    std::fs::write(&file, FOREST).unwrap();
+    let v = solve(&file, &["--objective", "discounted:0.9", "--exact"]);
+    assert_eq!(v["values_exact"], json!(["6561/250", "7371/250", "8371/250"]));
+    assert_eq!(v["policy"], json!(["wait", "wait", "wait"]));
+    assert!((v["values"][0].as_f64().unwrap() - 26.244).abs() <= v["error_bound"].as_f64().unwrap());
+    for args in [
+        &["--objective", "discounted:0.99"][..],
+        &["--objective", "discounted:0.99", "--value-iteration"],
+    ] {
+        let v = solve(&file, args);
+        let x = v["values"][0].as_f64().unwrap();
+        assert!(x > 317.55 && x < 317.56, "{args:?}: {x}");
+        assert!(
+            v["error_bound"].as_f64().unwrap() < 1e-8,
+            "{args:?}: {}",
+            v["error_bound"]
+        );
+    }
+}
+
+// examples/models/shortcut-mdp.json: walking takes 5 + 5 minutes and returns to the start w.p.
+// 1/10, so E = 10/(1 − 1/10) = 100/9 ≈ 11.11 beats the shortcut (3 minutes, but the river w.p. 1/4
+// never reaches home: +∞). Max P(home) = 1 (walk), min = 3/4 (shortcut).
+#[test]
+fn shortcut_rewards_and_reachability() {
+    let file = example("shortcut-mdp.json");
+    let v = solve(&file, &["--objective", "min-reward:goal"]);
+    assert!(
+        (v["values"][0].as_f64().unwrap() - 100.0 / 9.0).abs()
+            <= v["error_bound"].as_f64().unwrap().max(1e-14)
+    );
+    assert_eq!(v["policy"][0], "walk");
+    assert_eq!(v["values"][3], "inf");
+    let v = solve(&file, &["--objective", "max-reach:goal"]);
+    assert_eq!(v["values"][0], 1.0);
+    let v = solve(&file, &["--objective", "min-reach:goal"]);
+    assert!((v["values"][0].as_f64().unwrap() - 0.75).abs() <= v["error_bound"].as_f64().unwrap());
+    assert_eq!(v["policy"][0], "shortcut");
+}
+
+// Puterman (1994) §3.1 two-state example, β = 0.95: v* = (−60/7, −20) (Example 6.2.1).
+#[test]
+fn puterman_two_state_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.json");
+    std::fs::write(
+        &file,
+        r#"{"type": "mdp", "states": ["s1", "s2"],
+            "transitions": {"s1": {"a11": {"s1": 0.5, "s2": 0.5}, "a12": {"s2": 1}}, "s2": {"a21": {"s2": 1}}},
+            "rewards": {"r": {"action": {"s1": {"a11": 5, "a12": 10}, "s2": {"a21": -1}}}}}"#,
+    )
+    .unwrap();
+    let v = solve(&file, &["--objective", "discounted:0.95", "--exact"]);
+    assert_eq!(v["values_exact"], json!(["-60/7", "-20"]));
+    assert_eq!(v["policy"], json!(["a11", "a21"]));
+    let v = solve(&file, &["--objective", "horizon:1"]);
+    assert_eq!(v["values"], json!([10.0, -1.0]));
+}
+
+#[test]
+fn bad_objectives_exit_2() {
+    let file = example("shortcut-mdp.json");
+    for (objective, needle) in [
+        ("bogus", "unknown"),
+        ("max-reach:nowhere", "no label"),
+        ("discounted:1", "from 0 to below 1"),
+        ("average", "not available"),
+        ("max-reward:goal", "every policy"),
+        ("max-reach", "name a label"),
+    ] {
+        let out = kolmo()
+            .arg("solve")
+            .arg(&file)
+            .args(["--objective", objective])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{objective}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{objective}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
