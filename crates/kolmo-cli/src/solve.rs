@@ -255,11 +255,10 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             .unwrap_or(5)
             .clamp(5, 24);
         writeln!(out, "  {:<width$}  {:>22}  optimal choice", "state", "value")?;
-        for s in 0..rows {
+        for (s, name) in names.iter().enumerate().take(rows) {
             writeln!(
                 out,
-                "  {:<width$}  {:>22}  {}",
-                names[s],
+                "  {name:<width$}  {:>22}  {}",
                 fmt_short(solution.values[s], 15),
                 action(s)
             )?;
