@@ -97,6 +97,8 @@ Objectives:
   min-reward:LABEL   minimal expected total reward until LABEL is reached (e.g. expected steps)
   discounted:GAMMA   optimal expected discounted total reward, 0 <= GAMMA < 1 (maximal; --min)
   horizon:K          optimal expected total reward over K steps (maximal; --min)
+  average            optimal long-run average reward per step (maximal; --min), for models whose
+                     optimal gain is the same from every state
 
 Every answer comes with an optimal policy and a guaranteed bound on its error (see README).
 A Markov chain file is an MDP with one choice per state.

@@ -17,6 +17,7 @@ enum Objective {
     Reward(Optimum, String),
     Discounted(f64, String),
     Horizon(u64),
+    Average,
 }
 
 fn parse_objective(text: &str) -> Result<Objective> {
@@ -46,7 +47,7 @@ fn parse_objective(text: &str) -> Result<Objective> {
                 _ => bail!("--objective horizon:{k}: a number of steps from 0 to 10^7"),
             }
         }
-        "average" => bail!("--objective average: long-run average reward of MDPs is not available yet"),
+        "average" => Objective::Average,
         other => bail!(
             "--objective {}: unknown; use max-reach:L, min-reach:L, max-reward:L, min-reward:L, discounted:G or horizon:K",
             kolmo::excerpt(other)
@@ -163,6 +164,25 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 direction(opt)
             );
             (what, mdp::discounted(&mdp, &r, *g, opt, &solver)?, None)
+        }
+        Objective::Average => {
+            let (name, r) = rewards(&mdp, args.reward.as_deref())?;
+            let a = mdp::average(&mdp, &r, opt, 1e-12, 1_000_000)?;
+            let what = format!(
+                "{} long-run average reward {name:?} per step (gain)",
+                direction(opt)
+            );
+            let solution = MdpSolution {
+                values: vec![a.gain(); mdp.n()],
+                error_bound: 0.5 * (a.gain_upper - a.gain_lower) + f64::EPSILON * a.gain().abs(),
+                policy: a.policy,
+                iterations: a.stages,
+                method: format!(
+                    "value iteration on the aperiodic transform (I + P)/2; the gain is bracketed by [{}, {}]",
+                    a.gain_lower, a.gain_upper
+                ),
+            };
+            (what, solution, None)
         }
         Objective::Horizon(k) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;

@@ -7,11 +7,13 @@
 //! row-grouped matrix): use [`RewardModel::expected_per_choice`](crate::model::RewardModel::expected_per_choice)
 //! for a model's reward model.
 
+mod average;
 mod discounted;
 mod horizon;
 mod reach;
 mod total;
 
+pub use average::{AverageSolution, average};
 pub use discounted::{discounted, discounted_exact};
 pub use horizon::{HorizonSolution, finite_horizon, finite_horizon_exact};
 pub use reach::reach_probability;
