@@ -8,7 +8,7 @@ use kolmo::exact::Rational;
 use kolmo::io::{Model, ReadOptions};
 use kolmo::mdp::{self, MdpOptions, MdpSolution, Method, Optimum};
 use kolmo::model::{Mdp, StateSet};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::io::Write;
 
 /// What to optimise.
@@ -135,6 +135,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         ..MdpOptions::default()
     };
     let mut exact: Option<Vec<Rational>> = None;
+    // Exact values that may be +∞ (None).
+    let mut exact_inf: Option<Vec<Option<Rational>>> = None;
     let (description, solution, stages) = match &objective {
         Objective::Reach(o, l) => {
             let target = label(&mdp, l)?;
@@ -142,7 +144,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 "{} probability of reaching {l:?}",
                 if *o == Optimum::Max { "maximal" } else { "minimal" }
             );
-            (what, mdp::reach_probability(&mdp, &target, *o, &solver)?, None)
+            let solution = mdp::reach_probability(&mdp, &target, *o, &solver)?;
+            if args.exact {
+                exact = Some(mdp::reach_probability_exact(&mdp, &target, *o, &solution.policy)?.0);
+            }
+            (what, solution, None)
         }
         Objective::Reward(o, l) => {
             let target = label(&mdp, l)?;
@@ -151,7 +157,12 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 "{} expected total reward {name:?} until {l:?}",
                 if *o == Optimum::Max { "maximal" } else { "minimal" }
             );
-            (what, mdp::total_reward(&mdp, &r, &target, *o, &solver)?, None)
+            let solution = mdp::total_reward(&mdp, &r, &target, *o, &solver)?;
+            if args.exact {
+                let (values, _) = mdp::total_reward_exact(&mdp, &r, &target, *o, &solution.policy)?;
+                exact_inf = Some(values);
+            }
+            (what, solution, None)
         }
         Objective::Discounted(g, text) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
@@ -202,6 +213,15 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             (what, solution, Some(h.decisions))
         }
     };
+    let exact_text: Option<Vec<String>> = match (&exact, &exact_inf) {
+        (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
+        (None, Some(x)) => Some(
+            x.iter()
+                .map(|v| v.as_ref().map_or("inf".to_string(), ToString::to_string))
+                .collect(),
+        ),
+        _ => None,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let action = |s: usize| -> String {
@@ -226,8 +246,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "iterations": solution.iterations,
             "method": solution.method,
         });
-        if let Some(x) = &exact {
-            doc["values_exact"] = Value::Array(x.iter().map(|v| json!(v.to_string())).collect());
+        if let Some(x) = &exact_text {
+            doc["values_exact"] = json!(x);
         }
         if let Some(stages) = &stages {
             doc["decisions"] = json!(stages);
@@ -255,7 +275,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 names[s as usize],
                 fmt_short(v, 15)
             )?;
-            if let Some(x) = &exact {
+            if let Some(x) = &exact_text {
                 write!(out, " = {}", x[s as usize])?;
             }
             writeln!(out, "  (error ≤ {})", fmt_bound(solution.error_bound))?;

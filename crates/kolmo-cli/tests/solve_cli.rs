@@ -82,6 +82,10 @@ fn shortcut_rewards_and_reachability() {
     );
     assert_eq!(v["policy"][0], "walk");
     assert_eq!(v["values"][3], "inf");
+    let x = solve(&file, &["--objective", "min-reward:goal", "--exact"]);
+    assert_eq!(x["values_exact"], json!(["100/9", "55/9", "0", "inf"]));
+    let x = solve(&file, &["--objective", "min-reach:goal", "--exact"]);
+    assert_eq!(x["values_exact"][0], "3/4");
     let v = solve(&file, &["--objective", "max-reach:goal"]);
     assert_eq!(v["values"][0], 1.0);
     let v = solve(&file, &["--objective", "min-reach:goal"]);

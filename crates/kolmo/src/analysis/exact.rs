@@ -97,6 +97,42 @@ pub fn reach_probability_exact(dtmc: &Dtmc, target: &StateSet) -> Result<Vec<Rat
     Ok(values)
 }
 
+/// The exact expected total reward earned before `target` is entered, `rewards[s]` at each visit
+/// to a non-target state `s` (length `n`): `(I − Q) x = r` on the states reaching the target with
+/// probability 1 (the exact counterpart of
+/// [`AbsorbingChain::expected_reward`](crate::analysis::AbsorbingChain::expected_reward)). `None`
+/// (= +∞) where the target is not reached almost surely.
+///
+/// # Errors
+/// As [`absorption_time_exact`]; [`Error::InvalidArgument`] if `rewards` has the wrong length.
+pub fn expected_reward_exact(
+    dtmc: &Dtmc,
+    target: &StateSet,
+    rewards: &[Rational],
+) -> Result<Vec<Option<Rational>>> {
+    dtmc.check_set("target", target)?;
+    if rewards.len() != dtmc.n() {
+        return Err(Error::arg(
+            "rewards",
+            format!("{} rewards for {} states", rewards.len(), dtmc.n()),
+        ));
+    }
+    let qualitative = Qualitative::new(dtmc, target);
+    let transient = StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
+    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let (sub, lu) = factor_exact(&p, &transient, "exact expected reward (I - Q)")?;
+    let b: Vec<Rational> = sub.states.iter().map(|&s| rewards[s as usize].clone()).collect();
+    let x = sub.solve_verified(&lu, &b)?;
+    let mut values = vec![None; dtmc.n()];
+    for s in target.iter() {
+        values[s as usize] = Some(Rational::ZERO);
+    }
+    for (i, &s) in sub.states.iter().enumerate() {
+        values[s as usize] = Some(x[i].clone());
+    }
+    Ok(values)
+}
+
 /// The subsystem of `set` in `p` and its `I − Q` factored in rationals, refusing more than
 /// [`MAX_EXACT_STATES`] states.
 fn factor_exact(

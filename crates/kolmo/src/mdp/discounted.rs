@@ -8,7 +8,7 @@
 //! an allowance for the rounding of that evaluation.
 
 use super::{MdpOptions, MdpSolution, Method, Optimum};
-use crate::exact::{Rational, rationalize};
+use crate::exact::Rational;
 use crate::linsolve::Factored;
 use crate::model::Mdp;
 use crate::numeric::NeumaierSum;
@@ -225,35 +225,8 @@ pub fn discounted_exact(
     check(mdp, rewards, g)?;
     let start = discounted(mdp, rewards, g, optimum, &MdpOptions::default())?;
     let m = mdp.matrix();
-    let (row_ptr, cols, vals) = m.as_parts();
-    let fraction = |x: f64, what: &str| {
-        let magnitude = rationalize(x.abs())
-            .ok_or_else(|| Error::arg("exact MDP", format!("{what} {x} is not a simple fraction")))?;
-        Ok(if x < 0.0 {
-            Rational::ZERO - magnitude
-        } else {
-            magnitude
-        })
-    };
-    let p: Vec<Rational> = vals
-        .iter()
-        .map(|&x| fraction(x, "probability"))
-        .collect::<Result<_>>()?;
-    let r: Vec<Rational> = rewards
-        .iter()
-        .map(|&x| fraction(x, "reward"))
-        .collect::<Result<_>>()?;
-    for row in 0..m.nrows() {
-        let sum = p[row_ptr[row]..row_ptr[row + 1]]
-            .iter()
-            .fold(Rational::ZERO, |a, x| &a + x);
-        if sum != Rational::ONE {
-            return Err(Error::arg(
-                "exact MDP",
-                format!("choice {row}: probabilities sum to {sum}, not 1"),
-            ));
-        }
-    }
+    let (row_ptr, cols, _) = m.as_parts();
+    let (p, r) = super::exact::exact_parts(mdp, rewards)?;
     let q = |v: &[Rational], row: usize| -> Rational {
         let mut acc = r[row].clone();
         for k in row_ptr[row]..row_ptr[row + 1] {

@@ -9,12 +9,14 @@
 
 mod average;
 mod discounted;
+mod exact;
 mod horizon;
 mod reach;
 mod total;
 
 pub use average::{AverageSolution, average};
 pub use discounted::{discounted, discounted_exact};
+pub use exact::{reach_probability_exact, total_reward_exact};
 pub use horizon::{HorizonSolution, finite_horizon, finite_horizon_exact};
 pub use reach::reach_probability;
 pub use total::total_reward;

@@ -429,6 +429,11 @@ mod tests {
             "{max:?}"
         );
         assert_eq!(max.policy[..2], [0, 1]);
+        let (exact, _) = super::super::reach_probability_exact(&m, &goal, Optimum::Max, &max.policy).unwrap();
+        assert_eq!(
+            exact[0],
+            crate::exact::Rational::from(7) / crate::exact::Rational::from(10)
+        );
         let min = reach_probability(&m, &goal, Optimum::Min, &MdpOptions::default()).unwrap();
         // Min: 0 swaps with 1 forever: 0.
         assert_eq!(min.values[0], 0.0);

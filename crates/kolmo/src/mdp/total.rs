@@ -205,6 +205,7 @@ pub(super) fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exact::Rational;
     use crate::sparse::CsrBuilder;
 
     /// 0: choice 0 (reward 1) → 1; choice 1 (reward 5) → 2 (target). 1: (reward 1) → 2 w.p. 1/2,
@@ -242,6 +243,18 @@ mod tests {
         assert_eq!(s.values[3], f64::INFINITY);
         assert_eq!(s.policy[0], 0);
         assert!(s.error_bound < 1e-13);
+        let (exact, policy) =
+            super::super::total_reward_exact(&mdp, &rewards, &target, Optimum::Min, &s.policy).unwrap();
+        assert_eq!(
+            exact[..3],
+            [
+                Some(Rational::from(4)),
+                Some(Rational::from(3)),
+                Some(Rational::ZERO)
+            ]
+        );
+        assert_eq!(exact[3], None);
+        assert_eq!(policy, s.policy);
         // Maximising: the trap makes it undefined.
         assert!(total_reward(&mdp, &rewards, &target, Optimum::Max, &MdpOptions::default()).is_err());
     }

@@ -1,0 +1,156 @@
+//! Exact rational answers for MDP objectives: policy iteration in rationals, started from the
+//! `f64` optimum's policy, so that usually one exact evaluation and one exact improvement test
+//! confirm it.
+
+use super::Optimum;
+use crate::analysis::exact::{expected_reward_exact, reach_probability_exact as chain_reach_exact};
+use crate::exact::{Rational, rationalize};
+use crate::model::{Dtmc, Mdp, StateSet};
+use crate::{Error, Result};
+
+/// The model's probabilities (aligned with the matrix's stored entries) and `rewards` (one per
+/// choice) as fractions; every choice's fractions must sum to exactly 1.
+pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(Vec<Rational>, Vec<Rational>)> {
+    let m = mdp.matrix();
+    let (row_ptr, _, vals) = m.as_parts();
+    let fraction = |x: f64, what: &str| {
+        let magnitude = rationalize(x.abs())
+            .ok_or_else(|| Error::arg("exact MDP", format!("{what} {x} is not a simple fraction")))?;
+        Ok(if x < 0.0 {
+            Rational::ZERO - magnitude
+        } else {
+            magnitude
+        })
+    };
+    let p: Vec<Rational> = vals
+        .iter()
+        .map(|&x| fraction(x, "probability"))
+        .collect::<Result<_>>()?;
+    let r: Vec<Rational> = rewards
+        .iter()
+        .map(|&x| fraction(x, "reward"))
+        .collect::<Result<_>>()?;
+    for row in 0..m.nrows() {
+        let sum = p[row_ptr[row]..row_ptr[row + 1]]
+            .iter()
+            .fold(Rational::ZERO, |a, x| &a + x);
+        if sum != Rational::ONE {
+            return Err(Error::arg(
+                "exact MDP",
+                format!("choice {row}: probabilities sum to {sum}, not 1"),
+            ));
+        }
+    }
+    Ok((p, r))
+}
+
+/// `Σ_t P(row, t) v(t)` exactly, or `None` if a successor's value is `None` (+∞).
+fn expectation(mdp: &Mdp, p: &[Rational], v: &[Option<Rational>], row: usize) -> Option<Rational> {
+    let (row_ptr, cols, _) = mdp.matrix().as_parts();
+    let mut acc = Rational::ZERO;
+    for k in row_ptr[row]..row_ptr[row + 1] {
+        acc = &acc + &(&p[k] * v[cols[k] as usize].as_ref()?);
+    }
+    Some(acc)
+}
+
+fn better(optimum: Optimum, a: &Rational, b: &Rational) -> bool {
+    match optimum {
+        Optimum::Max => a > b,
+        Optimum::Min => a < b,
+    }
+}
+
+/// Exact policy iteration for the expected total reward until `target` (see
+/// [`total_reward`](super::total_reward)), from `policy`. Returns the exact values (`None` = +∞)
+/// and the policy.
+///
+/// # Errors
+/// As [`expected_reward_exact`] (too large, probabilities that are not simple fractions);
+/// [`Error::InvalidArgument`] for bad rewards.
+pub fn total_reward_exact(
+    mdp: &Mdp,
+    rewards: &[f64],
+    target: &StateSet,
+    optimum: Optimum,
+    policy: &[u32],
+) -> Result<(Vec<Option<Rational>>, Vec<u32>)> {
+    let (p, r) = exact_parts(mdp, rewards)?;
+    let m = mdp.matrix();
+    let mut policy = policy.to_vec();
+    loop {
+        let rows: Vec<usize> = (0..mdp.n())
+            .map(|s| m.group_rows(s).start + policy[s] as usize)
+            .collect();
+        let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+        let r_pi: Vec<Rational> = rows.iter().map(|&row| r[row].clone()).collect();
+        let v = expected_reward_exact(&chain, target, &r_pi)?;
+        let mut changed = false;
+        for s in 0..mdp.n() {
+            let Some(current) = v[s].clone() else { continue };
+            if target.contains(s as u32) {
+                continue;
+            }
+            let group = m.group_rows(s);
+            let mut best = current;
+            for row in group.clone() {
+                if let Some(e) = expectation(mdp, &p, &v, row) {
+                    let q = &r[row] + &e;
+                    if better(optimum, &q, &best) {
+                        best = q;
+                        policy[s] = (row - group.start) as u32;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return Ok((v, policy));
+        }
+    }
+}
+
+/// Exact policy iteration for the probability of reaching `target` (see
+/// [`reach_probability`](super::reach_probability)), from `policy` (an optimal one from the `f64`
+/// solver: exact iteration then only confirms it or improves on rounding ties). Returns the exact
+/// values and the policy.
+///
+/// # Errors
+/// As [`chain_reach_exact`].
+pub fn reach_probability_exact(
+    mdp: &Mdp,
+    target: &StateSet,
+    optimum: Optimum,
+    policy: &[u32],
+) -> Result<(Vec<Rational>, Vec<u32>)> {
+    let (p, _) = exact_parts(mdp, &vec![0.0; mdp.choices()])?;
+    let m = mdp.matrix();
+    let mut policy = policy.to_vec();
+    loop {
+        let rows: Vec<usize> = (0..mdp.n())
+            .map(|s| m.group_rows(s).start + policy[s] as usize)
+            .collect();
+        let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+        let v = chain_reach_exact(&chain, target)?;
+        let wrapped: Vec<Option<Rational>> = v.iter().cloned().map(Some).collect();
+        let mut changed = false;
+        for s in 0..mdp.n() {
+            if target.contains(s as u32) {
+                continue;
+            }
+            let group = m.group_rows(s);
+            let mut best = v[s].clone();
+            for row in group.clone() {
+                let q = expectation(mdp, &p, &wrapped, row).expect("probabilities are finite");
+                if better(optimum, &q, &best) {
+                    best = q;
+                    policy[s] = (row - group.start) as u32;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return Ok((v, policy));
+        }
+    }
+}
