@@ -205,8 +205,8 @@ being the top row; h is the height of the ladder on that square, 0 for none. A s
 the top allows h < i; the start and the goal hold no ladder. Tokens are separated by any
 whitespace.
 
-Output: the expected number of turns with 10 decimals (with --exact: \"x p/q\", the fraction of
-the optimal policy's chain solved in rational arithmetic).
+Output: the expected number of turns with 10 decimals (with --exact: \"x p/q\", the exact optimum:
+the optimal policy's chain solved in rational arithmetic, its optimality checked exactly).
 
 Errors (exit code 2, nothing printed on standard output, the message names line:column): truncated
 input, a token that is not an integer, a height outside 0..9, a ladder rising above the top row, a

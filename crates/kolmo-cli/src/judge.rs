@@ -356,7 +356,7 @@ pub fn cf_1245e(input: Option<&Path>, exact: bool) -> Result<()> {
     let board = LadderBoard::from_heights(&heights)?;
     let solution = board.solve()?;
     let fraction = if exact {
-        format!(" {}", board.expected_turns_exact(&solution.climb)?)
+        format!(" {}", board.optimum_exact(&solution.climb)?.expected_turns)
     } else {
         String::new()
     };

@@ -290,14 +290,69 @@ impl LadderBoard {
     /// As [`absorption_time_exact`].
     #[track_caller]
     pub fn expected_turns_exact(&self, climb: &[bool]) -> Result<Rational> {
+        Ok(self.turns_exact(climb)?.swap_remove(START as usize))
+    }
+
+    /// The exact optimum: policy iteration in rational arithmetic from the policy `climb` (for
+    /// instance [`LadderSolution::climb`]), each policy evaluated exactly on its chain and changed
+    /// only where the other decision is strictly better, until no ladder's decision improves —
+    /// then the policy is optimal (every policy reaches the goal: Bertsekas & Tsitsiklis 1991).
+    /// Starting from the floating-point optimum this is normally a single evaluation that certifies
+    /// it exactly.
+    ///
+    /// # Panics
+    /// - panics if `climb.len() != 100`.
+    ///
+    /// # Errors
+    /// As [`absorption_time_exact`].
+    #[track_caller]
+    pub fn optimum_exact(&self, climb: &[bool]) -> Result<ExactLadderSolution> {
+        let mut climb = climb.to_vec();
+        let ladders = self.ladders();
+        for evaluations in 1.. {
+            let turns = self.turns_exact(&climb)?;
+            let mut changed = false;
+            for l in &ladders {
+                let (up, stay) = (&turns[l.top as usize], &turns[l.foot as usize]);
+                let better = if up < stay {
+                    true
+                } else if stay < up {
+                    false
+                } else {
+                    climb[l.foot as usize]
+                };
+                changed |= better != climb[l.foot as usize];
+                climb[l.foot as usize] = better;
+            }
+            if !changed {
+                return Ok(ExactLadderSolution {
+                    expected_turns: turns[START as usize].clone(),
+                    turns,
+                    climb,
+                    evaluations,
+                });
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    /// Exact expected turns from every position under `climb`.
+    #[track_caller]
+    fn turns_exact(&self, climb: &[bool]) -> Result<Vec<Rational>> {
         let chain = self.policy_chain(climb)?;
         let goal = StateSet::from_states(SQUARES, [GOAL as StateId]);
         let time = absorption_time_exact(&chain, &goal)?;
-        // The goal is reached almost surely under every policy: rolls of 1 reach it from anywhere.
-        time.mean[START as usize].clone().ok_or(Error::NotAlmostSure {
-            state: START as StateId,
-            states: vec![START as StateId],
-        })
+        // Every policy reaches the goal almost surely (rolls of 1 reach it from anywhere).
+        time.mean
+            .into_iter()
+            .enumerate()
+            .map(|(s, t)| {
+                t.ok_or_else(|| Error::NotAlmostSure {
+                    state: s as StateId,
+                    states: vec![s as StateId],
+                })
+            })
+            .collect()
     }
 
     /// Where a turn from `p` that rolls `r` stops, before any ladder: `p + r`, or `p` if the goal
@@ -438,6 +493,19 @@ pub struct Decision {
     pub turns_if_staying: f64,
 }
 
+/// The exact optimum of a board ([`LadderBoard::optimum_exact`]).
+#[derive(Clone, Debug)]
+pub struct ExactLadderSolution {
+    /// The minimal expected number of turns from the start.
+    pub expected_turns: Rational,
+    /// Minimal expected turns standing on each path position (length 100; 0 at the goal).
+    pub turns: Vec<Rational>,
+    /// An optimal policy: `climb[p]` for the ladder at `p` (length 100; false elsewhere).
+    pub climb: Vec<bool>,
+    /// Exact policy evaluations done (1 when the starting policy was optimal).
+    pub evaluations: u64,
+}
+
 /// The optimal expected number of turns and how to attain it.
 #[derive(Clone, Debug)]
 pub struct LadderSolution {
@@ -564,6 +632,31 @@ mod tests {
         // shared/cases/04-cf1245e.md.
         assert_eq!(
             exact.to_string(),
+            "126580589255267447674841473/7958661109946400884391936"
+        );
+    }
+
+    /// Exact policy iteration: from the floating-point policy one evaluation certifies it; from
+    /// "climb everything" and "climb nothing" it reaches the same optimum (sample 3's fraction).
+    #[test]
+    fn exact_policy_iteration() {
+        for (board, _) in samples() {
+            let s = board.solve().unwrap();
+            let from_float = board.optimum_exact(&s.climb).unwrap();
+            assert_eq!(from_float.evaluations, 1);
+            assert_eq!(from_float.climb, s.climb);
+            for start in [vec![true; SQUARES], vec![false; SQUARES]] {
+                let e = board.optimum_exact(&start).unwrap();
+                assert_eq!(e.expected_turns, from_float.expected_turns);
+                assert_eq!(e.turns, from_float.turns);
+            }
+        }
+        let board = LadderBoard::from_heights(&SAMPLE_3).unwrap();
+        let e = board.optimum_exact(&[true; SQUARES]).unwrap();
+        assert!(e.evaluations > 1);
+        assert!(!e.climb[20]);
+        assert_eq!(
+            e.expected_turns.to_string(),
             "126580589255267447674841473/7958661109946400884391936"
         );
     }
