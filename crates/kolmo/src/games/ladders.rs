@@ -17,7 +17,8 @@
 //! `Stand` state of the square where the turn ends. The expected total reward until the goal is
 //! therefore the expected number of turns, minimised by [`total_reward`]. The optimal policy's
 //! chain with the climbs folded into the turns ([`LadderBoard::policy_chain`], one step per turn)
-//! gives the exact rational answer ([`LadderBoard::expected_turns_exact`]).
+//! gives the exact rational answer ([`LadderBoard::expected_turns_exact`]), and policy iteration in
+//! rationals over such chains certifies that policy optimal ([`LadderBoard::optimum_exact`]).
 
 use crate::analysis::exact::absorption_time_exact;
 use crate::exact::Rational;
@@ -66,7 +67,7 @@ pub fn position(row: usize, column: usize) -> u8 {
 /// - panics if `p >= 100`.
 #[must_use]
 #[track_caller]
-pub fn square(p: u8) -> (usize, usize) {
+pub fn row_column(p: u8) -> (usize, usize) {
     let p = p as usize;
     assert!(p < SQUARES);
     let (from_bottom, along) = (p / SIDE, p % SIDE);
@@ -170,7 +171,7 @@ impl LadderBoard {
     pub fn ladder_at(&self, p: u8) -> Option<Ladder> {
         let top = self.top[p as usize];
         (top != p).then(|| {
-            let (row, column) = square(p);
+            let (row, column) = row_column(p);
             Ladder {
                 foot: p,
                 top,
@@ -580,7 +581,7 @@ mod tests {
         assert_eq!(position(8, 1), 20);
         assert_eq!(position(1, 1), GOAL);
         for p in 0..SQUARES as u8 {
-            let (r, c) = square(p);
+            let (r, c) = row_column(p);
             assert_eq!(position(r, c), p);
         }
         let b = LadderBoard::from_heights(&SAMPLE_2).unwrap();
