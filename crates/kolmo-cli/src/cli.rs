@@ -233,7 +233,38 @@ pub enum Problem {
         /// The input file (default: standard input).
         input: Option<PathBuf>,
     },
+    /// Codeforces 1245E "Hyakugoku and Ladders": the minimal expected number of turns.
+    #[command(name = "cf-1245e", long_about = CF_1245E_HELP)]
+    Cf1245e {
+        /// The input file (default: standard input).
+        input: Option<PathBuf>,
+        /// Also print the exact fraction after the decimal: `x p/q`.
+        #[arg(long)]
+        exact: bool,
+    },
 }
+
+const CF_1245E_HELP: &str = "\
+Codeforces 1245E \"Hyakugoku and Ladders\" (https://codeforces.com/problemset/problem/1245/E): a
+10x10 board climbed along a boustrophedon path, from the bottom-left square (bottom row left to
+right, the next row right to left, ...) to the top-left square. Each turn a fair die r = 1..6 is
+rolled; if the goal is fewer than r squares away the player does not move (the turn counts). A
+ladder of height h leads h rows straight up; stopping on its foot the player may climb it or not
+(the top of a ladder is never the start of another climb in the same turn). Prints the minimal
+expected number of turns, solved as a Markov decision process (policy iteration, error bound below
+1e-12).
+
+Input (standard input, or the file given): 10 lines of 10 integers h (0 <= h <= 9), the first line
+being the top row; h is the height of the ladder on that square, 0 for none. A square in row i from
+the top allows h < i; the start and the goal hold no ladder. Tokens are separated by any
+whitespace.
+
+Output: the expected number of turns with 10 decimals (with --exact: \"x p/q\", the exact optimum:
+the optimal policy's chain solved in rational arithmetic, its optimality checked exactly).
+
+Errors (exit code 2, nothing printed on standard output, the message names line:column): truncated
+input, a token that is not an integer, a height outside 0..9, a ladder rising above the top row, a
+ladder on the start or the goal, more than 100 heights.";
 
 const RPS_CARDS_HELP: &str = "\
 The 3-card rock-paper-scissors game (see kolmo cards --help): Alice's optimal expected total over k

@@ -1,6 +1,6 @@
 //! `kolmo judge PROBLEM`: read a judge problem's input as given, answer in the judge's format.
-//! A thin input/output layer over the engine: each case becomes a board and goes through the same
-//! analysis as `kolmo snakes`.
+//! A thin input/output layer over the engine: each case becomes a built-in model (a Snakes and
+//! Ladders board, the card game, a ladder-climbing MDP) and goes through the library's analysis.
 
 use anyhow::{Result, bail};
 use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, PortalKind, Rule};
@@ -17,6 +17,10 @@ pub const PROBLEMS: &[(&str, &str)] = &[
     (
         "rps-cards",
         "3-card rock-paper-scissors: Alice's optimal expected total over k rounds (k up to 10^9)",
+    ),
+    (
+        "cf-1245e",
+        "Codeforces 1245E Hyakugoku and Ladders: minimal expected turns, climbing ladders or not (an MDP)",
     ),
 ];
 
@@ -293,6 +297,72 @@ pub fn rps_cards(input: Option<&Path>) -> Result<()> {
         let (v, _) = solution.value(k, game.alice_state(a, b));
         writeln!(out, "{v:.10}")?;
     }
+    out.flush()?;
+    Ok(())
+}
+
+/// `kolmo judge cf-1245e`: the 100 ladder heights of a Codeforces 1245E board
+/// (<https://codeforces.com/problemset/problem/1245/E>), top row first; prints the minimal expected
+/// number of turns to 10 decimals (with `exact`, then the fraction). Nothing is printed unless the
+/// whole input is valid.
+pub fn cf_1245e(input: Option<&Path>, exact: bool) -> Result<()> {
+    use kolmo::games::ladders::{LadderBoard, SIDE};
+    let (name, text) = read_input(input)?;
+    let mut tok = Tokens::new(name, &text);
+    let mut heights = [[0i64; SIDE]; SIDE];
+    for i in 0..SIDE {
+        for j in 0..SIDE {
+            let (row, column) = (i + 1, j + 1);
+            let Some(t) = tok.next_token() else {
+                bail!(
+                    "{}:{}: input ends where the height of row {row}, column {column} was expected \
+                     (truncated input? 10 rows of 10 heights are needed, {} given)",
+                    tok.name,
+                    tok.last_line,
+                    i * SIDE + j
+                );
+            };
+            let at = format!("{}:{}:{}", tok.name, t.line, t.column);
+            let digits = t.text.strip_prefix(['+', '-']).unwrap_or(t.text);
+            heights[i][j] = match t.text.parse::<i64>() {
+                Ok(v) => v,
+                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => bail!(
+                    "{at}: row {row}, column {column}: height {} is out of range (0 to {})",
+                    kolmo::excerpt(t.text),
+                    SIDE - 1
+                ),
+                Err(_) => bail!(
+                    "{at}: expected the height of row {row}, column {column} (an integer from 0 to {}), found '{}'",
+                    SIDE - 1,
+                    kolmo::excerpt(t.text)
+                ),
+            };
+            // The board so far (later squares still 0): an error can only be this square's, so
+            // errors come in reading order.
+            if heights[i][j] != 0 {
+                LadderBoard::from_heights(&heights).map_err(|e| anyhow::anyhow!("{at}: {e}"))?;
+            }
+        }
+    }
+    if let Some(extra) = tok.next_token() {
+        bail!(
+            "{}:{}:{}: the input continues ('{}') after the 100 heights (10 rows of 10)",
+            tok.name,
+            extra.line,
+            extra.column,
+            kolmo::excerpt(extra.text)
+        );
+    }
+    let board = LadderBoard::from_heights(&heights)?;
+    let solution = board.solve()?;
+    let fraction = if exact {
+        format!(" {}", board.optimum_exact(&solution.climb)?.expected_turns)
+    } else {
+        String::new()
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    writeln!(out, "{:.10}{fraction}", solution.expected_turns)?;
     out.flush()?;
     Ok(())
 }

@@ -56,6 +56,7 @@ fn run_judge(args: &cli::JudgeArgs) -> anyhow::Result<()> {
     match &args.problem {
         Some(cli::Problem::Lightoj1151 { input, exact }) => judge::lightoj_1151(input.as_deref(), *exact),
         Some(cli::Problem::RpsCards { input }) => judge::rps_cards(input.as_deref()),
+        Some(cli::Problem::Cf1245e { input, exact }) => judge::cf_1245e(input.as_deref(), *exact),
         None if args.list => {
             for (name, about) in judge::PROBLEMS {
                 println!("{name:<16} {about}");

@@ -134,3 +134,155 @@ fn lightoj_1151_whole_case_errors_name_the_line_and_bytes_are_located() {
         .code(2)
         .stderr(predicate::str::contains("<stdin>:2:1: the input is not text"));
 }
+
+// Codeforces 1245E's published samples (shared/cases/cf1245e.sample{1,2,3}.{in,out}), byte for
+// byte, from standard input and from a file.
+#[test]
+fn cf_1245e_samples() {
+    for (input, output) in [
+        (
+            include_str!("data/cf1245e.sample1.in"),
+            include_str!("data/cf1245e.sample1.out"),
+        ),
+        (
+            include_str!("data/cf1245e.sample2.in"),
+            include_str!("data/cf1245e.sample2.out"),
+        ),
+        (
+            include_str!("data/cf1245e.sample3.in"),
+            include_str!("data/cf1245e.sample3.out"),
+        ),
+    ] {
+        kolmo()
+            .args(["judge", "cf-1245e"])
+            .write_stdin(input)
+            .assert()
+            .success()
+            .stdout(output);
+    }
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cf1245e.sample2.in");
+    kolmo()
+        .args(["judge", "cf-1245e", p.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(include_str!("data/cf1245e.sample2.out"));
+}
+
+// Sample 3's exact value (shared/cases/04-cf1245e.md).
+#[test]
+fn cf_1245e_exact() {
+    kolmo()
+        .args(["judge", "cf-1245e", "--exact"])
+        .write_stdin(include_str!("data/cf1245e.sample3.in"))
+        .assert()
+        .success()
+        .stdout("15.9047592939 126580589255267447674841473/7958661109946400884391936\n");
+}
+
+#[test]
+fn cf_1245e_any_whitespace_windows_line_endings_and_a_byte_order_mark() {
+    let sample = include_str!("data/cf1245e.sample3.in");
+    let crlf = format!("\u{feff}{}", sample.replace('\n', "\r\n"));
+    let one_line = sample.split_whitespace().collect::<Vec<_>>().join("\t");
+    for input in [crlf, one_line, format!("\n\n{sample}\n\n")] {
+        kolmo()
+            .args(["judge", "cf-1245e"])
+            .write_stdin(input)
+            .assert()
+            .success()
+            .stdout(include_str!("data/cf1245e.sample3.out"));
+    }
+}
+
+#[test]
+fn cf_1245e_bad_input() {
+    let zeros = "0 0 0 0 0 0 0 0 0 0\n";
+    let board = |rows: &[(usize, &str)]| {
+        (1..=10)
+            .map(|r| {
+                rows.iter()
+                    .find(|(i, _)| *i == r)
+                    .map_or(zeros.to_string(), |(_, l)| format!("{l}\n"))
+            })
+            .collect::<String>()
+    };
+    for (input, message) in [
+        (
+            zeros.repeat(2),
+            "<stdin>:2: input ends where the height of row 3, column 1 was expected (truncated input? 10 rows of 10 heights are needed, 20 given)",
+        ),
+        (
+            String::new(),
+            "<stdin>:1: input ends where the height of row 1, column 1",
+        ),
+        (
+            board(&[(10, "0 0 0 0 0 0 0 x 0 0")]),
+            "<stdin>:10:15: expected the height of row 10, column 8 (an integer from 0 to 9), found 'x'",
+        ),
+        (
+            board(&[(3, "0 0 0 0 0 0 0 0 0 2.5")]),
+            "<stdin>:3:19: expected the height of row 3, column 10",
+        ),
+        (
+            board(&[(10, "0 0 0 0 0 0 0 10 0 0")]),
+            "<stdin>:10:15: row 10, column 8: height 10 is out of range (0 to 9)",
+        ),
+        (
+            board(&[(6, "0 -1 0 0 0 0 0 0 0 99999999999999999999")]),
+            "<stdin>:6:3: row 6, column 2: height -1 is out of range (0 to 9)",
+        ),
+        (
+            board(&[(6, "0 0 0 0 0 0 0 0 0 99999999999999999999")]),
+            "<stdin>:6:19: row 6, column 10: height 99999999999999999999 is out of range (0 to 9)",
+        ),
+        (
+            board(&[(4, "0 0 0 0 4 0 0 0 0 0"), (10, "0 x")]),
+            "<stdin>:4:9: row 4, column 5: a ladder of height 4 would rise above the top row (at most 3 from row 4)",
+        ),
+        (
+            board(&[(1, "0 0 1 0 0 0 0 0 0 0")]),
+            "<stdin>:1:5: row 1, column 3: a ladder of height 1 would rise above the top row (at most 0 from row 1)",
+        ),
+        (
+            board(&[(10, "3 0 0 0 0 0 0 0 0 0")]),
+            "<stdin>:10:1: row 10, column 1: the start (bottom-left square) cannot hold a ladder",
+        ),
+        (
+            board(&[(1, "1 0 0 0 0 0 0 0 0 0")]),
+            "<stdin>:1:1: row 1, column 1: the goal (top-left square) cannot hold a ladder",
+        ),
+        (
+            format!("{}\n7\n", zeros.repeat(10)),
+            "<stdin>:12:1: the input continues ('7') after the 100 heights (10 rows of 10)",
+        ),
+    ] {
+        kolmo()
+            .args(["judge", "cf-1245e"])
+            .write_stdin(input)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(message));
+    }
+    kolmo()
+        .args(["judge", "cf-1245e"])
+        .write_stdin(&b"0 0\n\xff\n"[..])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("<stdin>:2:1: the input is not text"));
+}
+
+#[test]
+fn cf_1245e_listed_with_help() {
+    kolmo()
+        .args(["judge", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\ncf-1245e "));
+    kolmo()
+        .args(["judge", "cf-1245e", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("10 lines of 10 integers"));
+}

@@ -51,6 +51,17 @@ pub enum Error {
         /// What is wrong.
         error: BoardError,
     },
+    /// A square of a "Hyakugoku and Ladders" board (Codeforces 1245E) is invalid; rows are
+    /// counted from the top, as the board is written, columns from the left, both from 1.
+    #[error("row {row}, column {column}: {message}")]
+    LadderSquare {
+        /// Row of the square, 1 = the top row.
+        row: usize,
+        /// Column of the square, 1 = the leftmost.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A state's outgoing probabilities are invalid (negative, not finite, or not summing to 1).
     #[error("state {state} ({name}): {message}")]
     InvalidDistribution {

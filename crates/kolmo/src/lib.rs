@@ -16,7 +16,8 @@ turn-based stochastic games.
   matrix, absorption probabilities), transient distributions, races of independent players.
 - [`sim`]: seeded, parallel Monte Carlo whose result does not depend on the thread count.
 - [`game`]: turn-based stochastic games: the Bellman step, finite horizons, the long-run gain.
-- [`games`]: built-in models: Snakes and Ladders, the 3-card rock-paper-scissors game.
+- [`games`]: built-in models: Snakes and Ladders, the 3-card rock-paper-scissors game, the
+  ladder-climbing MDP of Codeforces 1245E.
 
 Layers depend only on the layers below them: games build models
 through `explore`; analyses take models and return result structs; nothing here prints.

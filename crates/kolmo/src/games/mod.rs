@@ -1,5 +1,6 @@
 //! Built-in models. Each implements only a [`Generator`](crate::explore::Generator) (and, where it
 //! pays, a fast simulator); the engine builds and analyses the model.
 
+pub mod ladders;
 pub mod rps_cards;
 pub mod snakes;
