@@ -62,7 +62,8 @@ pub enum Method {
     ValueIteration,
 }
 
-/// Options of the MDP solvers.
+/// Options of the MDP solvers. `method` chooses for discounted objectives; reachability and total
+/// reward always use policy iteration (their certificates hold whatever produced the values).
 #[derive(Clone, Copy, Debug)]
 pub struct MdpOptions {
     /// The method.
