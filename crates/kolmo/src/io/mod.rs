@@ -218,7 +218,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
 ///
 /// # Errors
 /// [`Error::Write`] if a file cannot be written; [`Error::InvalidArgument`] if the format cannot
-/// hold the model (an MDP as CSV or Matrix Market).
+/// hold the model (an MDP as CSV or Matrix Market; several reward models, none named `reward`, as
+/// arrays; arrays to a `.npy` path: they are written as JSON).
 pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<PathBuf>> {
     // The writers report output errors as `Io` (without knowing the file): name the file here.
     let named = |e: Error| match e {
