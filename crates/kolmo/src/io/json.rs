@@ -1115,18 +1115,18 @@ fn to_json(model: &Model) -> Result<String> {
 // The locator
 
 /// A JSON tree that remembers where each value and key starts (line and column from 1).
-mod located {
+pub(super) mod located {
     use super::super::parse_error;
     use crate::{Result, excerpt};
     use std::collections::HashMap;
     use std::path::Path;
 
     /// Deeper nesting than this is refused (the schema needs six levels).
-    pub(super) const MAX_DEPTH: usize = 64;
+    pub(in crate::io) const MAX_DEPTH: usize = 64;
 
     /// A value and the place where it starts.
     #[derive(Debug)]
-    pub(super) struct Json<'t> {
+    pub(in crate::io) struct Json<'t> {
         pub line: usize,
         pub column: usize,
         pub value: Value<'t>,
@@ -1134,7 +1134,7 @@ mod located {
 
     /// A JSON value; numbers keep their text (read with `parse_number`, correctly rounded).
     #[derive(Debug)]
-    pub(super) enum Value<'t> {
+    pub(in crate::io) enum Value<'t> {
         Null,
         Bool(bool),
         Number(&'t str),
@@ -1145,7 +1145,7 @@ mod located {
 
     /// An object's member: its key (decoded), where the key starts, and its value.
     #[derive(Debug)]
-    pub(super) struct Member<'t> {
+    pub(in crate::io) struct Member<'t> {
         pub key: String,
         pub line: usize,
         pub column: usize,
@@ -1155,7 +1155,7 @@ mod located {
     /// Parses `text` (a byte-order mark is skipped). Syntax errors come from serde_json, with
     /// its line and column; keys given twice in one object and nesting deeper than
     /// [`MAX_DEPTH`] are refused here.
-    pub(super) fn parse<'t>(path: &Path, text: &'t str) -> Result<Json<'t>> {
+    pub(in crate::io) fn parse<'t>(path: &Path, text: &'t str) -> Result<Json<'t>> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
             let message = e.to_string();

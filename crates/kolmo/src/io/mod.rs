@@ -7,6 +7,7 @@
 //! | kolmo JSON ([`Format::Json`]) | `.json` | DTMC, MDP | state names, labels, rewards, initial states |
 //! | dense CSV ([`Format::Csv`]) | `.csv` | DTMC | optional header of state names |
 //! | Matrix Market ([`Format::MatrixMarket`]) | `.mtx` | DTMC | the matrix only |
+//! | dense arrays ([`Format::Arrays`]) | `.json` with `"P"`/`"Q"`, or `.npy` pairs | MDP | MDPToolbox's P (A×S×S) or QuantEcon's Q (S×A×S), and R |
 //!
 //! Every reader reports bad input as [`Error::Parse`] with the file, line and column; rows that are
 //! not distributions name the state, its line, and how far the sum is from 1. Duplicate
@@ -14,10 +15,12 @@
 //! repeated entry is far more often a mistake than an intended sum.
 //! Probabilities may be written as decimals (`0.25`, `2.5e-1`) or fractions (`1/3`).
 
+mod arrays;
 mod csv;
 mod drn;
 mod json;
 mod mtx;
+mod npy;
 mod prism;
 mod rows;
 
@@ -41,6 +44,11 @@ pub enum Format {
     Csv,
     /// A Matrix Market coordinate file (`.mtx`).
     MatrixMarket,
+    /// An MDP as the dense arrays of MDPToolbox (`P`: A×S×S, `R`: S×A) or QuantEcon (`R`: S×A,
+    /// `Q`: S×A×S): a JSON object of them (recognised by its `"P"` or `"Q"` key, whatever the
+    /// format asked for), or a pair of `.npy` files (`P.npy` + `R.npy`, `NAME.P.npy` +
+    /// `NAME.R.npy`, or a directory holding them). See `docs/arrays.md`.
+    Arrays,
 }
 
 impl Format {
@@ -54,11 +62,12 @@ impl Format {
             "json" => Self::Json,
             "csv" => Self::Csv,
             "mtx" => Self::MatrixMarket,
+            "npy" => Self::Arrays,
             _ => return None,
         })
     }
 
-    /// The format's name as users type it (`drn`, `prism`, `json`, `csv`, `mtx`).
+    /// The format's name as users type it (`drn`, `prism`, `json`, `csv`, `mtx`, `arrays`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -67,6 +76,7 @@ impl Format {
             Self::Json => "json",
             Self::Csv => "csv",
             Self::MatrixMarket => "mtx",
+            Self::Arrays => "arrays",
         }
     }
 }
@@ -103,6 +113,9 @@ pub struct ModelFile {
     /// Things the user should know (rows rescaled by `normalize`, companion files found), one per
     /// line, without a trailing period.
     pub notes: Vec<String>,
+    /// The discount factor the file states, if its format has one (an array model's `"beta"` or
+    /// `"discount"`).
+    pub discount: Option<f64>,
 }
 
 /// Reads a model file.
@@ -113,13 +126,14 @@ pub struct ModelFile {
 /// a missing initial state or an empty file; [`Error::InvalidArgument`] if the format cannot be
 /// inferred from the extension.
 pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
-    let format = match options.format.or_else(|| Format::from_path(path)) {
+    let inferred = Format::from_path(path).or_else(|| path.is_dir().then_some(Format::Arrays));
+    let format = match options.format.or(inferred) {
         Some(f) => f,
         None => {
             return Err(Error::arg(
                 "model file",
                 format!(
-                    "{}: cannot tell the format from the extension; use .drn, .tra, .json, .csv or .mtx, or name the format",
+                    "{}: cannot tell the format from the extension; use .drn, .tra, .json, .csv, .mtx or .npy, or name the format",
                     path.display()
                 ),
             ));
@@ -132,21 +146,46 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
             format,
             files,
             notes,
+            discount: None,
+        });
+    }
+    if format == Format::Arrays && arrays::is_npy(path) {
+        let a = arrays::read_npy(path, options)?;
+        return Ok(ModelFile {
+            model: a.model,
+            format,
+            files: a.files,
+            notes: a.notes,
+            discount: a.discount,
         });
     }
     let text = read_text(path)?;
+    // kolmo's own JSON schema has neither "P" nor "Q": such a file is an array model.
+    if matches!(format, Format::Json | Format::Arrays)
+        && (format == Format::Arrays || arrays::is_arrays_json(&text))
+    {
+        let a = arrays::read_json(path, &text, options)?;
+        return Ok(ModelFile {
+            model: a.model,
+            format: Format::Arrays,
+            files: a.files,
+            notes: a.notes,
+            discount: a.discount,
+        });
+    }
     let (model, notes) = match format {
         Format::Drn => drn::read(path, &text, options)?,
         Format::Json => json::read(path, &text, options)?,
         Format::Csv => csv::read(path, &text, options)?,
         Format::MatrixMarket => mtx::read(path, &text, options)?,
-        Format::Prism => unreachable!("handled above"),
+        Format::Prism | Format::Arrays => unreachable!("handled above"),
     };
     Ok(ModelFile {
         model,
         format,
         files: vec![path.to_path_buf()],
         notes,
+        discount: None,
     })
 }
 
@@ -179,7 +218,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
 ///
 /// # Errors
 /// [`Error::Write`] if a file cannot be written; [`Error::InvalidArgument`] if the format cannot
-/// hold the model (an MDP as CSV or Matrix Market).
+/// hold the model (an MDP as CSV or Matrix Market; several reward models, none named `reward`, as
+/// arrays; arrays to a `.npy` path: they are written as JSON).
 pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<PathBuf>> {
     // The writers report output errors as `Io` (without knowing the file): name the file here.
     let named = |e: Error| match e {
@@ -192,6 +232,15 @@ pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<Pat
     if format == Format::Prism {
         return prism::write(model, path).map_err(named);
     }
+    if format == Format::Arrays && arrays::is_npy(path) {
+        return Err(Error::arg(
+            "format",
+            format!(
+                "{}: array models are written as JSON (.json), not .npy",
+                path.display()
+            ),
+        ));
+    }
     let io_error = |error| Error::Write {
         path: path.to_path_buf(),
         error,
@@ -203,6 +252,7 @@ pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<Pat
         Format::Json => json::write(model, &mut w),
         Format::Csv => csv::write(model, &mut w),
         Format::MatrixMarket => mtx::write(model, &mut w),
+        Format::Arrays => arrays::write(model, &mut w),
         Format::Prism => unreachable!("handled above"),
     }
     .map_err(named)?;
