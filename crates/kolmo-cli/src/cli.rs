@@ -95,7 +95,8 @@ Objectives:
   min-reach:LABEL    minimal probability of ever reaching LABEL's states
   max-reward:LABEL   maximal expected total reward until LABEL is reached
   min-reward:LABEL   minimal expected total reward until LABEL is reached (e.g. expected steps)
-  discounted:GAMMA   optimal expected discounted total reward, 0 <= GAMMA < 1 (maximal; --min)
+  discounted:GAMMA   optimal expected discounted total reward, 0 <= GAMMA < 1 (maximal; --min);
+                     plain `discounted` takes the file's discount (the beta or discount key of array files)
   horizon:K          optimal expected total reward over K steps (maximal; --min)
   average            optimal long-run average reward per step (maximal; --min), for models whose
                      optimal gain is the same from every state
@@ -189,6 +190,8 @@ pub enum ModelFormat {
     Csv,
     /// Matrix Market coordinate file.
     Mtx,
+    /// MDPToolbox / QuantEcon arrays (JSON with P and R, or Q and R; or .npy files).
+    Arrays,
 }
 
 impl From<ModelFormat> for kolmo::io::Format {
@@ -199,6 +202,7 @@ impl From<ModelFormat> for kolmo::io::Format {
             ModelFormat::Json => Self::Json,
             ModelFormat::Csv => Self::Csv,
             ModelFormat::Mtx => Self::MatrixMarket,
+            ModelFormat::Arrays => Self::Arrays,
         }
     }
 }

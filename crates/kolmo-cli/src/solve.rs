@@ -18,6 +18,8 @@ enum Objective {
     Discounted(f64, String),
     Horizon(u64),
     Average,
+    /// Discounted with the discount the file gives.
+    FileDiscount,
 }
 
 fn parse_objective(text: &str) -> Result<Objective> {
@@ -33,6 +35,7 @@ fn parse_objective(text: &str) -> Result<Objective> {
         "min-reach" => Objective::Reach(Optimum::Min, need("a label")?),
         "max-reward" => Objective::Reward(Optimum::Max, need("a label")?),
         "min-reward" => Objective::Reward(Optimum::Min, need("a label")?),
+        "discounted" if arg.trim().is_empty() => Objective::FileDiscount,
         "discounted" => {
             let g = need("the discount")?;
             match g.parse::<f64>() {
@@ -124,6 +127,14 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         normalize: false,
     };
     let file = kolmo::io::read_model(&args.file, &options)?;
+    let objective = match objective {
+        Objective::FileDiscount => match file.discount {
+            Some(g) if (0.0..1.0).contains(&g) => Objective::Discounted(g, g.to_string()),
+            Some(g) => bail!("the file's discount {g} is not from 0 to below 1"),
+            None => bail!("--objective discounted: name the discount (discounted:0.9); the file gives none"),
+        },
+        other => other,
+    };
     let mdp = as_mdp(file.model)?;
     let opt = if args.min { Optimum::Min } else { Optimum::Max };
     let solver = MdpOptions {
@@ -195,6 +206,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             };
             (what, solution, None)
         }
+        Objective::FileDiscount => unreachable!("replaced by the file's discount above"),
         Objective::Horizon(k) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             if args.exact {

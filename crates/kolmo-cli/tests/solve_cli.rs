@@ -148,3 +148,15 @@ fn bad_objectives_exit_2() {
         assert!(out.stdout.is_empty());
     }
 }
+
+// The same forest as MDPToolbox users store it (P: A×S×S, R: S×A, discount 0.9 in the file) and as
+// .npy arrays made by mdptoolbox.example.forest() (crates/kolmo/tests/data/arrays/make_arrays.py).
+#[test]
+fn forest_arrays_json_and_npy() {
+    let v = solve(&example("forest.json"), &["--objective", "discounted", "--exact"]);
+    assert_eq!(v["values_exact"], json!(["6561/250", "7371/250", "8371/250"]));
+    assert_eq!(v["policy"], json!(["0", "0", "0"]));
+    let npy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kolmo/tests/data/arrays/forest.P.npy");
+    let v = solve(&npy, &["--objective", "discounted:0.9"]);
+    assert!((v["values"][2].as_f64().unwrap() - 33.484).abs() <= v["error_bound"].as_f64().unwrap());
+}
