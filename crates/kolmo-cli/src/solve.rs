@@ -255,6 +255,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "values": solution.values.iter().map(|&v| num(v)).collect::<Vec<_>>(),
             "policy": (0..mdp.n()).map(action).collect::<Vec<_>>(),
             "error_bound": num(solution.error_bound),
+            "lower": solution.values.iter().map(|&v| num(if v.is_finite() { v - solution.error_bound } else { v })).collect::<Vec<_>>(),
+            "upper": solution.values.iter().map(|&v| num(if v.is_finite() { v + solution.error_bound } else { v })).collect::<Vec<_>>(),
             "iterations": solution.iterations,
             "method": solution.method,
         });
