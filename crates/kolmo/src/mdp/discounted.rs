@@ -209,7 +209,7 @@ fn value_iteration(
 /// The exact optimal discounted values and an optimal policy in rational arithmetic: policy
 /// iteration whose evaluations and improvement tests are exact, started from the `f64` optimum's
 /// policy (so usually one exact evaluation confirms it). Probabilities are recovered as fractions
-/// ([`rationalize`]); `gamma` is exact.
+/// ([`rationalize`](crate::exact::rationalize)); `gamma` is exact.
 ///
 /// # Errors
 /// As [`discounted`]; [`Error::InvalidDistribution`] if a probability or reward is not a simple
