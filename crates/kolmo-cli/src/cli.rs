@@ -98,8 +98,7 @@ Objectives:
   discounted:GAMMA   optimal expected discounted total reward, 0 <= GAMMA < 1 (maximal; --min);
                      plain `discounted` takes the file's discount (the beta or discount key of array files)
   horizon:K          optimal expected total reward over K steps (maximal; --min)
-  average            optimal long-run average reward per step (maximal; --min), for models whose
-                     optimal gain is the same from every state
+  average            optimal long-run average reward per step, per state (maximal; --min)
 
 Every answer comes with an optimal policy and a guaranteed bound on its error (see README).
 A Markov chain file is an MDP with one choice per state.

@@ -189,22 +189,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
         Objective::Average => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
-            let a = mdp::average(&mdp, &r, opt, 1e-12, 1_000_000)?;
             let what = format!(
                 "{} long-run average reward {name:?} per step (gain)",
                 direction(opt)
             );
-            let solution = MdpSolution {
-                values: vec![a.gain(); mdp.n()],
-                error_bound: 0.5 * (a.gain_upper - a.gain_lower) + f64::EPSILON * a.gain().abs(),
-                policy: a.policy,
-                iterations: a.stages,
-                method: format!(
-                    "value iteration on the aperiodic transform (I + P)/2; the gain is bracketed by [{}, {}]",
-                    a.gain_lower, a.gain_upper
-                ),
-            };
-            (what, solution, None)
+            (what, mdp::average(&mdp, &r, opt, 1e-12, 1_000_000)?, None)
         }
         Objective::FileDiscount => unreachable!("replaced by the file's discount above"),
         Objective::Horizon(k) => {

@@ -160,3 +160,28 @@ fn forest_arrays_json_and_npy() {
     let v = solve(&npy, &["--objective", "discounted:0.9"]);
     assert!((v["values"][2].as_f64().unwrap() - 33.484).abs() <= v["error_bound"].as_f64().unwrap());
 }
+
+// A multichain MDP: from "start" go to "one" (reward 1 per step forever), to the cycle "high" ⇄
+// "low" (4 then 0: gain 2), or stay (1.5). Max gain per state: (2, 1, 2, 2); min from start: 1.
+#[test]
+fn multichain_average() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("worlds.json");
+    std::fs::write(
+        &file,
+        r#"{"type": "mdp", "states": ["start", "one", "high", "low"],
+            "transitions": {"start": {"one": {"one": 1}, "cycle": {"high": 1}, "stay": {"start": 1}},
+                            "one": {"stay": {"one": 1}}, "high": {"go": {"low": 1}}, "low": {"go": {"high": 1}}},
+            "rewards": {"r": {"action": {"start": {"one": 0, "cycle": 0, "stay": 1.5}, "one": {"stay": 1},
+                                         "high": {"go": 4}, "low": {"go": 0}}}}}"#,
+    )
+    .unwrap();
+    let v = solve(&file, &["--objective", "average"]);
+    let bound = v["error_bound"].as_f64().unwrap();
+    for (g, want) in v["values"].as_array().unwrap().iter().zip([2.0, 1.0, 2.0, 2.0]) {
+        assert!((g.as_f64().unwrap() - want).abs() <= bound + 1e-15, "{v}");
+    }
+    assert_eq!(v["policy"][0], "cycle");
+    let v = solve(&file, &["--objective", "average", "--min"]);
+    assert!((v["values"][0].as_f64().unwrap() - 1.0).abs() <= v["error_bound"].as_f64().unwrap() + 1e-15);
+}

@@ -1,15 +1,16 @@
-//! Long-run average reward (gain) of an MDP whose optimal gain is the same from every state
-//! (unichain or weakly communicating: Puterman, *Markov Decision Processes*, 1994, ch. 8).
+//! Long-run average reward (gain) of an MDP, multichain included (Puterman, *Markov Decision
+//! Processes*, 1994, ch. 8–9; de Alfaro 1997).
 
-use super::{Optimum, as_game};
-use crate::Result;
+use super::reach::{end_components, steer_to};
+use super::{MdpOptions, MdpSolution, Optimum, as_game, total_reward};
 use crate::game::{LongRunOptions, long_run};
-use crate::model::Mdp;
+use crate::model::{Mdp, StateSet};
 use crate::sparse::CsrBuilder;
+use crate::{Result, StateId};
 
-/// The optimal gain, bracketed, and a policy attaining it.
+/// The optimal gain of a communicating MDP, bracketed, and a policy attaining it.
 #[derive(Clone, Debug)]
-pub struct AverageSolution {
+struct AverageSolution {
     /// Guaranteed lower bound on the optimal gain (reward per step).
     pub gain_lower: f64,
     /// Guaranteed upper bound on the optimal gain.
@@ -22,30 +23,23 @@ pub struct AverageSolution {
 
 impl AverageSolution {
     /// The midpoint of the bracket.
-    #[must_use]
-    pub fn gain(&self) -> f64 {
+    fn gain(&self) -> f64 {
         0.5 * (self.gain_lower + self.gain_upper)
     }
 }
 
-/// The optimal long-run average reward per step for `rewards` per choice (length `m`), by value
-/// iteration on the aperiodic transform `P' = (I + P)/2` (same gain, no periodic oscillation:
-/// Puterman §8.5.4), stopped when the bracket `[min_s, max_s] (V_{k+1} − V_k)(s)` — which contains
-/// the optimal gain of every state (Odoni 1969; Puterman Thm 8.5.5) — is narrower than
-/// `tolerance`.
-///
-/// # Errors
-/// [`crate::Error::LimitReached`] if the bracket does not close within `max_stages` (the optimal gain
-/// differs between states: a multichain model, not supported yet), naming the bracket reached;
-/// [`crate::Error::InvalidArgument`] for rewards of the wrong length.
-pub fn average(
+/// The optimal long-run average reward per step inside one end component (communicating under
+/// its internal choices, so the optimal gain is the same from all its states): value iteration on
+/// the aperiodic transform `P' = (I + P)/2` (same gain, no periodic oscillation: Puterman §8.5.4),
+/// stopped when the bracket `[min_s, max_s] (V_{k+1} − V_k)(s)` — which contains the optimal gain
+/// (Odoni 1969; Puterman Thm 8.5.5) — is narrower than `tolerance`.
+fn communicating(
     mdp: &Mdp,
     rewards: &[f64],
     optimum: Optimum,
     tolerance: f64,
     max_stages: u64,
 ) -> Result<AverageSolution> {
-    as_game(mdp, rewards, optimum)?;
     let m = mdp.matrix();
     let mut b = CsrBuilder::new(mdp.n());
     for s in 0..mdp.n() {
@@ -59,7 +53,7 @@ pub fn average(
             b.finish_row();
         }
     }
-    let lazy = Mdp::new(b.build(), mdp.initial().to_vec())?;
+    let lazy = Mdp::new(b.build(), vec![0])?;
     let game = as_game(&lazy, rewards, optimum)?;
     let lr = long_run(
         &game,
@@ -77,9 +71,183 @@ pub fn average(
     })
 }
 
+/// The optimal long-run average reward per step (gain) from every state, for `rewards` per choice
+/// (length `m`), in any MDP (multichain included), with a guaranteed bound and a policy.
+///
+/// # Method
+/// Play ends almost surely in an end component, and inside a maximal end component (MEC) every
+/// state can reach every other, so the best gain there is one number `g_C` (de Alfaro, *Formal
+/// verification of probabilistic systems*, PhD thesis, Stanford 1997, ch. 5; Puterman ch. 9):
+/// 1. the MECs (as for reachability), and for each its `g_C` by value iteration on its internal
+///    choices ([`communicating`]), bracketed;
+/// 2. the MECs collapsed into nodes that may either leave by an exiting choice or *settle* for
+///    `g_C` (a choice to a terminal state rewarded `g_C`); in this quotient every policy reaches the
+///    terminal, and the optimal gain of a state is its optimal expected terminal reward, solved with
+///    [`total_reward`](super::total_reward) (rewards shifted to be non-negative; every path earns
+///    exactly one settle reward, so the shift comes straight off).
+///
+/// The bound is the widest MEC bracket's half-width plus the total-reward bound.
+///
+/// # Errors
+/// [`crate::Error::LimitReached`] if a MEC's bracket does not close within `max_stages`;
+/// [`crate::Error::InvalidArgument`] for rewards of the wrong length or not finite.
+pub fn average(
+    mdp: &Mdp,
+    rewards: &[f64],
+    optimum: Optimum,
+    tolerance: f64,
+    max_stages: u64,
+) -> Result<MdpSolution> {
+    as_game(mdp, rewards, optimum)?;
+    let n = mdp.n();
+    let m = mdp.matrix();
+    let all: Vec<StateId> = (0..n as StateId).collect();
+    let (node, internal) = end_components(m, &all, &all);
+    let nodes = node.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
+    let mut members = vec![Vec::new(); nodes];
+    for (s, &x) in node.iter().enumerate() {
+        members[x as usize].push(s as StateId);
+    }
+    // Each MEC's gain and its optimal internal choices.
+    let mut gain = vec![None; nodes];
+    let mut widest = 0.0f64;
+    let mut stages = 0;
+    let mut policy = vec![0u32; n];
+    let mut inside_choice: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    for x in 0..nodes {
+        let list = &members[x];
+        if internal[list[0] as usize].is_empty() {
+            continue;
+        }
+        let mut b = CsrBuilder::new(list.len());
+        let mut sub_rewards = Vec::new();
+        for &s in list {
+            b.new_row_group();
+            for &r in &internal[s as usize] {
+                let (cols, vals) = m.row(r);
+                for (&t, &p) in cols.iter().zip(vals) {
+                    b.add(
+                        list.binary_search(&t).expect("inside the end component") as StateId,
+                        p,
+                    );
+                }
+                b.finish_row();
+                sub_rewards.push(rewards[r]);
+            }
+        }
+        let sub = Mdp::new(b.build(), vec![0])?;
+        let a = communicating(&sub, &sub_rewards, optimum, tolerance, max_stages)?;
+        widest = widest.max(0.5 * (a.gain_upper - a.gain_lower));
+        stages += a.stages;
+        gain[x] = Some(a.gain());
+        inside_choice[x] = list
+            .iter()
+            .zip(&a.policy)
+            .map(|(&s, &c)| (internal[s as usize][c as usize] - m.group_rows(s as usize).start) as u32)
+            .collect();
+    }
+    let gains: Vec<f64> = gain.iter().flatten().copied().collect();
+    let shift = -gains.iter().fold(0.0f64, |a, &g| a.min(g));
+    // The quotient: nodes, then the terminal.
+    let terminal = nodes as StateId;
+    let mut b = CsrBuilder::new(nodes + 1);
+    let mut q_rewards = Vec::new();
+    let mut origin: Vec<Vec<Option<(StateId, u32)>>> = vec![Vec::new(); nodes];
+    for x in 0..nodes {
+        b.new_row_group();
+        for &s in &members[x] {
+            let group = m.group_rows(s as usize);
+            for r in group.clone() {
+                if internal[s as usize].contains(&r) {
+                    continue;
+                }
+                for (&t, &p) in m.row(r).0.iter().zip(m.row(r).1) {
+                    b.add(node[t as usize], p);
+                }
+                b.finish_row();
+                q_rewards.push(0.0);
+                origin[x].push(Some((s, (r - group.start) as u32)));
+            }
+        }
+        if let Some(g) = gain[x] {
+            b.add(terminal, 1.0);
+            b.finish_row();
+            q_rewards.push(g + shift);
+            origin[x].push(None);
+        }
+    }
+    b.new_row_group();
+    b.add(terminal, 1.0);
+    b.finish_row();
+    q_rewards.push(0.0);
+    let quotient = Mdp::new(b.build(), vec![0])?;
+    let target = StateSet::from_states(nodes + 1, [terminal]);
+    let sol = total_reward(&quotient, &q_rewards, &target, optimum, &MdpOptions::default())?;
+    for x in 0..nodes {
+        match origin[x][sol.policy[x] as usize] {
+            None => {
+                for (&s, &c) in members[x].iter().zip(&inside_choice[x]) {
+                    policy[s as usize] = c;
+                }
+            }
+            Some((s, c)) => {
+                policy[s as usize] = c;
+                if members[x].len() > 1 {
+                    steer_to(m, &members[x], s, &mut policy);
+                }
+            }
+        }
+    }
+    let values: Vec<f64> = (0..n).map(|s| sol.values[node[s] as usize] - shift).collect();
+    Ok(MdpSolution {
+        values,
+        policy,
+        error_bound: widest + sol.error_bound + f64::EPSILON * shift,
+        iterations: stages + sol.iterations,
+        method: format!(
+            "maximal end components ({}), their gains by value iteration on (I + P)/2, then the best gain to settle for by policy iteration",
+            gains.len()
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A multichain MDP: state 0 chooses between two absorbing worlds: 1 (reward 1 per step) and
+    // 2 ⇄ 3 (rewards 4 and 0 alternating: gain 2, period 2), or staying in 0 (reward 1.5).
+    // Max gain from 0: 2 (go to {2, 3}); from 1: 1. Min from 0: 1.
+    #[test]
+    fn multichain_gains() {
+        let mut b = CsrBuilder::new(4);
+        b.new_row_group();
+        b.add(1, 1.0);
+        b.finish_row();
+        b.add(2, 1.0);
+        b.finish_row();
+        b.add(0, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(1, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(3, 1.0);
+        b.finish_row();
+        b.new_row_group();
+        b.add(2, 1.0);
+        b.finish_row();
+        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let r = [0.0, 0.0, 1.5, 1.0, 4.0, 0.0];
+        let max = average(&mdp, &r, Optimum::Max, 1e-12, 100_000).unwrap();
+        for (g, want) in max.values.iter().zip([2.0, 1.0, 2.0, 2.0]) {
+            assert!((g - want).abs() <= max.error_bound + 1e-15, "{max:?}");
+        }
+        assert_eq!(max.policy[0], 1);
+        let min = average(&mdp, &r, Optimum::Min, 1e-12, 100_000).unwrap();
+        assert!((min.values[0] - 1.0).abs() <= min.error_bound + 1e-15, "{min:?}");
+        assert_eq!(min.policy[0], 0);
+    }
 
     // The forest example (shared/cases/08-mdp.md) under the average criterion: always waiting
     // earns 4 in the oldest state, whose stationary probability under "wait" is 0.81 (0.9²·… with
@@ -89,11 +257,10 @@ mod tests {
     fn forest_average() {
         let (mdp, r) = super::super::discounted::tests::forest(3);
         let s = average(&mdp, &r, Optimum::Max, 1e-12, 100_000).unwrap();
-        assert!(
-            s.gain_lower <= 3.24 + 1e-12 && s.gain_upper >= 3.24 - 1e-12,
-            "{s:?}"
-        );
-        assert!(s.gain_upper - s.gain_lower <= 1e-12);
+        for g in &s.values {
+            assert!((g - 3.24).abs() <= s.error_bound + 1e-15, "{s:?}");
+        }
+        assert!(s.error_bound <= 1e-12);
         assert_eq!(s.policy, vec![0, 0, 0]);
     }
 }

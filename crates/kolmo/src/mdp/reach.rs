@@ -217,7 +217,7 @@ impl Quotient {
             pos[s as usize] = i as u32;
         }
         let node: Vec<u32> = if collapse {
-            end_components(m, maybe, &pos)
+            end_components(m, maybe, &pos).0
         } else {
             (0..maybe.len() as u32).collect()
         };
@@ -283,27 +283,33 @@ impl Quotient {
             if self.members[x].len() == 1 {
                 continue;
             }
-            // Attractor to the exit state within the component, through choices that stay in it.
             let inside: Vec<StateId> = self.members[x].iter().map(|&i| maybe[i]).collect();
-            let within = |t: StateId| inside.binary_search(&t).is_ok();
-            let mut reached = vec![exit_state];
-            let mut grew = true;
-            while grew {
-                grew = false;
-                for &s in &inside {
-                    if reached.contains(&s) {
-                        continue;
-                    }
-                    let group = m.group_rows(s as usize);
-                    if let Some(r) = group.clone().find(|&r| {
-                        let cols = m.row(r).0;
-                        cols.iter().all(|&t| within(t)) && cols.iter().any(|t| reached.contains(t))
-                    }) {
-                        policy[s as usize] = (r - group.start) as u32;
-                        reached.push(s);
-                        grew = true;
-                    }
-                }
+            steer_to(m, &inside, exit_state, policy);
+        }
+    }
+}
+
+/// Inside an end component (`inside`, ascending), choices that reach `exit_state` with
+/// probability 1 without leaving it: the attractor through choices that stay inside (Baier &
+/// Katoen, Lemma 10.119). Sets `policy` for every member but `exit_state`.
+pub(super) fn steer_to(m: &CsrMatrix, inside: &[StateId], exit_state: StateId, policy: &mut [u32]) {
+    let within = |t: StateId| inside.binary_search(&t).is_ok();
+    let mut reached = vec![exit_state];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for &s in inside {
+            if reached.contains(&s) {
+                continue;
+            }
+            let group = m.group_rows(s as usize);
+            if let Some(r) = group.clone().find(|&r| {
+                let cols = m.row(r).0;
+                cols.iter().all(|&t| within(t)) && cols.iter().any(|t| reached.contains(t))
+            }) {
+                policy[s as usize] = (r - group.start) as u32;
+                reached.push(s);
+                grew = true;
             }
         }
     }
@@ -312,8 +318,10 @@ impl Quotient {
 /// Maximal end components among the `maybe` states (`pos` maps a state to its position there):
 /// repeatedly take strongly connected components of the graph of the choices that stay among the
 /// candidates, and drop choices that leave their component (de Alfaro 1997; Baier & Katoen,
-/// Algorithm 47). Returns a node per maybe position: one per end component, one per other state.
-fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> Vec<u32> {
+/// Algorithm 47). Returns a node per maybe position (one per end component, one per other state)
+/// and, per position, the rows of the choices that stay inside its end component (empty for a
+/// state in none).
+pub(super) fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (Vec<u32>, Vec<Vec<usize>>) {
     let k = maybe.len();
     let mut allowed: Vec<Vec<usize>> = maybe
         .iter()
@@ -367,7 +375,7 @@ fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> Vec<u32> {
                     });
                 }
             }
-            return node;
+            return (node, allowed);
         }
     }
 }
