@@ -146,6 +146,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         ..MdpOptions::default()
     };
     let mut exact: Option<Vec<Rational>> = None;
+    // The bias of the average-reward policy, when its chain is unichain.
+    let mut bias: Option<Vec<f64>> = None;
     // Exact values that may be +∞ (None).
     let mut exact_inf: Option<Vec<Option<Rational>>> = None;
     let (description, solution, stages) = match &objective {
@@ -193,7 +195,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 "{} long-run average reward {name:?} per step (gain)",
                 direction(opt)
             );
-            (what, mdp::average(&mdp, &r, opt, 1e-12, 1_000_000)?, None)
+            let solution = mdp::average(&mdp, &r, opt, 1e-12, 1_000_000)?;
+            bias = mdp::bias(&mdp, &r, &solution.policy)?;
+            (what, solution, None)
         }
         Objective::FileDiscount => unreachable!("replaced by the file's discount above"),
         Objective::Horizon(k) => {
@@ -255,6 +259,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         if let Some(stages) = &stages {
             doc["decisions"] = json!(stages);
         }
+        if matches!(objective, Objective::Average) {
+            doc["bias"] = bias.as_ref().map_or(json!(null), |h| {
+                json!(h.iter().map(|&x| num(x)).collect::<Vec<_>>())
+            });
+        }
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
@@ -297,14 +306,25 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             .max()
             .unwrap_or(5)
             .clamp(5, 24);
-        writeln!(out, "  {:<width$}  {:>22}  optimal choice", "state", "value")?;
-        for (s, name) in names.iter().enumerate().take(rows) {
-            writeln!(
+        match &bias {
+            Some(_) => writeln!(
                 out,
-                "  {name:<width$}  {:>22}  {}",
-                fmt_short(solution.values[s], 15),
-                action(s)
-            )?;
+                "  {:<width$}  {:>22}  {:>22}  optimal choice",
+                "state", "value", "bias"
+            )?,
+            None => writeln!(out, "  {:<width$}  {:>22}  optimal choice", "state", "value")?,
+        }
+        for (s, name) in names.iter().enumerate().take(rows) {
+            let value = fmt_short(solution.values[s], 15);
+            match &bias {
+                Some(h) => writeln!(
+                    out,
+                    "  {name:<width$}  {value:>22}  {:>22}  {}",
+                    fmt_short(h[s], 15),
+                    action(s)
+                )?,
+                None => writeln!(out, "  {name:<width$}  {value:>22}  {}", action(s))?,
+            }
         }
         if mdp.n() > rows {
             writeln!(out, "  … ({} more states; --all or --json)", mdp.n() - rows)?;

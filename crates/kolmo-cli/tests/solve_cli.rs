@@ -121,6 +121,10 @@ fn forest_average() {
     let v = solve(&file, &["--objective", "average"]);
     assert!((v["values"][0].as_f64().unwrap() - 3.24).abs() <= v["error_bound"].as_f64().unwrap() + 1e-15);
     assert_eq!(v["policy"], json!(["wait", "wait", "wait"]));
+    // Bias of always waiting, by hand from h = r − g + P h, π h = 0: (−6.48, −2.88, 1.12).
+    for (x, y) in v["bias"].as_array().unwrap().iter().zip([-6.48, -2.88, 1.12]) {
+        assert!((x.as_f64().unwrap() - y).abs() < 1e-12, "{}", v["bias"]);
+    }
 }
 
 #[test]

@@ -211,6 +211,57 @@ pub fn average(
     })
 }
 
+/// The bias `h` of `policy` (one choice per state) when its Markov chain has a single closed class
+/// (unichain): `h = r − g + P h` with `π h = 0` (Puterman §8.2.3): on the closed class by
+/// [`RecurrentClass::gain_bias`](crate::analysis::stationary::RecurrentClass::gain_bias), on the
+/// transient states by `(I − Q) h_T = r_T − g + P_{T,C} h_C` (an absorbing-chain solve with the
+/// boundary folded into the rewards). Returns `None` for a multichain policy.
+///
+/// # Errors
+/// [`crate::Error::InvalidArgument`] for rewards of the wrong length; errors of the solves.
+pub fn bias(mdp: &Mdp, rewards: &[f64], policy: &[u32]) -> Result<Option<Vec<f64>>> {
+    as_game(mdp, rewards, Optimum::Max)?;
+    let m = mdp.matrix();
+    let rows: Vec<usize> = (0..mdp.n())
+        .map(|s| m.group_rows(s).start + policy[s] as usize)
+        .collect();
+    let chain = crate::model::Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+    let r: Vec<f64> = rows.iter().map(|&row| rewards[row]).collect();
+    let cls = crate::graph::classes(chain.matrix());
+    let closed: Vec<&crate::graph::Class> = cls.closed().collect();
+    if closed.len() != 1 {
+        return Ok(None);
+    }
+    let class = &closed[0].states;
+    let rc = crate::analysis::stationary::RecurrentClass::new(chain.matrix(), class)?;
+    let gb = rc.gain_bias(&rc.stationary()?, &r);
+    let mut h = vec![0.0; mdp.n()];
+    for (&s, &x) in class.iter().zip(&gb.bias) {
+        h[s as usize] = x;
+    }
+    if class.len() < mdp.n() {
+        let set = StateSet::from_states(mdp.n(), class.iter().copied());
+        let boundary: Vec<f64> = (0..mdp.n())
+            .map(|s| {
+                let (cols, vals) = chain.matrix().row(s);
+                r[s] - gb.gain
+                    + cols
+                        .iter()
+                        .zip(vals)
+                        .filter(|(t, _)| set.contains(**t))
+                        .map(|(&t, &p)| p * h[t as usize])
+                        .sum::<f64>()
+            })
+            .collect();
+        let a = crate::analysis::AbsorbingChain::new(&chain, &set)?;
+        let (x, _, _) = a.expected_reward(&boundary)?;
+        for s in (0..mdp.n()).filter(|&s| !set.contains(s as StateId)) {
+            h[s] = x[s];
+        }
+    }
+    Ok(Some(h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +295,8 @@ mod tests {
             assert!((g - want).abs() <= max.error_bound + 1e-15, "{max:?}");
         }
         assert_eq!(max.policy[0], 1);
+        // The max policy is multichain (state 1 is closed too): no bias.
+        assert!(bias(&mdp, &r, &max.policy).unwrap().is_none());
         let min = average(&mdp, &r, Optimum::Min, 1e-12, 100_000).unwrap();
         assert!((min.values[0] - 1.0).abs() <= min.error_bound + 1e-15, "{min:?}");
         assert_eq!(min.policy[0], 0);
@@ -262,5 +315,13 @@ mod tests {
         }
         assert!(s.error_bound <= 1e-12);
         assert_eq!(s.policy, vec![0, 0, 0]);
+        // Bias of always waiting: h = r − g + P h, π h = 0 with π = (0.1, 0.09, 0.81), r = (0, 0, 4):
+        // h2 − h0 = (4 − 3.24)/0.1·… solved by hand: h0 = −3.24 + 0.1 h0 + 0.9 h1,
+        // h1 = −3.24 + 0.1 h0 + 0.9 h2, h2 = 0.76 + 0.1 h0 + 0.9 h2 ⇒ h2 − h0 = 7.6, h1 − h0 = 3.6,
+        // and π h = 0 ⇒ h0 = −(0.09·3.6 + 0.81·7.6) = −6.48.
+        let h = bias(&mdp, &r, &s.policy).unwrap().unwrap();
+        for (x, y) in h.iter().zip([-6.48, -2.88, 1.12]) {
+            assert!((x - y).abs() < 1e-12, "{h:?}");
+        }
     }
 }

@@ -14,7 +14,7 @@ mod horizon;
 mod reach;
 mod total;
 
-pub use average::average;
+pub use average::{average, bias};
 pub use discounted::{discounted, discounted_exact};
 pub use exact::{reach_probability_exact, total_reward_exact};
 pub use horizon::{HorizonSolution, finite_horizon, finite_horizon_exact};
