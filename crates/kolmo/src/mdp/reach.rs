@@ -154,7 +154,7 @@ pub fn reach_probability(
 }
 
 /// `(yes, no, policy)`: the states with value 1 and 0 and choices realising them there.
-fn qualitative(mdp: &Mdp, target: &StateSet, optimum: Optimum) -> (StateSet, StateSet, Vec<u32>) {
+pub(super) fn qualitative(mdp: &Mdp, target: &StateSet, optimum: Optimum) -> (StateSet, StateSet, Vec<u32>) {
     let n = mdp.n();
     let m = mdp.matrix();
     match optimum {

@@ -24,8 +24,8 @@ use crate::{Error, Result, StateId};
 /// gap: the policy is optimal by the policy-iteration optimality test).
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for rewards of the wrong length, negative or not finite, a target of
-/// the wrong size, or maximising where some policy misses the target with positive probability;
+/// [`Error::InvalidArgument`] for rewards of the wrong length, negative or not finite, or a target
+/// of the wrong size;
 /// [`Error::LimitReached`] if the policy keeps changing past `options.max_iterations`.
 pub fn total_reward(
     mdp: &Mdp,
@@ -55,28 +55,24 @@ pub fn total_reward(
     // States that can reach the target with probability 1 (Prob1E), the choices that keep them
     // there, and an attractor policy.
     let (sure, allowed, mut policy) = prob1e(mdp, target);
-    if optimum == Optimum::Max {
-        if let Some(s) = (0..n as StateId).find(|&s| !sure.contains(s)) {
-            return Err(Error::arg(
-                "objective",
-                format!(
-                    "maximising the total reward needs every policy to reach the target; from state {} none does",
-                    mdp.state_name(s)
-                ),
-            ));
-        }
-        if let Some(s) =
-            (0..n).find(|&s| !target.contains(s as StateId) && allowed[s].len() != m.group_rows(s).len())
-        {
-            return Err(Error::arg(
-                "objective",
-                format!(
-                    "maximising the total reward needs every policy to reach the target with probability 1; state {} has a choice that may not",
-                    mdp.state_name(s as StateId)
-                ),
-            ));
-        }
-    }
+    // Maximising, the maximiser may miss the target: +∞ wherever some policy misses it with positive
+    // probability. Elsewhere every policy reaches it almost surely (and stays there).
+    let (sure, allowed, mut policy) = if optimum == Optimum::Max {
+        let (all_reach, avoid, avoid_policy) = super::reach::qualitative(mdp, target, Optimum::Min);
+        let allowed = (0..n)
+            .map(|s| {
+                if all_reach.contains(s as StateId) {
+                    (0..m.group_rows(s).len() as u32).collect()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let policy = missing_policy(mdp, target, &all_reach, &avoid, &avoid_policy);
+        (all_reach, allowed, policy)
+    } else {
+        (sure, allowed, policy)
+    };
     let row_of = |s: usize, choice: u32| m.group_rows(s).start + choice as usize;
     let q = |v: &[f64], row: usize| {
         let (cols, vals) = m.row(row);
@@ -92,7 +88,10 @@ pub fn total_reward(
         let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
         let absorbing = AbsorbingChain::new(&chain, target)?;
         let r_pi: Vec<f64> = rows.iter().map(|&r| rewards[r]).collect();
-        let (v, _, eval_bound) = absorbing.expected_reward(&r_pi)?;
+        let (mut v, _, eval_bound) = absorbing.expected_reward(&r_pi)?;
+        for s in (0..n).filter(|&s| !sure.contains(s as StateId)) {
+            v[s] = f64::INFINITY;
+        }
         if let Some(s) = (0..n).find(|&s| sure.contains(s as StateId) && !v[s].is_finite()) {
             return Err(Error::arg(
                 "objective",
@@ -150,6 +149,49 @@ pub fn total_reward(
         limit: options.max_iterations,
         message: "the policy kept changing".into(),
     })
+}
+
+/// Maximising: outside `all_reach`, a policy that misses the target with positive probability —
+/// in `avoid` the choice that stays there, elsewhere a choice with a successor one step closer (by
+/// breadth-first layers through non-target states) to `avoid`.
+fn missing_policy(
+    mdp: &Mdp,
+    target: &StateSet,
+    all_reach: &StateSet,
+    avoid: &StateSet,
+    avoid_policy: &[u32],
+) -> Vec<u32> {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    let mut policy = vec![0u32; n];
+    let mut layer: Vec<u32> = (0..n)
+        .map(|s| if avoid.contains(s as StateId) { 0 } else { u32::MAX })
+        .collect();
+    for s in avoid.iter() {
+        policy[s as usize] = avoid_policy[s as usize];
+    }
+    let mut d = 0;
+    loop {
+        let mut grew = false;
+        for s in 0..n {
+            if layer[s] != u32::MAX || target.contains(s as StateId) || all_reach.contains(s as StateId) {
+                continue;
+            }
+            let group = m.group_rows(s);
+            if let Some(r) = group
+                .clone()
+                .find(|&r| m.row(r).0.iter().any(|&t| layer[t as usize] == d))
+            {
+                layer[s] = d + 1;
+                policy[s] = (r - group.start) as u32;
+                grew = true;
+            }
+        }
+        if !grew {
+            return policy;
+        }
+        d += 1;
+    }
 }
 
 /// Prob1E (Baier & Katoen, Algorithm 46's dual; de Alfaro 1997): the states from which some
@@ -255,7 +297,16 @@ mod tests {
         );
         assert_eq!(exact[3], None);
         assert_eq!(policy, s.policy);
-        // Maximising: the trap makes it undefined.
-        assert!(total_reward(&mdp, &rewards, &target, Optimum::Max, &MdpOptions::default()).is_err());
+        // Maximising: only the trap and state 3 miss; from 0 the policy "→ 1" (cycle) reaches the
+        // goal surely too; max v0 = max(1 + v1, 5) with v1 = 1 + v0/2 ⇒ cycling gives v0 = 4 < 5.
+        let max = total_reward(&mdp, &rewards, &target, Optimum::Max, &MdpOptions::default()).unwrap();
+        assert!(
+            (max.values[0] - 5.0).abs() <= max.error_bound.max(1e-15),
+            "{:?}",
+            max.values
+        );
+        assert!((max.values[1] - 3.5).abs() <= max.error_bound.max(1e-15));
+        assert_eq!(max.values[3], f64::INFINITY);
+        assert_eq!(max.policy[0], 1);
     }
 }
