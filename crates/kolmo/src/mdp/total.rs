@@ -54,7 +54,7 @@ pub fn total_reward(
     }
     // States that can reach the target with probability 1 (Prob1E), the choices that keep them
     // there, and an attractor policy.
-    let (sure, allowed, mut policy) = prob1e(mdp, target);
+    let (sure, allowed, policy) = prob1e(mdp, target);
     // Maximising, the maximiser may miss the target: +∞ wherever some policy misses it with positive
     // probability. Elsewhere every policy reaches it almost surely (and stays there).
     let (sure, allowed, mut policy) = if optimum == Optimum::Max {
