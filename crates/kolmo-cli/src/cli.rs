@@ -121,9 +121,13 @@ pub struct SolveArgs {
     /// Minimise instead of maximise (discounted and horizon objectives).
     #[arg(long)]
     pub min: bool,
-    /// Value iteration instead of policy iteration (discounted objectives; still certified).
-    #[arg(long)]
+    /// Value iteration (discounted objectives; still certified). Default: policy iteration while
+    /// its evaluations are cheap, value iteration on large models without that structure.
+    #[arg(long, conflicts_with = "policy_iteration")]
     pub value_iteration: bool,
+    /// Policy iteration whatever the model (discounted objectives).
+    #[arg(long)]
+    pub policy_iteration: bool,
     /// Also the exact values as fractions (discounted: exact policy iteration; horizon: exact
     /// backward induction).
     #[arg(long)]

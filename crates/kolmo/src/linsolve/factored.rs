@@ -45,11 +45,7 @@ impl<T: Scalar> Factored<T> {
     where
         I: Iterator<Item = (u32, T)>,
     {
-        let (k, nnz) = TriangularWoodbury::<T>::shape(n, &rows);
-        let (nf, kf) = (n as f64, k as f64);
-        let woodbury_cost = kf * (nnz as f64 + nf) + kf * kf * kf / 3.0;
-        let dense_cost = nf * nf * nf / 3.0;
-        if woodbury_cost < dense_cost && n * k <= 50_000_000 {
+        if Self::woodbury_pays(n, &rows) {
             Ok(Self::Woodbury(TriangularWoodbury::new(n, what, rows)?))
         } else if n > SPARSE_ANY_UP_TO
             && !T::EXACT
@@ -82,6 +78,28 @@ impl<T: Scalar> Factored<T> {
             }
             Ok(Self::Dense(T::dense_factor(n, what, a)?, n))
         }
+    }
+
+    /// Whether the triangular-plus-Woodbury method beats dense LU on the matrix with rows `rows`:
+    /// `k · nnz + k³` below the dense `n³`, and `n · k` values fit in memory.
+    fn woodbury_pays<I>(n: usize, rows: &impl Fn(usize) -> I) -> bool
+    where
+        I: Iterator<Item = (u32, T)>,
+    {
+        let (k, nnz) = TriangularWoodbury::<T>::shape(n, rows);
+        let (nf, kf) = (n as f64, k as f64);
+        let woodbury_cost = kf * (nnz as f64 + nf) + kf * kf * kf / 3.0;
+        woodbury_cost < nf * nf * nf / 3.0 && n * k <= 50_000_000
+    }
+
+    /// Whether [`new`](Self::new) would factor this matrix by a general sparse LU (neither the
+    /// triangular structure nor a small dense system applies): for callers that have a cheaper
+    /// alternative to a solve whose fill-in is unpredictable (value iteration, for instance).
+    pub fn needs_general_sparse<I>(n: usize, rows: &impl Fn(usize) -> I) -> bool
+    where
+        I: Iterator<Item = (u32, T)>,
+    {
+        n >= SPARSE_FROM && !T::EXACT && !Self::woodbury_pays(n, rows)
     }
 
     /// Solves `A x = b` in place.

@@ -30,8 +30,13 @@ pub fn discounted(
 ) -> Result<MdpSolution> {
     check(mdp, rewards, gamma)?;
     let (values, policy, iterations, method) = match options.method {
-        Method::PolicyIteration => policy_iteration(mdp, rewards, gamma, optimum, options)?,
+        Method::PolicyIteration => policy_iteration(mdp, rewards, gamma, optimum, options, false)?
+            .expect("policy iteration is not abandoned when asked for"),
         Method::ValueIteration => value_iteration(mdp, rewards, gamma, optimum, options)?,
+        Method::Auto => match policy_iteration(mdp, rewards, gamma, optimum, options, true)? {
+            Some(solved) => solved,
+            None => value_iteration(mdp, rewards, gamma, optimum, options)?,
+        },
     };
     let (delta, _) = bellman_gap(mdp, rewards, gamma, optimum, &values);
     Ok(MdpSolution {
@@ -98,6 +103,10 @@ fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f6
 
 type Solved = (Vec<f64>, Vec<u32>, u64, String);
 
+/// Beyond this many states, [`Method::Auto`] prefers value iteration to policy evaluations that
+/// need a general sparse LU.
+const AUTO_SPARSE_LIMIT: usize = 2_000;
+
 /// Policy iteration: evaluate by a linear solve of `(I − γ P_π) v = r_π` (one refinement step),
 /// improve greedily where a choice is better by more than rounding.
 fn policy_iteration(
@@ -106,7 +115,8 @@ fn policy_iteration(
     gamma: f64,
     optimum: Optimum,
     options: &MdpOptions,
-) -> Result<Solved> {
+    give_up_if_costly: bool,
+) -> Result<Option<Solved>> {
     let n = mdp.n();
     let m = mdp.matrix();
     // Start from the best immediate reward.
@@ -116,10 +126,18 @@ fn policy_iteration(
         let rows: Vec<usize> = (0..n)
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
-        let lu = Factored::<f64>::new(n, "policy evaluation (I - γP)", |i| {
+        let rows_of = |i: usize| {
             let (cols, vals) = m.row(rows[i]);
             std::iter::once((i as u32, 1.0)).chain(cols.iter().zip(vals).map(|(&t, &p)| (t, -gamma * p)))
-        })?;
+        };
+        // Automatic choice: policy iteration while its evaluations are cheap (dense for small
+        // models, triangular-plus-low-rank for models that mostly move forward); value iteration
+        // when only a general sparse LU would do, whose fill-in on long-range structure costs far
+        // more than the sweeps.
+        if give_up_if_costly && n > AUTO_SPARSE_LIMIT && Factored::<f64>::needs_general_sparse(n, &rows_of) {
+            return Ok(None);
+        }
+        let lu = Factored::<f64>::new(n, "policy evaluation (I - γP)", rows_of)?;
         let mut v: Vec<f64> = rows.iter().map(|&r| rewards[r]).collect();
         lu.solve_in_place(&mut v);
         for _ in 0..2 {
@@ -153,7 +171,7 @@ fn policy_iteration(
             }
         }
         if !changed {
-            return Ok((v, policy, round, method));
+            return Ok(Some((v, policy, round, method)));
         }
     }
     Err(Error::LimitReached {

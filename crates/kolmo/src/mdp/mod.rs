@@ -54,9 +54,12 @@ impl Optimum {
 /// How to solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Method {
-    /// Howard's policy iteration: exact policy evaluation by a linear solve, greedy improvement
-    /// (Puterman §6.4); the default.
+    /// Policy iteration while its evaluations are cheap linear solves, value iteration otherwise
+    /// (large models whose structure would need a general sparse LU); the default.
     #[default]
+    Auto,
+    /// Howard's policy iteration: exact policy evaluation by a linear solve, greedy improvement
+    /// (Puterman §6.4).
     PolicyIteration,
     /// Gauss–Seidel value iteration (Puterman §6.3.3), stopped by the sound criterion.
     ValueIteration,
@@ -79,7 +82,7 @@ pub struct MdpOptions {
 impl Default for MdpOptions {
     fn default() -> Self {
         Self {
-            method: Method::PolicyIteration,
+            method: Method::Auto,
             precision: 1e-12,
             max_iterations: 1_000_000,
         }
