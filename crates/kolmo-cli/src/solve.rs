@@ -138,10 +138,10 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mdp = as_mdp(file.model)?;
     let opt = if args.min { Optimum::Min } else { Optimum::Max };
     let solver = MdpOptions {
-        method: if args.value_iteration {
-            Method::ValueIteration
-        } else {
-            Method::PolicyIteration
+        method: match (args.value_iteration, args.policy_iteration) {
+            (true, _) => Method::ValueIteration,
+            (_, true) => Method::PolicyIteration,
+            _ => Method::Auto,
         },
         ..MdpOptions::default()
     };
