@@ -7,6 +7,9 @@
 #   peers/run.sh                      # all cases
 #   peers/run.sh --only classic ring  # cases whose name contains one of the words
 #   peers/run.sh --cap 60             # seconds allowed per Storm check (default 20)
+#   peers/run.sh bench-mdp [ARGS]     # instead: the MDP benchmark peers/bench_mdp.py (discounted
+#                                     # reward vs pymdptoolbox, QuantEcon, Storm; ~8 minutes);
+#                                     # outputs bench_mdp/, bench_mdp.md, bench_mdp.json
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -21,4 +24,10 @@ fi
 target=${CARGO_TARGET_DIR:-$root/target}
 case $target in /*) ;; *) target=$root/$target ;; esac
 export KOLMO=$target/release/kolmo
+if [ "${1:-}" = bench-mdp ]; then
+  shift
+  "$venv/bin/python" -c "import mdptoolbox, quantecon" 2>/dev/null ||
+    "$venv/bin/pip" install -q pymdptoolbox quantecon
+  exec "$venv/bin/python" "$here/bench_mdp.py" --kolmo "$KOLMO" "$@"
+fi
 exec "$venv/bin/python" "$here/storm_check.py" --kolmo "$KOLMO" "$@"
