@@ -222,7 +222,13 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
         (None, Some(x)) => Some(
             x.iter()
-                .map(|v| v.as_ref().map_or("inf".to_string(), ToString::to_string))
+                .zip(&solution.values)
+                .map(|(v, f)| {
+                    v.as_ref().map_or(
+                        if *f < 0.0 { "-inf" } else { "inf" }.to_string(),
+                        ToString::to_string,
+                    )
+                })
                 .collect(),
         ),
         _ => None,

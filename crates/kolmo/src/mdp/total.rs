@@ -16,8 +16,8 @@ use crate::numeric::NeumaierSum;
 use crate::{Error, Result, StateId};
 
 /// The optimal expected total reward earned until `target` is first reached, from every state,
-/// with an optimal policy. `rewards` has one non-negative entry per choice (length `m`); rewards of
-/// choices in target states are not earned.
+/// with an optimal policy. `rewards` has one entry per choice (length `m`), all `≥ 0` or all `≤ 0`
+/// (then `−∞` replaces `+∞`); rewards of choices in target states are not earned.
 ///
 /// The bound is the policy evaluation's certified bound plus `δ · t`, `δ` the remaining Bellman gap
 /// `‖T v − v‖∞` and `t` the longest expected time to the target under the policy found (zero
@@ -34,13 +34,35 @@ pub fn total_reward(
     optimum: Optimum,
     options: &MdpOptions,
 ) -> Result<MdpSolution> {
+    // Rewards that are all ≤ 0 (costs written as negative rewards): optimise the negated rewards
+    // the other way and negate back, so that `+∞` becomes `−∞`.
+    if rewards.iter().all(|r| *r <= 0.0) && rewards.iter().any(|r| *r < 0.0) {
+        let negated: Vec<f64> = rewards.iter().map(|r| -r).collect();
+        let flipped = match optimum {
+            Optimum::Max => Optimum::Min,
+            Optimum::Min => Optimum::Max,
+        };
+        let mut s = non_negative(mdp, &negated, target, flipped, options)?;
+        s.values.iter_mut().for_each(|v| *v = -*v);
+        return Ok(s);
+    }
+    non_negative(mdp, rewards, target, optimum, options)
+}
+
+fn non_negative(
+    mdp: &Mdp,
+    rewards: &[f64],
+    target: &StateSet,
+    optimum: Optimum,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
     let n = mdp.n();
     let m = mdp.matrix();
     if rewards.len() != mdp.choices() || rewards.iter().any(|r| !(r.is_finite() && *r >= 0.0)) {
         return Err(Error::arg(
             "rewards",
             format!(
-                "{} finite, non-negative rewards, one per choice ({} given)",
+                "{} finite rewards, one per choice ({} given), all ≥ 0 or all ≤ 0 (mixed signs can make the total undefined)",
                 mdp.choices(),
                 rewards.len()
             ),
@@ -308,5 +330,16 @@ mod tests {
         assert!((max.values[1] - 3.5).abs() <= max.error_bound.max(1e-15));
         assert_eq!(max.values[3], f64::INFINITY);
         assert_eq!(max.policy[0], 1);
+        // The same as costs (negative rewards): the signs flip, +∞ becomes −∞.
+        let costs: Vec<f64> = rewards.iter().map(|r| -r).collect();
+        let worst = total_reward(&mdp, &costs, &target, Optimum::Min, &MdpOptions::default()).unwrap();
+        assert!(
+            (worst.values[0] + 5.0).abs() <= worst.error_bound.max(1e-15),
+            "{:?}",
+            worst.values
+        );
+        assert_eq!(worst.values[3], f64::NEG_INFINITY);
+        let mixed = [1.0, -1.0, 0.0, 0.0, 0.0];
+        assert!(total_reward(&mdp, &mixed, &target, Optimum::Min, &MdpOptions::default()).is_err());
     }
 }
