@@ -79,7 +79,7 @@ fn communicating(
 /// state can reach every other, so the best gain there is one number `g_C` (de Alfaro, *Formal
 /// verification of probabilistic systems*, PhD thesis, Stanford 1997, ch. 5; Puterman ch. 9):
 /// 1. the MECs (as for reachability), and for each its `g_C` by value iteration on its internal
-///    choices ([`communicating`]), bracketed;
+///    choices, bracketed;
 /// 2. the MECs collapsed into nodes that may either leave by an exiting choice or *settle* for
 ///    `g_C` (a choice to a terminal state rewarded `g_C`); in this quotient every policy reaches the
 ///    terminal, and the optimal gain of a state is its optimal expected terminal reward, solved with
