@@ -11,7 +11,6 @@ use super::{MdpOptions, MdpSolution, Method, Optimum};
 use crate::exact::Rational;
 use crate::linsolve::Factored;
 use crate::model::Mdp;
-use crate::numeric::NeumaierSum;
 use crate::{Error, Result};
 
 /// The optimal expected discounted total reward `Σ_k γ^k r_k` from every state and an optimal
@@ -67,13 +66,7 @@ fn check(mdp: &Mdp, rewards: &[f64], gamma: f64) -> Result<()> {
 
 /// `r(a) + γ Σ_t P(a, t) v(t)` for row `a`, compensated.
 fn q_value(mdp: &Mdp, rewards: &[f64], gamma: f64, v: &[f64], row: usize) -> f64 {
-    let (cols, vals) = mdp.matrix().row(row);
-    let mut acc = NeumaierSum::default();
-    acc.add(rewards[row]);
-    for (&t, &p) in cols.iter().zip(vals) {
-        acc.add(gamma * p * v[t as usize]);
-    }
-    acc.value()
+    super::backup(mdp.matrix(), rewards[row], gamma, v, row)
 }
 
 /// `‖T v − v‖∞` plus an allowance for its rounding, and the greedy policy of `v`.

@@ -104,6 +104,24 @@ pub struct MdpSolution {
     pub method: String,
 }
 
+/// One Bellman backup of a choice: `reward + γ Σ_t P(row, t) v(t)`, compensated (the sum of
+/// terms of both signs stays accurate).
+pub(crate) fn backup(
+    matrix: &crate::sparse::CsrMatrix,
+    reward: f64,
+    gamma: f64,
+    v: &[f64],
+    row: usize,
+) -> f64 {
+    let (cols, vals) = matrix.row(row);
+    let mut acc = crate::numeric::NeumaierSum::default();
+    acc.add(reward);
+    for (&t, &p) in cols.iter().zip(vals) {
+        acc.add(gamma * p * v[t as usize]);
+    }
+    acc.value()
+}
+
 /// The MDP as a one-player game (every state owned by the optimiser), with `rewards` per choice.
 pub(crate) fn as_game(mdp: &Mdp, rewards: &[f64], optimum: Optimum) -> Result<Game> {
     if rewards.len() != mdp.choices() {

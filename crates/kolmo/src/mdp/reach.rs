@@ -23,7 +23,6 @@ use super::{MdpOptions, MdpSolution, Optimum, total_reward};
 use crate::analysis::reach_probability as chain_reach;
 use crate::graph::{backward_reachable, sccs};
 use crate::model::{Dtmc, Mdp, StateSet};
-use crate::numeric::NeumaierSum;
 use crate::sparse::{CsrBuilder, CsrMatrix};
 use crate::{Error, Result, StateId};
 
@@ -67,14 +66,7 @@ pub fn reach_probability(
     let k = q.nodes;
     let mut choice = vec![0u32; k + 2];
     let qm = q.mdp.matrix();
-    let value_of = |v: &[f64], row: usize| {
-        let (cols, vals) = qm.row(row);
-        let mut acc = NeumaierSum::default();
-        for (&t, &p) in cols.iter().zip(vals) {
-            acc.add(p * v[t as usize]);
-        }
-        acc.value()
-    };
+    let value_of = |v: &[f64], row: usize| super::backup(qm, 0.0, 1.0, v, row);
     let goal = StateSet::from_states(k + 2, [k as StateId]);
     let mut rounds = 0;
     let v = loop {

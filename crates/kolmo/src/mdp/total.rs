@@ -12,7 +12,6 @@
 use super::{MdpOptions, MdpSolution, Optimum};
 use crate::analysis::AbsorbingChain;
 use crate::model::{Dtmc, Mdp, StateSet};
-use crate::numeric::NeumaierSum;
 use crate::{Error, Result, StateId};
 
 /// The optimal expected total reward earned until `target` is first reached, from every state,
@@ -96,15 +95,7 @@ fn non_negative(
         (sure, allowed, policy)
     };
     let row_of = |s: usize, choice: u32| m.group_rows(s).start + choice as usize;
-    let q = |v: &[f64], row: usize| {
-        let (cols, vals) = m.row(row);
-        let mut acc = NeumaierSum::default();
-        acc.add(rewards[row]);
-        for (&t, &p) in cols.iter().zip(vals) {
-            acc.add(p * v[t as usize]);
-        }
-        acc.value()
-    };
+    let q = |v: &[f64], row: usize| super::backup(m, rewards[row], 1.0, v, row);
     for round in 1..=options.max_iterations {
         let rows: Vec<usize> = (0..n).map(|s| row_of(s, policy[s])).collect();
         let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
