@@ -52,7 +52,7 @@ fn parse_objective(text: &str) -> Result<Objective> {
         }
         "average" => Objective::Average,
         other => bail!(
-            "--objective {}: unknown; use max-reach:L, min-reach:L, max-reward:L, min-reward:L, discounted:G or horizon:K",
+            "--objective {}: unknown; use max-reach:L, min-reach:L, max-reward:L, min-reward:L, discounted:G, horizon:K or average",
             kolmo::excerpt(other)
         ),
     })
@@ -146,6 +146,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         ..MdpOptions::default()
     };
     let mut exact: Option<Vec<Rational>> = None;
+    // Why --exact gave no fractions (the decimals are still printed).
+    let mut exact_error: Option<String> = None;
     // The bias of the average-reward policy, when its chain is unichain.
     let mut bias: Option<Vec<f64>> = None;
     // Exact values that may be +∞ (None).
@@ -159,7 +161,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             );
             let solution = mdp::reach_probability(&mdp, &target, *o, &solver)?;
             if args.exact {
-                exact = Some(mdp::reach_probability_exact(&mdp, &target, *o, &solution.policy)?.0);
+                exact = keep(
+                    &mut exact_error,
+                    mdp::reach_probability_exact(&mdp, &target, *o, &solution.policy),
+                )
+                .map(|x| x.0);
             }
             (what, solution, None)
         }
@@ -172,8 +178,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             );
             let solution = mdp::total_reward(&mdp, &r, &target, *o, &solver)?;
             if args.exact {
-                let (values, _) = mdp::total_reward_exact(&mdp, &r, &target, *o, &solution.policy)?;
-                exact_inf = Some(values);
+                exact_inf = keep(
+                    &mut exact_error,
+                    mdp::total_reward_exact(&mdp, &r, &target, *o, &solution.policy),
+                )
+                .map(|x| x.0);
             }
             (what, solution, None)
         }
@@ -181,7 +190,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             if args.exact {
                 let gamma: Rational = parse_fraction(text)?;
-                exact = Some(mdp::discounted_exact(&mdp, &r, &gamma, opt)?.0);
+                exact = keep(&mut exact_error, mdp::discounted_exact(&mdp, &r, &gamma, opt)).map(|x| x.0);
             }
             let what = format!(
                 "{} expected discounted reward {name:?}, γ = {text}",
@@ -203,7 +212,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         Objective::Horizon(k) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             if args.exact {
-                exact = Some(mdp::finite_horizon_exact(&mdp, &r, *k, opt)?);
+                exact = keep(&mut exact_error, mdp::finite_horizon_exact(&mdp, &r, *k, opt));
             }
             let h = mdp::finite_horizon(&mdp, &r, *k, opt)?;
             let what = format!("{} expected total reward {name:?} over {k} steps", direction(opt));
@@ -247,6 +256,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         let mut doc = json!({
             "model": {"file": args.file.display().to_string(), "format": file.format.name(), "states": mdp.n(), "choices": mdp.choices()},
             "notes": file.notes,
+            "exact_error": exact_error,
             "objective": args.objective,
             "description": description,
             "state_names": names,
@@ -283,6 +293,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         )?;
         for note in &file.notes {
             writeln!(out, "  note: {note}")?;
+        }
+        if let Some(e) = &exact_error {
+            writeln!(out, "  note: no exact values: {e}")?;
         }
         writeln!(out, "Objective: {description}")?;
         for &s in mdp.initial() {
@@ -338,6 +351,17 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The exact result, or `None` with the reason kept for the report.
+fn keep<T>(why: &mut Option<String>, result: kolmo::Result<T>) -> Option<T> {
+    match result {
+        Ok(x) => Some(x),
+        Err(e) => {
+            *why = Some(e.to_string());
+            None
+        }
+    }
 }
 
 fn direction(o: Optimum) -> &'static str {

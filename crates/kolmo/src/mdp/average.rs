@@ -147,6 +147,7 @@ pub fn average(
             .collect();
     }
     let gains: Vec<f64> = gain.iter().flatten().copied().collect();
+    super::check_finite("average reward", &gains)?;
     let shift = -gains.iter().fold(0.0f64, |a, &g| a.min(g));
     // The quotient: nodes, then the terminal.
     let terminal = nodes as StateId;

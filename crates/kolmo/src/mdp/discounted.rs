@@ -37,6 +37,7 @@ pub fn discounted(
             None => value_iteration(mdp, rewards, gamma, optimum, options)?,
         },
     };
+    super::check_finite("discounted reward", &values)?;
     let (delta, _) = bellman_gap(mdp, rewards, gamma, optimum, &values);
     Ok(MdpSolution {
         error_bound: delta / (1.0 - gamma),
@@ -95,6 +96,9 @@ fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f6
 }
 
 type Solved = (Vec<f64>, Vec<u32>, u64, String);
+
+/// Largest `sweeps × transitions` of value iteration (about a minute).
+const MAX_SWEEP_WORK: u64 = 20_000_000_000;
 
 /// Beyond this many states, [`Method::Auto`] prefers value iteration to policy evaluations that
 /// need a general sparse LU.
@@ -187,7 +191,11 @@ fn value_iteration(
     let m = mdp.matrix();
     let mut v = vec![0.0; n];
     let mut policy = vec![0u32; n];
-    for sweep in 1..=options.max_iterations {
+    // At most about a minute of sweeps, whatever the iteration limit.
+    let limit = options
+        .max_iterations
+        .min((MAX_SWEEP_WORK / m.nnz().max(1) as u64).max(1));
+    for sweep in 1..=limit {
         let mut change = 0.0f64;
         for s in 0..n {
             let group = m.group_rows(s);
@@ -212,8 +220,11 @@ fn value_iteration(
     }
     Err(Error::LimitReached {
         what: "value iteration",
-        limit: options.max_iterations,
-        message: "the guaranteed bound did not reach the precision".into(),
+        limit,
+        message: format!(
+            "the guaranteed bound did not reach the precision (γ = {gamma} needs about {:.1e} sweeps)",
+            (options.precision.ln() / gamma.ln()).abs()
+        ),
     })
 }
 

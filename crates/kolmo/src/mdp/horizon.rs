@@ -6,6 +6,12 @@ use crate::Result;
 use crate::exact::Rational;
 use crate::model::Mdp;
 
+/// Largest `steps × transitions` of [`finite_horizon`] (about a minute).
+pub const MAX_HORIZON_WORK: u64 = 20_000_000_000;
+
+/// Largest `steps × states` for which [`finite_horizon`] keeps every stage's decisions.
+pub const MAX_STORED_DECISIONS: u64 = 10_000_000;
+
 /// The optimal expected total reward over a finite horizon and the optimal decisions per stage.
 #[derive(Clone, Debug)]
 pub struct HorizonSolution {
@@ -13,7 +19,8 @@ pub struct HorizonSolution {
     pub steps: u64,
     /// `V_k(s)`, length `n`.
     pub values: Vec<f64>,
-    /// `decisions[t][s]`: the optimal choice in `s` at stage `t` (`k − t` steps to go); `k × n`.
+    /// `decisions[t][s]`: the optimal choice in `s` at stage `t` (`k − t` steps to go); `k × n`,
+    /// or only the first stage (`1 × n`) when `k × n` exceeds [`MAX_STORED_DECISIONS`].
     pub decisions: Vec<Vec<u32>>,
     /// Bound on the rounding error of `values`: `k` Bellman steps, each adding at most one rounding
     /// per term of a row.
@@ -23,17 +30,35 @@ pub struct HorizonSolution {
 /// Backward induction over `steps` steps with `rewards` per choice (length `m`).
 ///
 /// # Errors
-/// [`crate::Error::InvalidArgument`] for rewards of the wrong length.
+/// [`crate::Error::InvalidArgument`] for rewards of the wrong length, or `steps × nnz` beyond
+/// [`MAX_HORIZON_WORK`]; [`crate::Error::Uncertified`] if the values overflow `f64`.
 ///
 /// # Complexity
-/// O(steps · nnz) time, O(steps · n) space for the decisions.
+/// O(steps · nnz) time, O(min(steps · n, [`MAX_STORED_DECISIONS`])) space for the decisions.
 pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) -> Result<HorizonSolution> {
     let game = as_game(mdp, rewards, optimum)?;
-    let values = crate::game::finite_horizon(&game, steps).values;
-    let decisions = crate::game::finite_horizon_strategy(&game, steps);
+    let work = steps.saturating_mul(mdp.matrix().nnz().max(1) as u64);
+    if work > MAX_HORIZON_WORK {
+        return Err(crate::Error::arg(
+            "horizon",
+            format!(
+                "{steps} steps on {} transitions is more work than the limit of {MAX_HORIZON_WORK} (steps × transitions)",
+                mdp.matrix().nnz()
+            ),
+        ));
+    }
+    let h = crate::game::finite_horizon(&game, steps);
+    let values = h.values;
+    // Every stage's decisions only while they fit in memory; otherwise the first stage's.
+    let decisions = if steps.saturating_mul(mdp.n() as u64) <= MAX_STORED_DECISIONS {
+        crate::game::finite_horizon_strategy(&game, steps)
+    } else {
+        vec![h.first_choices]
+    };
     let m = mdp.matrix();
     let width = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0) as f64 + 1.0;
     let size = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    super::check_finite("finite horizon", &values)?;
     Ok(HorizonSolution {
         steps,
         error_bound: steps as f64 * width * f64::EPSILON * size,

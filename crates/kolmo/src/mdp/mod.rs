@@ -17,7 +17,9 @@ mod total;
 pub use average::{average, bias};
 pub use discounted::{discounted, discounted_exact};
 pub use exact::{reach_probability_exact, total_reward_exact};
-pub use horizon::{HorizonSolution, finite_horizon, finite_horizon_exact};
+pub use horizon::{
+    HorizonSolution, MAX_HORIZON_WORK, MAX_STORED_DECISIONS, finite_horizon, finite_horizon_exact,
+};
 pub use reach::reach_probability;
 pub use total::total_reward;
 
@@ -102,6 +104,21 @@ pub struct MdpSolution {
     pub iterations: u64,
     /// How the numbers were obtained.
     pub method: String,
+}
+
+/// `Ok` unless a value is NaN or `±∞` where finite values were expected: the rewards are too large
+/// for floating point (`--exact` still answers).
+pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<()> {
+    if values.iter().any(|v| v.is_nan()) || (values.iter().any(|v| v.is_infinite()) && what != "total reward")
+    {
+        return Err(Error::Uncertified {
+            what,
+            bound: f64::INFINITY,
+            residual: f64::NAN,
+            hint: "; the values overflow floating point (ask for the exact values)".into(),
+        });
+    }
+    Ok(())
 }
 
 /// One Bellman backup of a choice: `reward + γ Σ_t P(row, t) v(t)`, compensated (the sum of

@@ -239,7 +239,9 @@ impl Quotient {
                             fail
                         }
                     };
-                    if list.len() > 1 && cols.iter().all(|&t| to(t) == x as StateId) {
+                    // (A one-state end component's self-loops too: otherwise a policy could stay
+                    // forever and the certificate's longest stay would be infinite.)
+                    if cols.iter().all(|&t| to(t) == x as StateId) {
                         continue;
                     }
                     for (&t, &p) in cols.iter().zip(vals) {
@@ -437,6 +439,24 @@ mod tests {
         let min = reach_probability(&m, &goal, Optimum::Min, &MdpOptions::default()).unwrap();
         // Min: 0 swaps with 1 forever: 0.
         assert_eq!(min.values[0], 0.0);
+    }
+
+    // A one-state end component (a self-loop beside a gamble) must be collapsed too, or the
+    // certificate's longest stay is infinite (found by a break-it test).
+    #[test]
+    fn one_state_end_component_keeps_a_finite_bound() {
+        let m = mdp(&[
+            &[&[(0, 1.0)], &[(1, 0.5), (2, 0.5)]],
+            &[&[(1, 1.0)]],
+            &[&[(2, 1.0)]],
+        ]);
+        let goal = StateSet::from_states(3, [1]);
+        let max = reach_probability(&m, &goal, Optimum::Max, &MdpOptions::default()).unwrap();
+        assert!(
+            (max.values[0] - 0.5).abs() <= max.error_bound && max.error_bound < 1e-14,
+            "{max:?}"
+        );
+        assert_eq!(max.policy[0], 1);
     }
 
     // The fair walk on 0..=N absorbed at N (goal) and 0 (fail) reaches N from i with probability

@@ -61,7 +61,7 @@ fn non_negative(
         return Err(Error::arg(
             "rewards",
             format!(
-                "{} finite rewards, one per choice ({} given), all ≥ 0 or all ≤ 0 (mixed signs can make the total undefined)",
+                "need {} finite rewards, one per choice (got {}), all ≥ 0 or all ≤ 0: with rewards of both signs the total until the target can be undefined",
                 mdp.choices(),
                 rewards.len()
             ),
