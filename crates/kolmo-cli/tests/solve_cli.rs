@@ -193,3 +193,37 @@ fn multichain_average() {
     let v = solve(&file, &["--objective", "average", "--min"]);
     assert!((v["values"][0].as_f64().unwrap() - 1.0).abs() <= v["error_bound"].as_f64().unwrap() + 1e-15);
 }
+
+// Found by a break-it pass: overflowing values are refused (exit 1), not printed as NaN; an exact
+// answer that cannot be had leaves the decimals with a note.
+#[test]
+fn overflow_and_exact_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.json");
+    std::fs::write(
+        &big,
+        r#"{"type":"mdp","states":2,"transitions":{"0":[{"1":1}],"1":[{"1":1}]},"labels":{"t":[1]},"rewards":{"a":{"state":[1e308,1e308]}}}"#,
+    )
+    .unwrap();
+    let out = kolmo()
+        .arg("solve")
+        .arg(&big)
+        .args(["--objective", "discounted:0.9"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("overflow"));
+    let odd = dir.path().join("odd.json");
+    std::fs::write(
+        &odd,
+        r#"{"type":"mdp","states":2,"transitions":{"0":[{"0":1}],"1":[{"0":0.1234567891,"1":0.8765432109}]},"labels":{"t":[0]},"rewards":{"r":{"state":[0,1]}}}"#,
+    )
+    .unwrap();
+    let v = solve(&odd, &["--objective", "min-reward:t", "--exact"]);
+    assert!(
+        v["exact_error"].as_str().unwrap().contains("fraction"),
+        "{}",
+        v["exact_error"]
+    );
+    assert!(v["values"][1].as_f64().is_some());
+}
