@@ -344,6 +344,12 @@ pub struct SnakesArgs {
     /// Last cell of the board (overrides the board's size; mostly for `empty`).
     #[arg(long, value_name = "N")]
     pub size: Option<i64>,
+    /// Replace the board's snakes and ladders by COUNT random ladders and COUNT random snakes on
+    /// distinct inner cells (the peer harness's generator: shared/peers/gen_board.py), drawn with
+    /// --seed. With --size for big boards, e.g. `kolmo snakes empty --size 1000000
+    /// --random-portals 100000`.
+    #[arg(long, value_name = "COUNT")]
+    pub random_portals: Option<u32>,
     /// Turns k at which to report P(finished within k rolls), comma-separated.
     #[arg(
         long,
@@ -367,7 +373,8 @@ pub struct SnakesArgs {
     /// boards with long games (about 2·10⁹ rolls in all, at least 10,000 games).
     #[arg(long, value_name = "GAMES")]
     pub mc: Option<u64>,
-    /// Seed of the Monte Carlo run (the result does not depend on the thread count).
+    /// Seed of the Monte Carlo run (the result does not depend on the thread count) and of
+    /// --random-portals.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
     /// A simulated game longer than this many rolls stops the simulation with an error.

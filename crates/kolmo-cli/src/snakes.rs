@@ -204,6 +204,9 @@ fn load_board(args: &SnakesArgs) -> Result<Board> {
     if let Some(s) = args.size {
         spec.size = s;
     }
+    if let Some(count) = args.random_portals {
+        spec = spec.with_random_portals(count, args.seed)?;
+    }
     Ok(Board::new(&spec)?)
 }
 

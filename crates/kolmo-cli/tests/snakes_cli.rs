@@ -501,3 +501,31 @@ fn distribution_by_squaring_agrees_with_stepping() {
             < 1e-14
     );
 }
+
+// Random boards as the peer harness generates them (shared/peers/gen_board.py's distribution;
+// reproducibility and the portals' layout are tested in the library).
+#[test]
+fn random_portals_board() {
+    let v = json(&[
+        "snakes",
+        "empty",
+        "--size",
+        "200",
+        "--random-portals",
+        "20",
+        "--seed",
+        "5",
+        "--mc",
+        "0",
+    ]);
+    assert!(
+        v["board"]["name"]
+            .as_str()
+            .unwrap()
+            .contains("20 ladders, 20 snakes, seed 5"),
+        "{}",
+        v["board"]
+    );
+    assert!(v["expected_rolls"].as_f64().unwrap() > 200.0 / 3.5 * 0.5);
+    assert!(v["error_bound"].as_f64().unwrap() < 1e-10);
+}

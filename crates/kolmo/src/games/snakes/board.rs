@@ -198,6 +198,66 @@ impl BoardSpec {
         }
     }
 
+    /// Replaces the portals by `count` random ladders and `count` random snakes, the distribution of
+    /// the peer harness's generator (shared/peers/gen_board.py): `4·count` distinct cells drawn
+    /// uniformly from `1..size` (never the start 0 or the goal), paired at random; in the first
+    /// `count` pairs the lower cell leads up to the higher (ladders), in the others the higher leads
+    /// down to the lower (snakes). So no portal starts or ends on another's cell and none chains.
+    /// Deterministic for a `seed` (Xoshiro256++; the boards differ from numpy's for the same seed,
+    /// the distribution is the same).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `4·count > size − 1` (not enough cells).
+    pub fn with_random_portals(mut self, count: u32, seed: u64) -> Result<Self> {
+        use rand::{RngExt, SeedableRng};
+        let cells = self.size.saturating_sub(1).max(0) as u64;
+        let needed = 4 * u64::from(count);
+        if needed > cells {
+            return Err(Error::arg(
+                "random portals",
+                format!(
+                    "{count} ladders and {count} snakes need {needed} distinct cells in 1..{}, the board has {cells}",
+                    self.size
+                ),
+            ));
+        }
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        // Floyd's sampling of `needed` distinct cells, then a Fisher–Yates shuffle for the pairing.
+        let mut chosen = std::collections::HashSet::with_capacity(needed as usize);
+        let mut picked = Vec::with_capacity(needed as usize);
+        for j in cells - needed..cells {
+            let t = rng.random_range(0..=j);
+            let cell = if chosen.insert(t) {
+                t
+            } else {
+                chosen.insert(j);
+                j
+            };
+            picked.push(cell as i64 + 1);
+        }
+        for i in (1..picked.len()).rev() {
+            let j = rng.random_range(0..=i);
+            picked.swap(i, j);
+        }
+        self.portals = picked
+            .chunks(2)
+            .enumerate()
+            .map(|(i, pair)| {
+                let (lo, hi) = (pair[0].min(pair[1]), pair[0].max(pair[1]));
+                if (i as u32) < count {
+                    (PortalKind::Ladder, lo, hi, None)
+                } else {
+                    (PortalKind::Snake, hi, lo, None)
+                }
+            })
+            .collect();
+        self.name = format!(
+            "random: size {}, {count} ladders, {count} snakes, seed {seed}",
+            self.size
+        );
+        Ok(self)
+    }
+
     /// The Milton Bradley "Chutes and Ladders" board: 100 cells, start 0, ladders 1→38, 4→14,
     /// 9→31, 21→42, 28→84, 36→44, 51→67, 71→91, 80→100; snakes 16→6, 47→26, 49→11, 56→53, 62→19,
     /// 64→60, 87→24, 93→73, 95→75, 98→78.
@@ -540,6 +600,30 @@ mod tests {
         s.start = 0;
         s.size = 0;
         assert!(matches!(board_error(&s), BoardError::Size { size: 0, .. }));
+        // Random portals: 4·count distinct inner cells, ladders up, snakes down, reproducible.
+        let r = BoardSpec::empty(1000).with_random_portals(100, 7).unwrap();
+        assert_eq!(r, BoardSpec::empty(1000).with_random_portals(100, 7).unwrap());
+        let mut ends: Vec<i64> = r.portals.iter().flat_map(|p| [p.1, p.2]).collect();
+        ends.sort_unstable();
+        ends.dedup();
+        assert_eq!(ends.len(), 400);
+        assert!(ends.iter().all(|&c| (1..1000).contains(&c)));
+        assert_eq!(
+            r.portals
+                .iter()
+                .filter(|p| p.0 == PortalKind::Ladder && p.1 < p.2)
+                .count(),
+            100
+        );
+        assert_eq!(
+            r.portals
+                .iter()
+                .filter(|p| p.0 == PortalKind::Snake && p.1 > p.2)
+                .count(),
+            100
+        );
+        assert!(Board::new(&r).is_ok());
+        assert!(BoardSpec::empty(100).with_random_portals(25, 1).is_err());
         let mut s = spec(&[]);
         s.die = Die::Weighted(vec![1.0, -1.0]);
         assert!(matches!(board_error(&s), BoardError::Die(_)));
