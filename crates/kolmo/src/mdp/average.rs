@@ -272,24 +272,12 @@ mod tests {
     // Max gain from 0: 2 (go to {2, 3}); from 1: 1. Min from 0: 1.
     #[test]
     fn multichain_gains() {
-        let mut b = CsrBuilder::new(4);
-        b.new_row_group();
-        b.add(1, 1.0);
-        b.finish_row();
-        b.add(2, 1.0);
-        b.finish_row();
-        b.add(0, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(1, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(3, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(2, 1.0);
-        b.finish_row();
-        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let mdp = super::super::test_mdp(&[
+            &[&[(1, 1.0)], &[(2, 1.0)], &[(0, 1.0)]],
+            &[&[(1, 1.0)]],
+            &[&[(3, 1.0)]],
+            &[&[(2, 1.0)]],
+        ]);
         let r = [0.0, 0.0, 1.5, 1.0, 4.0, 0.0];
         let max = average(&mdp, &r, Optimum::Max, 1e-12, 100_000).unwrap();
         for (g, want) in max.values.iter().zip([2.0, 1.0, 2.0, 2.0]) {

@@ -154,3 +154,20 @@ pub(crate) fn as_game(mdp: &Mdp, rewards: &[f64], optimum: Optimum) -> Result<Ga
         mdp.initial().to_vec(),
     )
 }
+
+/// An MDP for tests: `groups[s]` lists state `s`'s choices, each a list of `(target, probability)`;
+/// initial state 0.
+#[cfg(test)]
+pub(crate) fn test_mdp(groups: &[&[&[(u32, f64)]]]) -> Mdp {
+    let mut b = crate::sparse::CsrBuilder::new(groups.len());
+    for g in groups {
+        b.new_row_group();
+        for row in *g {
+            for &(t, p) in *row {
+                b.add(t, p);
+            }
+            b.finish_row();
+        }
+    }
+    Mdp::new(b.build(), vec![0]).expect("a valid test MDP")
+}

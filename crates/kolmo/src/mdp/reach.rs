@@ -378,19 +378,7 @@ pub(super) fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (
 mod tests {
     use super::*;
 
-    fn mdp(groups: &[&[&[(u32, f64)]]]) -> Mdp {
-        let mut b = CsrBuilder::new(groups.len());
-        for g in groups {
-            b.new_row_group();
-            for row in *g {
-                for &(t, p) in *row {
-                    b.add(t, p);
-                }
-                b.finish_row();
-            }
-        }
-        Mdp::new(b.build(), vec![0]).unwrap()
-    }
+    use super::super::test_mdp as mdp;
 
     // 0 ⇄ 1 form an end component (choices "swap"); from 0 one may also gamble: goal 2 w.p. 0.6,
     // fail 3 w.p. 0.4; from 1 gamble: goal w.p. 0.3, else back to 0. Max: stay in the component until

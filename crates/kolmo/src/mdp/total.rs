@@ -261,30 +261,18 @@ pub(super) fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, 
 mod tests {
     use super::*;
     use crate::exact::Rational;
-    use crate::sparse::CsrBuilder;
 
     /// 0: choice 0 (reward 1) → 1; choice 1 (reward 5) → 2 (target). 1: (reward 1) → 2 w.p. 1/2,
     /// back to 0 w.p. 1/2. 3: only → 3 (a trap). Min: from 1, v1 = 1 + v0/2, v0 = min(1 + v1, 5) ⇒
     /// with choice 0 v0 = 1 + 1 + v0/2 ⇒ v0 = 4, v1 = 3; the trap is +∞.
     #[test]
     fn shortest_path_with_a_trap() {
-        let mut b = CsrBuilder::new(4);
-        b.new_row_group();
-        b.add(1, 1.0);
-        b.finish_row();
-        b.add(2, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(2, 0.5);
-        b.add(0, 0.5);
-        b.finish_row();
-        b.new_row_group();
-        b.add(2, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(3, 1.0);
-        b.finish_row();
-        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let mdp = super::super::test_mdp(&[
+            &[&[(1, 1.0)], &[(2, 1.0)]],
+            &[&[(2, 0.5), (0, 0.5)]],
+            &[&[(2, 1.0)]],
+            &[&[(3, 1.0)]],
+        ]);
         let rewards = [1.0, 5.0, 1.0, 0.0, 1.0];
         let target = StateSet::from_states(4, [2]);
         let s = total_reward(&mdp, &rewards, &target, Optimum::Min, &MdpOptions::default()).unwrap();
