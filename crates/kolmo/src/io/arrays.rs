@@ -20,7 +20,7 @@
 //! byte offset in a `.npy` file.
 
 use super::json::located::{self, Json, Value};
-use super::json::{number_text, write_error};
+use super::json::{describe, number_text, write_error};
 use super::npy::{self, NpyArray, shape_text};
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
 use crate::model::{Mdp, ROW_SUM_TOLERANCE, RewardModel};
@@ -558,18 +558,6 @@ fn collect_json(
     dense.values.push(value);
     places.push((node.line, node.column));
     Ok(())
-}
-
-/// What a JSON value is, for "expected ..., found ..." messages.
-fn describe(node: &Json<'_>) -> String {
-    match &node.value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(raw) => format!("the number {}", excerpt(raw)),
-        Value::String(s) => format!("the string \"{}\"", excerpt(s)),
-        Value::Array(_) => "a list".into(),
-        Value::Object(_) => "an object".into(),
-    }
 }
 
 /// Reads an array model from `.npy` files: `path` is a directory holding `P.npy` (or `Q.npy`) and

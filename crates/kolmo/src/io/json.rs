@@ -124,7 +124,7 @@ fn at(path: &Path, node: &Json<'_>, message: impl Into<String>) -> Error {
 }
 
 /// What a value is, for "expected ..., found ..." messages.
-fn describe(node: &Json<'_>) -> String {
+pub(super) fn describe(node: &Json<'_>) -> String {
     match &node.value {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),

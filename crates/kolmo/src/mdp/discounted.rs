@@ -387,17 +387,7 @@ pub(crate) mod tests {
     // (a11, a21) (Example 6.2.1); β = 0.9: v* = (1, −10), policy (a12, a21).
     #[test]
     fn puterman_two_state() {
-        let mut b = CsrBuilder::new(2);
-        b.new_row_group();
-        b.add(0, 0.5);
-        b.add(1, 0.5);
-        b.finish_row();
-        b.add(1, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(1, 1.0);
-        b.finish_row();
-        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let mdp = super::super::test_mdp(&[&[&[(0, 0.5), (1, 0.5)], &[(1, 1.0)]], &[&[(1, 1.0)]]]);
         let r = [5.0, 10.0, -1.0];
         let s = discounted(&mdp, &r, 0.95, Optimum::Max, &MdpOptions::default()).unwrap();
         assert!(
