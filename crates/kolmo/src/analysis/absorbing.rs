@@ -15,7 +15,7 @@
 
 use super::subsystem::Subsystem;
 use crate::graph::Qualitative;
-use crate::linsolve::Factored;
+use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
 use crate::{Error, Result, StateId};
 
@@ -94,9 +94,11 @@ impl FundamentalMatrix {
 pub const MAX_FUNDAMENTAL: usize = 5_000;
 
 impl<'a> AbsorbingChain<'a> {
-    /// Runs the graph analysis for `target` and factors `I − Q` over the states that reach it
-    /// with probability 1 (dense LU with partial pivoting, or a sparse triangular solve with a Woodbury correction when
-    /// few columns hold entries below the diagonal: see [`Factored`]).
+    /// Runs the graph analysis for `target` and sets up solves with `I − Q` over the states that
+    /// reach it with probability 1, by the method [`Factored::new`] chooses: dense LU, a sparse
+    /// triangular solve with a Woodbury correction when few columns hold entries below the
+    /// diagonal, sparse LU for narrow bands, and otherwise (beyond 20,000 states with long-range
+    /// transitions) BiCGSTAB with a Gauss–Seidel preconditioner, refined to a certified residual.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `target` does not range over the chain's states;
@@ -105,14 +107,26 @@ impl<'a> AbsorbingChain<'a> {
     ///
     /// # Complexity
     /// O(n + nnz) for the graph analysis; the factorisation is O(k³) dense (`k` transient states)
-    /// or O(r·nnz + r³) for the triangular-plus-rank-`r` method, whichever is cheaper.
+    /// or O(r·nnz + r³) for the triangular-plus-rank-`r` method, whichever is cheaper; O(nnz) to
+    /// set up the iterative method, each of whose products costs O(nnz).
     pub fn new(dtmc: &'a Dtmc, target: &StateSet) -> Result<Self> {
+        Self::with_method(dtmc, target, SolveMethod::Auto)
+    }
+
+    /// As [`new`](Self::new), solving `I − Q` by `method` unless it is [`SolveMethod::Auto`]
+    /// (the command line's `--method`). Iterative methods (BiCGSTAB, GMRES) are refined until the
+    /// residual certifies about 1e-11 relative for expected steps; their work is in
+    /// [`method`](Self::method).
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn with_method(dtmc: &'a Dtmc, target: &StateSet, method: SolveMethod) -> Result<Self> {
         dtmc.check_set("target", target)?;
         let qualitative = Qualitative::new(dtmc, target);
         let transient_set =
             StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
         let transient = Subsystem::new(dtmc, &transient_set);
-        let lu = transient.factor_i_minus_q("expected steps (I - Q)")?;
+        let lu = transient.factor_i_minus_q_with("expected steps (I - Q)", method)?;
         Ok(Self {
             dtmc,
             target: target.clone(),
@@ -120,6 +134,12 @@ impl<'a> AbsorbingChain<'a> {
             transient,
             lu,
         })
+    }
+
+    /// How `I − Q` is solved (method, size, work so far), for reports.
+    #[must_use]
+    pub fn method(&self) -> String {
+        format!("{} on I - Q, iterative refinement", self.lu.method())
     }
 
     /// The graph analysis: states reaching the target with probability 0, 1, or in between.
@@ -268,7 +288,7 @@ impl<'a> AbsorbingChain<'a> {
             second_moment_residual,
             error_bound,
             infinite: self.not_almost_sure(),
-            method: format!("{} on I - Q, iterative refinement", self.lu.method()),
+            method: self.method(),
         }
     }
 
@@ -303,9 +323,7 @@ impl<'a> AbsorbingChain<'a> {
         };
         let mut e = vec![0.0; self.transient.len()];
         e[p] = 1.0;
-        let mut v = e.clone();
-        self.lu.solve_transpose_in_place(&mut v);
-        let residual = self.transient.residual_transposed(&v, &e);
+        let (v, residual) = self.transient.solve_transposed_refined(&self.lu, &e);
         for (i, &s) in self.transient.states.iter().enumerate() {
             visits[s as usize] = v[i];
         }

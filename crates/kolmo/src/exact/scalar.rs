@@ -49,6 +49,21 @@ pub trait Scalar: Clone + PartialEq + Debug + Send + Sync + 'static {
         let _ = (n, what, entries);
         None
     }
+    /// Sets up a Krylov solver ([`Iterative`](crate::linsolve::Iterative)) for the `n × n` matrix
+    /// in CSR form (`row_ptr` of length `n + 1`, sorted rows without repeats), if this arithmetic
+    /// has one (`f64`); `None` otherwise.
+    ///
+    /// # Errors
+    /// [`Error::Singular`] naming `what` if a diagonal entry is zero.
+    fn iterative(
+        n: usize,
+        what: &'static str,
+        options: crate::linsolve::KrylovOptions,
+        csr: (&[usize], &[u32], &[Self]),
+    ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
+        let _ = (n, what, options, csr);
+        None
+    }
 }
 
 /// A factored dense matrix.
@@ -59,6 +74,25 @@ pub trait DenseSolve<T>: Debug + Send + Sync {
     fn solve_transpose_in_place(&self, b: &mut [T]);
     /// A short name of the method.
     fn method(&self) -> &'static str;
+    /// Solves `A x = b` (or `Aᵀ x = b`) in place to the relative 2-norm residual `tolerance`:
+    /// for iterative methods; a factorisation solves as accurately as it can and ignores it.
+    fn solve_to(&self, b: &mut [T], tolerance: f64, transpose: bool) {
+        let _ = tolerance;
+        if transpose {
+            self.solve_transpose_in_place(b);
+        } else {
+            self.solve_in_place(b);
+        }
+    }
+    /// Whether solves are approximate (an iterative method), so that callers refine them until
+    /// their own residual test holds.
+    fn is_iterative(&self) -> bool {
+        false
+    }
+    /// The work done so far, for reports (empty for factorisations).
+    fn work(&self) -> String {
+        String::new()
+    }
 }
 
 impl Scalar for f64 {
@@ -113,6 +147,17 @@ impl Scalar for f64 {
         Some(
             crate::linsolve::SparseLu::new(n, what, entries)
                 .map(|lu| Box::new(lu) as Box<dyn DenseSolve<Self>>),
+        )
+    }
+    fn iterative(
+        n: usize,
+        what: &'static str,
+        options: crate::linsolve::KrylovOptions,
+        (row_ptr, cols, vals): (&[usize], &[u32], &[Self]),
+    ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
+        Some(
+            crate::linsolve::Iterative::new(n, what, options, row_ptr, cols, vals)
+                .map(|s| Box::new(s) as Box<dyn DenseSolve<Self>>),
         )
     }
 }

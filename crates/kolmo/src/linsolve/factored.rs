@@ -1,4 +1,4 @@
-use super::TriangularWoodbury;
+use super::{KrylovMethod, KrylovOptions, Preconditioner, TriangularWoodbury};
 use crate::Result;
 use crate::exact::{DenseSolve, Scalar};
 
@@ -12,9 +12,59 @@ pub const SPARSE_FROM: usize = 600;
 /// Largest system factored by sparse LU whatever its structure. Beyond it sparse LU is used only
 /// when a reverse Cuthill–McKee ordering shows a narrow band (local transitions: rings, walks,
 /// grids of modest width), whose factors stay small; for long-range structure its fill-in can
-/// take hours and all memory, so the system is refused instead (iterative solvers are not yet
-/// wired in).
+/// take hours and all memory, so a preconditioned Krylov method ([`Iterative`](super::Iterative))
+/// solves instead.
 pub const SPARSE_ANY_UP_TO: usize = 20_000;
+
+/// Which method solves a system: chosen by structure ([`SolveMethod::Auto`]) or forced (the
+/// command line's `--method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SolveMethod {
+    /// Chosen by [`Factored::new`]'s rules.
+    #[default]
+    Auto,
+    /// Dense LU with partial pivoting.
+    DenseLu,
+    /// Sparse LU with a fill-reducing ordering (`f64` only).
+    SparseLu,
+    /// Sparse triangular solve plus a low-rank Woodbury correction.
+    Woodbury,
+    /// BiCGSTAB with a block Gauss–Seidel preconditioner (`f64` only).
+    BiCgStab,
+    /// Restarted GMRES(50) with a block Gauss–Seidel preconditioner (`f64` only).
+    Gmres,
+}
+
+impl SolveMethod {
+    /// The names accepted by [`parse`](Self::parse), in order.
+    pub const NAMES: [&'static str; 6] = ["auto", "dense-lu", "sparse-lu", "woodbury", "bicgstab", "gmres"];
+
+    /// The method named `name` (one of [`NAMES`](Self::NAMES)).
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "auto" => Self::Auto,
+            "dense-lu" => Self::DenseLu,
+            "sparse-lu" => Self::SparseLu,
+            "woodbury" => Self::Woodbury,
+            "bicgstab" => Self::BiCgStab,
+            "gmres" => Self::Gmres,
+            _ => return None,
+        })
+    }
+
+    fn krylov(self) -> KrylovOptions {
+        KrylovOptions {
+            method: if self == Self::Gmres {
+                KrylovMethod::Gmres(50)
+            } else {
+                KrylovMethod::BiCgStab
+            },
+            preconditioner: Preconditioner::GaussSeidel,
+            ..KrylovOptions::default()
+        }
+    }
+}
 
 /// Largest `n × bandwidth` accepted beyond [`SPARSE_ANY_UP_TO`] (about the entries of band
 /// factors: 2·10⁸ is 1.6 GB of `f64`).
@@ -29,6 +79,9 @@ pub enum Factored<T: Scalar = f64> {
     Woodbury(TriangularWoodbury<T>),
     /// Sparse LU ([`SparseLu`](super::SparseLu) for `f64`).
     Sparse(Box<dyn DenseSolve<T>>, usize),
+    /// A preconditioned Krylov method ([`Iterative`](super::Iterative) for `f64`): solves are
+    /// approximate and must be refined against a residual.
+    Iterative(Box<dyn DenseSolve<T>>, usize),
 }
 
 impl<T: Scalar> Factored<T> {
@@ -45,18 +98,47 @@ impl<T: Scalar> Factored<T> {
     where
         I: Iterator<Item = (u32, T)>,
     {
-        if Self::woodbury_pays(n, &rows) {
+        Self::with_method(n, what, SolveMethod::Auto, rows)
+    }
+
+    /// As [`new`](Self::new), with the method forced unless it is [`SolveMethod::Auto`]. Methods
+    /// the arithmetic lacks (sparse LU and Krylov methods in exact rationals) fall back to the
+    /// automatic choice.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn with_method<I>(
+        n: usize,
+        what: &'static str,
+        method: SolveMethod,
+        rows: impl Fn(usize) -> I,
+    ) -> Result<Self>
+    where
+        I: Iterator<Item = (u32, T)>,
+    {
+        let auto = method == SolveMethod::Auto
+            || (T::EXACT
+                && matches!(
+                    method,
+                    SolveMethod::SparseLu | SolveMethod::BiCgStab | SolveMethod::Gmres
+                ));
+        let woodbury = method == SolveMethod::Woodbury || (auto && Self::woodbury_pays(n, &rows));
+        let krylov = match method {
+            SolveMethod::BiCgStab | SolveMethod::Gmres => !T::EXACT,
+            SolveMethod::Auto => !T::EXACT && n > SPARSE_ANY_UP_TO && !woodbury && !band_is_narrow(n, &rows),
+            _ => false,
+        };
+        if krylov {
+            let (row_ptr, cols, vals) = sorted_csr(n, &rows);
+            let options = method.krylov();
+            let solver =
+                T::iterative(n, what, options, (&row_ptr, &cols, &vals)).expect("f64 has Krylov solvers")?;
+            return Ok(Self::Iterative(solver, n));
+        }
+        if woodbury {
             Ok(Self::Woodbury(TriangularWoodbury::new(n, what, rows)?))
-        } else if n > SPARSE_ANY_UP_TO
-            && !T::EXACT
-            && n.saturating_mul(rcm_bandwidth(n, &rows)) > MAX_BAND_WORK
-        {
-            Err(crate::Error::TooLarge {
-                what,
-                size: n,
-                limit: SPARSE_ANY_UP_TO,
-            })
-        } else if n >= SPARSE_FROM
+        } else if method != SolveMethod::DenseLu
+            && (n >= SPARSE_FROM || method == SolveMethod::SparseLu)
             && let Some(lu) = T::sparse_factor(
                 n,
                 what,
@@ -102,28 +184,51 @@ impl<T: Scalar> Factored<T> {
         n >= SPARSE_FROM && !T::EXACT && !Self::woodbury_pays(n, rows)
     }
 
-    /// Solves `A x = b` in place.
+    /// Solves `A x = b` in place (approximately for [`Factored::Iterative`]: to its default
+    /// tolerance).
     ///
     /// # Panics
     /// - panics if `b` has the wrong length.
     #[track_caller]
     pub fn solve_in_place(&self, b: &mut [T]) {
         match self {
-            Self::Dense(lu, _) | Self::Sparse(lu, _) => lu.solve_in_place(b),
+            Self::Dense(lu, _) | Self::Sparse(lu, _) | Self::Iterative(lu, _) => lu.solve_in_place(b),
             Self::Woodbury(w) => w.solve_in_place(b),
         }
     }
 
-    /// Solves `Aᵀ x = b` in place.
+    /// Solves `Aᵀ x = b` in place (approximately for [`Factored::Iterative`]).
     ///
     /// # Panics
     /// - panics if `b` has the wrong length.
     #[track_caller]
     pub fn solve_transpose_in_place(&self, b: &mut [T]) {
         match self {
-            Self::Dense(lu, _) | Self::Sparse(lu, _) => lu.solve_transpose_in_place(b),
+            Self::Dense(lu, _) | Self::Sparse(lu, _) | Self::Iterative(lu, _) => {
+                lu.solve_transpose_in_place(b)
+            }
             Self::Woodbury(w) => w.solve_transpose_in_place(b),
         }
+    }
+
+    /// Solves `A x = b` (or `Aᵀ x = b`) in place; an iterative method stops at the relative 2-norm
+    /// residual `tolerance`, a factorisation ignores it.
+    ///
+    /// # Panics
+    /// - panics if `b` has the wrong length.
+    #[track_caller]
+    pub fn solve_to(&self, b: &mut [T], tolerance: f64, transpose: bool) {
+        match self {
+            Self::Iterative(s, _) => s.solve_to(b, tolerance, transpose),
+            _ if transpose => self.solve_transpose_in_place(b),
+            _ => self.solve_in_place(b),
+        }
+    }
+
+    /// Whether solves are approximate (a Krylov method), so that callers must refine them.
+    #[must_use]
+    pub fn is_iterative(&self) -> bool {
+        matches!(self, Self::Iterative(..))
     }
 
     /// A one-line description of the method, for reports.
@@ -132,6 +237,7 @@ impl<T: Scalar> Factored<T> {
         let arithmetic = if T::EXACT { ", exact rationals" } else { "" };
         match self {
             Self::Dense(lu, n) | Self::Sparse(lu, n) => format!("{}, n = {n}{arithmetic}", lu.method()),
+            Self::Iterative(s, n) => format!("{}, n = {n}, {}", s.method(), s.work()),
             Self::Woodbury(w) if w.rank() == 0 => {
                 format!("sparse triangular solve, n = {}{arithmetic}", w.n())
             }
@@ -144,12 +250,104 @@ impl<T: Scalar> Factored<T> {
     }
 }
 
+/// Whether sparse LU's factors stay small: the band of the matrix with rows `rows(i)` is narrow
+/// (`n × bandwidth ≤ MAX_BAND_WORK`) in the natural order or after reverse Cuthill–McKee.
+///
+/// Before the ordering, a cheap proof of a wide band: the states within `d` steps of a state (a
+/// breadth-first ball `B_d` along the rows) lie within distance `2d` of each other in the
+/// undirected graph, so any ordering spreads them over at least `|B_d| − 1` positions joined by
+/// paths of at most `2d` edges, and some edge spans `(|B_d| − 1)/(2d)` or more. Chains with
+/// long-range transitions (random portals) prove wide within a few levels.
+fn band_is_narrow<T: Scalar, I: Iterator<Item = (u32, T)>>(n: usize, rows: &impl Fn(usize) -> I) -> bool {
+    let limit = MAX_BAND_WORK / n.max(1);
+    let natural = (0..n).all(|i| rows(i).all(|(j, _)| (j as usize).abs_diff(i) <= limit));
+    if natural {
+        return true;
+    }
+    if [0, n / 2].iter().any(|&s| ball_proves_wide(n, rows, s, limit)) {
+        return false;
+    }
+    rcm_bandwidth(n, rows, limit) <= limit
+}
+
+/// Whether the breadth-first ball around `start` along the rows proves a bandwidth above `limit`
+/// (see [`band_is_narrow`]); gives up after 64 levels or 2¹⁶ states.
+fn ball_proves_wide<T: Scalar, I: Iterator<Item = (u32, T)>>(
+    n: usize,
+    rows: &impl Fn(usize) -> I,
+    start: usize,
+    limit: usize,
+) -> bool {
+    if start >= n {
+        return false;
+    }
+    let mut seen = std::collections::HashSet::from([start as u32]);
+    let mut frontier = vec![start as u32];
+    for d in 1..=64usize {
+        let mut next = Vec::new();
+        for &v in &frontier {
+            for (w, _) in rows(v as usize) {
+                if (w as usize) < n && seen.insert(w) {
+                    next.push(w);
+                }
+            }
+        }
+        if next.is_empty() {
+            return false;
+        }
+        if (seen.len() - 1) / (2 * d) > limit {
+            return true;
+        }
+        if seen.len() > 1 << 16 {
+            return false;
+        }
+        frontier = next;
+    }
+    false
+}
+
+/// The matrix with rows `rows(i)` in CSR form, each row sorted by column with repeats summed.
+fn sorted_csr<T: Scalar, I: Iterator<Item = (u32, T)>>(
+    n: usize,
+    rows: &impl Fn(usize) -> I,
+) -> (Vec<usize>, Vec<u32>, Vec<T>) {
+    let mut row_ptr = Vec::with_capacity(n + 1);
+    row_ptr.push(0);
+    let (mut cols, mut vals) = (Vec::new(), Vec::<T>::new());
+    let mut row: Vec<(u32, T)> = Vec::new();
+    for i in 0..n {
+        row.clear();
+        row.extend(rows(i));
+        if !row.is_sorted_by_key(|e| e.0) {
+            row.sort_by_key(|e| e.0);
+        }
+        let start = cols.len();
+        for (j, v) in row.drain(..) {
+            if cols.len() > start && cols.last() == Some(&j) {
+                let last = vals.last_mut().expect("a value per column");
+                *last = last.plus(&v);
+            } else {
+                cols.push(j);
+                vals.push(v);
+            }
+        }
+        row_ptr.push(cols.len());
+    }
+    (row_ptr, cols, vals)
+}
+
 /// The bandwidth of the symmetric pattern of the `n × n` matrix with rows `rows(i)` after a
 /// reverse Cuthill–McKee ordering (Cuthill & McKee, "Reducing the bandwidth of sparse symmetric
 /// matrices", 1969; George & Liu, *Computer Solution of Large Sparse Positive Definite Systems*,
 /// 1981, §4.3): breadth-first from a low-degree vertex, neighbours by increasing degree, each
 /// component in turn. Reversal does not change the bandwidth, so it is skipped.
-fn rcm_bandwidth<T: Scalar, I: Iterator<Item = (u32, T)>>(n: usize, rows: &impl Fn(usize) -> I) -> usize {
+///
+/// Stops early, returning a value above `limit`, once the bandwidth is known to exceed `limit`.
+fn rcm_bandwidth<T: Scalar, I: Iterator<Item = (u32, T)>>(
+    n: usize,
+    rows: &impl Fn(usize) -> I,
+    limit: usize,
+) -> usize {
     // Symmetric adjacency in CSR.
     let mut degree = vec![0usize; n + 1];
     for i in 0..n {
@@ -207,6 +405,15 @@ fn rcm_bandwidth<T: Scalar, I: Iterator<Item = (u32, T)>>(n: usize, rows: &impl 
                     queue.push_back(w);
                 }
             }
+            // Every neighbour of v is now numbered: its edges' spans are final.
+            let span = adj[degree[v]..degree[v + 1]]
+                .iter()
+                .map(|&w| order[v].abs_diff(order[w as usize]) as usize)
+                .max()
+                .unwrap_or(0);
+            if span > limit {
+                return span;
+            }
         }
     }
     (0..n)
@@ -232,6 +439,7 @@ mod tests {
             let (a, b) = (((i + n - 1) % n) as u32, ((i + 1) % n) as u32);
             [(i as u32, 1.0), (a, -0.5), (b, -0.5)].into_iter()
         };
-        assert_eq!(rcm_bandwidth::<f64, _>(n, &rows), 2);
+        assert_eq!(rcm_bandwidth::<f64, _>(n, &rows, n), 2);
+        assert!(band_is_narrow::<f64, _>(n, &rows));
     }
 }

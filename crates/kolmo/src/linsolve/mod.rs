@@ -8,16 +8,19 @@
 //!   entries below the diagonal sit in few columns (chains that mostly move "forward");
 //! - [`SparseLu`]: sparse LU with a fill-reducing ordering (faer), for large `f64` systems with
 //!   local structure;
+//! - [`Iterative`]: preconditioned GMRES or BiCGSTAB, for large systems with long-range structure;
 //! - [`Factored`]: whichever suits, chosen by [`Factored::new`].
 
 mod dense;
 mod factored;
 mod gauss;
+mod krylov;
 mod sparse_lu;
 mod woodbury;
 
 pub use dense::DenseLu;
-pub use factored::{Factored, MAX_DENSE, SPARSE_FROM};
+pub use factored::{Factored, MAX_DENSE, SPARSE_FROM, SolveMethod};
 pub use gauss::GaussLu;
+pub use krylov::{Iterative, KrylovMethod, KrylovOptions, KrylovStats, Preconditioner};
 pub use sparse_lu::SparseLu;
 pub use woodbury::TriangularWoodbury;
