@@ -15,6 +15,7 @@ use kolmo::analysis::{
 };
 use kolmo::exact::{Rational, rationalize_matrix};
 use kolmo::io::{Model, ModelFile, ReadOptions};
+use kolmo::linsolve::SolveMethod;
 use kolmo::model::{Dtmc, StateSet};
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -195,10 +196,13 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
                 .filter(|&s| analysis.classes.classes[analysis.classes.class_of[s as usize] as usize].closed)
                 .collect();
             match analysis.absorbing() {
-                Some(a) if *states == recurrent => Some(a),
+                Some(a) if *states == recurrent && args.method == SolveMethod::Auto => Some(a),
                 _ => {
-                    owned_chain =
-                        AbsorbingChain::new(dtmc, &StateSet::from_states(n, states.iter().copied()))?;
+                    owned_chain = AbsorbingChain::with_method(
+                        dtmc,
+                        &StateSet::from_states(n, states.iter().copied()),
+                        args.method,
+                    )?;
                     Some(&owned_chain)
                 }
             }

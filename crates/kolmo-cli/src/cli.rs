@@ -166,6 +166,10 @@ pub struct AnalyzeArgs {
     /// Also report the distribution after K steps from the start.
     #[arg(long, value_name = "K")]
     pub steps: Option<u64>,
+    /// How to solve the linear systems of the target analysis: auto, dense-lu, sparse-lu,
+    /// woodbury, bicgstab or gmres (see `kolmo snakes --help`).
+    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
+    pub method: kolmo::linsolve::SolveMethod,
     /// Also the exact fractions (rational arithmetic on the probabilities recovered as fractions):
     /// each closed class's stationary distribution and mean recurrence times, and with --target
     /// the hitting probabilities, expected steps and variances (in JSON under the field names plus
@@ -370,7 +374,8 @@ pub struct SnakesArgs {
     #[arg(long, value_name = "C,...|all")]
     pub cells: Option<String>,
     /// Monte Carlo games for the cross-check (0 turns it off). Default: 2,000,000, or fewer on
-    /// boards with long games (about 2·10⁹ rolls in all, at least 10,000 games).
+    /// boards with long games (about 2·10⁹ rolls in all, 2·10⁸ on boards over 10,000 cells; none
+    /// if that is fewer than 1,000 games).
     #[arg(long, value_name = "GAMES")]
     pub mc: Option<u64>,
     /// Seed of the Monte Carlo run (the result does not depend on the thread count) and of
@@ -404,6 +409,11 @@ pub struct SnakesArgs {
     /// expansions, in JSON as "p/q" strings under the field names plus `_exact`.
     #[arg(long)]
     pub exact: bool,
+    /// How to solve the linear systems: auto (by structure: dense LU, triangular + Woodbury,
+    /// sparse LU for narrow bands, BiCGSTAB beyond 20,000 cells with long-range portals),
+    /// dense-lu, sparse-lu, woodbury, bicgstab or gmres. Every answer is certified the same way.
+    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
+    pub method: kolmo::linsolve::SolveMethod,
     /// Also write the board's Markov chain to FILE (.drn Storm, .tra PRISM explicit with .lab and
     /// .srew, .json, .csv, .mtx): labels `init` and `goal`, reward model `rolls` (1 per roll), so
     /// that Storm, PRISM or `kolmo analyze` can check the same model.
@@ -424,4 +434,15 @@ impl SnakesArgs {
         let builtin = kolmo::games::snakes::BoardSpec::BUILTINS.contains(&self.board.as_str());
         (!builtin).then_some(p)
     }
+}
+
+/// `--method`: one of [`kolmo::linsolve::SolveMethod::NAMES`].
+fn parse_method(text: &str) -> Result<kolmo::linsolve::SolveMethod, String> {
+    kolmo::linsolve::SolveMethod::parse(text).ok_or_else(|| {
+        format!(
+            "unknown method {:?}; one of: {}",
+            kolmo::excerpt(text),
+            kolmo::linsolve::SolveMethod::NAMES.join(", ")
+        )
+    })
 }

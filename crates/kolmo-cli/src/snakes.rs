@@ -24,6 +24,7 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         fundamental: args.fundamental,
         distribution_at: args.distribution.into_iter().collect(),
         max_work: args.max_work,
+        method: args.method,
         ..AnalysisOptions::default()
     };
     if args.players == 0 || args.players > kolmo::analysis::MAX_PLAYERS {
@@ -49,10 +50,12 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         },
         _ => None,
     };
-    // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all); none
-    // when even 1,000 games would exceed that.
+    // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all, 2·10⁸
+    // on boards over 10,000 cells, where each roll misses the cache); none when even 1,000 games
+    // would exceed that.
     let games = args.mc.unwrap_or_else(|| {
-        let affordable = 2e9 / analysis.expected_rolls.max(1.0);
+        let budget = if board.size() > 10_000 { 2e8 } else { 2e9 };
+        let affordable = budget / analysis.expected_rolls.max(1.0);
         if affordable < 1_000.0 {
             0
         } else {
@@ -274,6 +277,9 @@ fn selected_cells(args: &SnakesArgs, board: &Board) -> Result<Vec<u32>> {
     }
 }
 
+/// Portals listed in the human report (all of them in --json).
+const MAX_PORTALS_SHOWN: usize = 40;
+
 fn simulate(board: &Board, args: &SnakesArgs, games: u64, max_rolls: u64) -> Result<MonteCarlo> {
     let bar = if args.quiet || args.json {
         indicatif::ProgressBar::hidden()
@@ -434,7 +440,7 @@ fn human_report(
     if !a.portal_usage.is_empty() {
         writeln!(out)?;
         writeln!(out, "Snakes and ladders (expected uses per game)")?;
-        for u in &a.portal_usage {
+        for u in a.portal_usage.iter().take(MAX_PORTALS_SHOWN) {
             writeln!(
                 out,
                 "  {:<6} {:>5} -> {:<5}  {:>10}",
@@ -442,6 +448,13 @@ fn human_report(
                 u.portal.from,
                 u.portal.to,
                 fmt_sig(u.expected_uses, 6)
+            )?;
+        }
+        if a.portal_usage.len() > MAX_PORTALS_SHOWN {
+            writeln!(
+                out,
+                "  … ({} more; --json lists every portal)",
+                a.portal_usage.len() - MAX_PORTALS_SHOWN
             )?;
         }
     }

@@ -6,6 +6,7 @@ use crate::analysis::{
 };
 use crate::exact::Rational;
 use crate::graph::{forward_reachable, shortest_distance};
+use crate::linsolve::SolveMethod;
 use crate::model::StateSet;
 use crate::{BoardError, Error, Result};
 
@@ -33,6 +34,8 @@ pub struct AnalysisOptions {
     pub max_turns: u64,
     /// ... or after this much work, turns × transitions (default 2·10⁹: a few seconds).
     pub max_work: u64,
+    /// How `I − Q` is solved (default: chosen by the board's structure).
+    pub method: SolveMethod,
 }
 
 impl Default for AnalysisOptions {
@@ -46,6 +49,7 @@ impl Default for AnalysisOptions {
             tail_tolerance: 1e-12,
             max_turns: u64::MAX,
             max_work: 2_000_000_000,
+            method: SolveMethod::Auto,
         }
     }
 }
@@ -124,7 +128,7 @@ impl Board {
     pub fn expected_rolls_from_start(&self) -> Result<f64> {
         let dtmc = self.dtmc()?;
         let goal = StateSet::from_states(dtmc.n(), [self.size]);
-        let chain = self.absorbing_chain(&dtmc, &goal)?;
+        let chain = self.absorbing_chain(&dtmc, &goal, SolveMethod::Auto)?;
         self.check_chain(&dtmc, &chain)?;
         let (mean, residual) = chain.expected_steps();
         let x = mean[self.initial_cell() as usize];
@@ -176,8 +180,9 @@ impl Board {
         &self,
         dtmc: &'a crate::model::Dtmc,
         goal: &StateSet,
+        method: SolveMethod,
     ) -> Result<AbsorbingChain<'a>> {
-        AbsorbingChain::new(dtmc, goal).map_err(|e| match e {
+        AbsorbingChain::with_method(dtmc, goal, method).map_err(|e| match e {
             Error::Singular { .. } => Error::Uncertified {
                 what: "expected rolls",
                 bound: f64::NAN,
@@ -260,7 +265,7 @@ impl Board {
         let dtmc = self.dtmc()?;
         let n = dtmc.n();
         let goal = StateSet::from_states(n, [self.size]);
-        let chain = self.absorbing_chain(&dtmc, &goal)?;
+        let chain = self.absorbing_chain(&dtmc, &goal, options.method)?;
         let init = self.initial_cell();
         self.check_chain(&dtmc, &chain)?;
         let solve = chain.absorption_time();
