@@ -161,11 +161,12 @@ impl<T: Scalar> Subsystem<T> {
     /// `I − Q` set up for solves by `method` (see [`Factored::with_method`]).
     pub fn factor_i_minus_q_with(&self, what: &'static str, method: SolveMethod) -> Result<Factored<T>> {
         let q = &self.q;
-        Factored::with_method(self.len(), what, method, |k| {
+        let rows = |k: usize| {
             let (cols, vals) = q.row(k);
             std::iter::once((k as u32, T::one()))
                 .chain(cols.iter().zip(vals).map(|(&l, p)| (l, T::zero().minus(p))))
-        })
+        };
+        Factored::for_i_minus_q(self.len(), what, method, rows, q.as_parts())
     }
 }
 

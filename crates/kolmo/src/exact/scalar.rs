@@ -51,7 +51,8 @@ pub trait Scalar: Clone + PartialEq + Debug + Send + Sync + 'static {
     }
     /// Sets up a Krylov solver ([`Iterative`](crate::linsolve::Iterative)) for the `n × n` matrix
     /// in CSR form (`row_ptr` of length `n + 1`, sorted rows without repeats), if this arithmetic
-    /// has one (`f64`); `None` otherwise.
+    /// has one (`f64`); `None` otherwise. With `i_minus` the CSR holds `Q` and the matrix is
+    /// `I − Q`.
     ///
     /// # Errors
     /// [`Error::Singular`] naming `what` if a diagonal entry is zero.
@@ -60,8 +61,9 @@ pub trait Scalar: Clone + PartialEq + Debug + Send + Sync + 'static {
         what: &'static str,
         options: crate::linsolve::KrylovOptions,
         csr: (&[usize], &[u32], &[Self]),
+        i_minus: bool,
     ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
-        let _ = (n, what, options, csr);
+        let _ = (n, what, options, csr, i_minus);
         None
     }
 }
@@ -154,11 +156,14 @@ impl Scalar for f64 {
         what: &'static str,
         options: crate::linsolve::KrylovOptions,
         (row_ptr, cols, vals): (&[usize], &[u32], &[Self]),
+        i_minus: bool,
     ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
-        Some(
+        let solver = if i_minus {
+            crate::linsolve::Iterative::for_i_minus_q(n, what, options, row_ptr, cols, vals)
+        } else {
             crate::linsolve::Iterative::new(n, what, options, row_ptr, cols, vals)
-                .map(|s| Box::new(s) as Box<dyn DenseSolve<Self>>),
-        )
+        };
+        Some(solver.map(|s| Box::new(s) as Box<dyn DenseSolve<Self>>))
     }
 }
 

@@ -116,6 +116,38 @@ impl<T: Scalar> Factored<T> {
     where
         I: Iterator<Item = (u32, T)>,
     {
+        Self::choose(n, what, method, rows, None)
+    }
+
+    /// As [`with_method`](Self::with_method) for `I − Q`, with `Q` also given in CSR form
+    /// (`row_ptr`, `cols`, `vals`, sorted rows) so that an iterative method reads it directly
+    /// instead of forming `I − Q`.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn for_i_minus_q<I>(
+        n: usize,
+        what: &'static str,
+        method: SolveMethod,
+        rows: impl Fn(usize) -> I,
+        q: (&[usize], &[u32], &[T]),
+    ) -> Result<Self>
+    where
+        I: Iterator<Item = (u32, T)>,
+    {
+        Self::choose(n, what, method, rows, Some(q))
+    }
+
+    fn choose<I>(
+        n: usize,
+        what: &'static str,
+        method: SolveMethod,
+        rows: impl Fn(usize) -> I,
+        q: Option<(&[usize], &[u32], &[T])>,
+    ) -> Result<Self>
+    where
+        I: Iterator<Item = (u32, T)>,
+    {
         let auto = method == SolveMethod::Auto
             || (T::EXACT
                 && matches!(
@@ -129,11 +161,15 @@ impl<T: Scalar> Factored<T> {
             _ => false,
         };
         if krylov {
-            let (row_ptr, cols, vals) = sorted_csr(n, &rows);
             let options = method.krylov();
-            let solver =
-                T::iterative(n, what, options, (&row_ptr, &cols, &vals)).expect("f64 has Krylov solvers")?;
-            return Ok(Self::Iterative(solver, n));
+            let solver = match q {
+                Some(q) => T::iterative(n, what, options, q, true),
+                None => {
+                    let (row_ptr, cols, vals) = sorted_csr(n, &rows);
+                    T::iterative(n, what, options, (&row_ptr, &cols, &vals), false)
+                }
+            };
+            return Ok(Self::Iterative(solver.expect("f64 has Krylov solvers")?, n));
         }
         if woodbury {
             Ok(Self::Woodbury(TriangularWoodbury::new(n, what, rows)?))

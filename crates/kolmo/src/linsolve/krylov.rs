@@ -154,6 +154,38 @@ impl Iterative {
         cols: &[u32],
         vals: &[f64],
     ) -> Result<Self> {
+        Self::build(n, what, options, (row_ptr, cols, vals), false)
+    }
+
+    /// The solver for `A = I − Q` with `Q` (`n × n`, substochastic) in CSR form as for
+    /// [`new`](Self::new): no copy of `I − Q` is formed.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new) (a diagonal `1 − q_ii` of zero: an absorbing state left in `Q`).
+    ///
+    /// # Panics
+    /// As [`new`](Self::new).
+    pub fn for_i_minus_q(
+        n: usize,
+        what: &'static str,
+        options: KrylovOptions,
+        row_ptr: &[usize],
+        cols: &[u32],
+        vals: &[f64],
+    ) -> Result<Self> {
+        Self::build(n, what, options, (row_ptr, cols, vals), true)
+    }
+
+    /// [`new`](Self::new) for `A` given directly, or as `I − Q` when `i_minus` is set.
+    fn build(
+        n: usize,
+        what: &'static str,
+        options: KrylovOptions,
+        (row_ptr, cols, vals): (&[usize], &[u32], &[f64]),
+        i_minus: bool,
+    ) -> Result<Self> {
+        // The entries of A: off the diagonal −q (or a); on it 1 − q (or a).
+        let off = |v: f64| if i_minus { -v } else { v };
         assert!(row_ptr.len() == n + 1 && cols.len() == vals.len() && row_ptr[n] == cols.len());
         let nblocks = n.div_ceil(BLOCK).max(1);
         let blocks: Vec<usize> = (0..=nblocks).map(|b| (b * n).div_ceil(nblocks).min(n)).collect();
@@ -162,9 +194,10 @@ impl Iterative {
             .with_min_len(CHUNK)
             .map(|i| {
                 let r = row_ptr[i]..row_ptr[i + 1];
-                cols[r.clone()]
+                let a = cols[r.clone()]
                     .binary_search(&(i as u32))
-                    .map_or(0.0, |k| vals[r.start + k])
+                    .map_or(0.0, |k| vals[r.start + k]);
+                if i_minus { 1.0 - a } else { a }
             })
             .collect();
         // The weight of each triangle, in fixed chunks (the same choice on any thread count).
@@ -222,9 +255,9 @@ impl Iterative {
                     (r.start..d, e..r.end)
                 };
                 m_cols.extend_from_slice(&cols[m.clone()]);
-                m_vals.extend_from_slice(&vals[m]);
+                m_vals.extend(vals[m].iter().map(|&v| off(v)));
                 r_cols.extend_from_slice(&cols[rr.clone()]);
-                r_vals.extend_from_slice(&vals[rr]);
+                r_vals.extend(vals[rr].iter().map(|&v| off(v)));
                 m_ptr.push(m_cols.len());
                 r_ptr.push(r_cols.len());
             }
@@ -239,10 +272,10 @@ impl Iterative {
                 }
                 if in_m(i, j, b) {
                     m_cols.push(j as u32);
-                    m_vals.push(vals[p]);
+                    m_vals.push(off(vals[p]));
                 } else {
                     r_cols.push(j as u32);
-                    r_vals.push(vals[p]);
+                    r_vals.push(off(vals[p]));
                 }
             }
             m_ptr.push(m_cols.len());
