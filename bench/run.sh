@@ -24,7 +24,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 peers_run=${PEERS_RUN:-$root/../shared/peers/run.sh}
 export PEERS_OUT=${PEERS_OUT:-$HOME/.cache/kolmo-peers}
-export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in bench/
 boards=$PEERS_OUT/boards
 results=$PEERS_OUT/results.jsonl
 kolmo_out=$PEERS_OUT/kolmo_bench.jsonl
