@@ -215,7 +215,7 @@ def report(a):
            "Machine: %s. kolmo %s. Peers: %s. Run %s." % (machine(), a.commit, a.peer_versions, a.run), "",
            "Wall seconds. kolmo: `bench_board` times each task inside the process (load = read the DRN file; "
            "expected steps = graph analysis + solve + certificate; distribution = 100 steps from cell 0), "
-           "median of the runs (3 per board, 1 at 10⁷). Peers: the harness's median of up to 3 (Storm: "
+           "median of its runs on the board (notes: how many). Peers: the harness's median of up to 3 (Storm: "
            "`build_model_from_drn` for the load, model checking for the queries; SciPy: the solve on the "
            "matrix loaded from NPZ). Value: expected steps from cell 0, or P(finished within 100 steps). "
            "Ratio = peer time / kolmo time (×7.3: kolmo 7.3× faster).", ""]
