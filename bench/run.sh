@@ -151,6 +151,7 @@ for rule in "${rules[@]}"; do
   for n in "${sizes[@]}"; do kolmo_board "$n" "$rule" "$reps"; done
 done
 for rule in "${big_rules[@]}"; do
+  [[ " ${rules[*]} " == *" $rule "* && " ${sizes[*]} " == *" $big_n "* ]] && continue  # done above
   if ensure_board "$big_n" "$rule"; then
     kolmo_board "$big_n" "$rule" 1
   else
