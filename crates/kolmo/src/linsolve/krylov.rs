@@ -239,27 +239,54 @@ impl Iterative {
         let (mut m_cols, mut m_vals, mut r_cols, mut r_vals) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         if nblocks == 1 && sweep {
-            // One block: M is the heavier triangle, R the other, each a slice of the sorted row.
-            m_cols.reserve(if sweep_upper { cols.len() } else { 0 });
-            for i in 0..n {
-                let r = row_ptr[i]..row_ptr[i + 1];
-                let d = r.start + cols[r.clone()].partition_point(|&j| (j as usize) < i);
-                let e = if d < r.end && cols[d] as usize == i {
-                    d + 1
-                } else {
-                    d
-                };
-                let (m, rr) = if sweep_upper {
-                    (e..r.end, r.start..d)
-                } else {
-                    (r.start..d, e..r.end)
-                };
-                m_cols.extend_from_slice(&cols[m.clone()]);
-                m_vals.extend(vals[m].iter().map(|&v| off(v)));
-                r_cols.extend_from_slice(&cols[rr.clone()]);
-                r_vals.extend(vals[rr].iter().map(|&v| off(v)));
-                m_ptr.push(m_cols.len());
-                r_ptr.push(r_cols.len());
+            // One block: M is the heavier triangle (divided by the diagonal), R the other, each a
+            // slice of the sorted row; rows in parallel chunks, then joined in order.
+            let parts: Vec<_> = (0..n.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|c| {
+                    let (mut mp, mut mc, mut mv, mut rp, mut rc, mut rv) = (
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                        Vec::new(),
+                    );
+                    for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                        let r = row_ptr[i]..row_ptr[i + 1];
+                        let d = r.start + cols[r.clone()].partition_point(|&j| (j as usize) < i);
+                        let e = if d < r.end && cols[d] as usize == i {
+                            d + 1
+                        } else {
+                            d
+                        };
+                        let (m, rr) = if sweep_upper {
+                            (e..r.end, r.start..d)
+                        } else {
+                            (r.start..d, e..r.end)
+                        };
+                        mc.extend_from_slice(&cols[m.clone()]);
+                        mv.extend(vals[m].iter().map(|&v| off(v) / diag[i]));
+                        rc.extend_from_slice(&cols[rr.clone()]);
+                        rv.extend(vals[rr].iter().map(|&v| off(v)));
+                        mp.push(mc.len());
+                        rp.push(rc.len());
+                    }
+                    (mp, mc, mv, rp, rc, rv)
+                })
+                .collect();
+            m_cols.reserve(parts.iter().map(|p| p.1.len()).sum());
+            m_vals.reserve(m_cols.capacity());
+            r_cols.reserve(parts.iter().map(|p| p.4.len()).sum());
+            r_vals.reserve(r_cols.capacity());
+            for (mp, mc, mv, rp, rc, rv) in parts {
+                let (mb, rb) = (m_cols.len(), r_cols.len());
+                m_ptr.extend(mp.iter().map(|o| o + mb));
+                r_ptr.extend(rp.iter().map(|o| o + rb));
+                m_cols.extend_from_slice(&mc);
+                m_vals.extend_from_slice(&mv);
+                r_cols.extend_from_slice(&rc);
+                r_vals.extend_from_slice(&rv);
             }
         }
         for i in (0..n).filter(|_| !(nblocks == 1 && sweep)) {
@@ -281,10 +308,12 @@ impl Iterative {
             m_ptr.push(m_cols.len());
             r_ptr.push(r_cols.len());
         }
-        for i in 0..n {
-            m_vals[m_ptr[i]..m_ptr[i + 1]]
-                .iter_mut()
-                .for_each(|v| *v /= diag[i]);
+        if !(nblocks == 1 && sweep) {
+            for i in 0..n {
+                m_vals[m_ptr[i]..m_ptr[i + 1]]
+                    .iter_mut()
+                    .for_each(|v| *v /= diag[i]);
+            }
         }
         Ok(Self {
             n,
@@ -750,24 +779,51 @@ enum Values {
 
 impl Values {
     fn new(vals: Vec<f64>) -> Self {
-        let mut table: Vec<f64> = Vec::new();
-        let mut index = std::collections::HashMap::new();
-        let mut codes = Vec::with_capacity(vals.len());
-        for &v in &vals {
-            let code = match index.get(&v.to_bits()) {
-                Some(&c) => c,
-                None if table.len() < 256 => {
-                    index.insert(v.to_bits(), table.len() as u8);
-                    table.push(v);
-                    (table.len() - 1) as u8
+        // The distinct values, chunk by chunk in parallel (giving up past 256), then each entry's
+        // index by binary search in the sorted table.
+        let distinct = vals
+            .par_chunks(CHUNK)
+            .map(|c| {
+                let mut seen: Vec<u64> = Vec::new();
+                let mut last = None;
+                for v in c {
+                    let bits = v.to_bits();
+                    if last == Some(bits) {
+                        continue;
+                    }
+                    last = Some(bits);
+                    if let Err(k) = seen.binary_search(&bits) {
+                        if seen.len() == 256 {
+                            return None;
+                        }
+                        seen.insert(k, bits);
+                    }
                 }
-                None => return Self::Full(vals),
-            };
-            codes.push(code);
+                Some(seen)
+            })
+            .try_reduce(Vec::new, |mut a, b| {
+                a.extend(b);
+                a.sort_unstable();
+                a.dedup();
+                (a.len() <= 256).then_some(a)
+            });
+        let Some(table_bits) = distinct else {
+            return Self::Full(vals);
+        };
+        let codes: Vec<u8> = vals
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|v| {
+                table_bits
+                    .binary_search(&v.to_bits())
+                    .expect("every value is in the table") as u8
+            })
+            .collect();
+        let mut table = Box::new([0.0; 256]);
+        for (t, b) in table.iter_mut().zip(&table_bits) {
+            *t = f64::from_bits(*b);
         }
-        let mut t = Box::new([0.0; 256]);
-        t[..table.len()].copy_from_slice(&table);
-        Self::Table(codes, t)
+        Self::Table(codes, table)
     }
 
     fn get(&self, p: usize) -> f64 {
