@@ -1117,6 +1117,26 @@ mod tests {
     }
 
     #[test]
+    fn values_are_tabled_when_few_and_kept_when_many() {
+        let n = 1000;
+        let mut a = board(n);
+        let s = Iterative::new(n, "test", KrylovOptions::default(), &a.0, &a.1, &a.2).unwrap();
+        assert!(matches!(s.m_vals, Values::Table(..)) && matches!(s.r_vals, Values::Table(..)));
+        // Every entry different (more than 256 values): stored as they are, same answers.
+        for (k, v) in a.2.iter_mut().enumerate() {
+            if *v < 0.0 {
+                *v *= 1.0 - 1e-3 * (k % 997) as f64 / 997.0;
+            }
+        }
+        let s = Iterative::new(n, "test", KrylovOptions::default(), &a.0, &a.1, &a.2).unwrap();
+        assert!(matches!(s.m_vals, Values::Full(..)));
+        let b = vec![1.0; n];
+        let mut x = b.clone();
+        s.solve_to(&mut x, 1e-12, false);
+        assert!(max_residual(&a, &x, &b, false) <= 1e-9);
+    }
+
+    #[test]
     fn a_diverging_solve_says_so() {
         let n = 3000;
         let a = board(n);
