@@ -529,3 +529,73 @@ fn random_portals_board() {
     assert!(v["expected_rolls"].as_f64().unwrap() > 200.0 / 3.5 * 0.5);
     assert!(v["error_bound"].as_f64().unwrap() < 1e-10);
 }
+
+// --method: every method gives the classic board's expected rolls (Althoen, King & Schilling's
+// 39.225122308234960 for rule stay), each with its certified bound; forced methods that would run
+// for hours are refused with the reason; unknown names exit 2.
+#[test]
+fn every_method_gives_the_published_expected_rolls() {
+    for method in ["auto", "dense-lu", "sparse-lu", "woodbury", "bicgstab", "gmres"] {
+        let v = json(&["snakes", "--rule", "stay", "--mc", "0", "--method", method]);
+        let e = v["expected_rolls"].as_f64().unwrap();
+        let bound = v["error_bound"].as_f64().unwrap();
+        assert!(bound <= 1e-10, "{method}: bound {bound}");
+        assert!(
+            (e - 39.225122308234960).abs() <= 39.3 * bound.max(1e-14) + 1e-13,
+            "{method}: {e} (bound {bound})"
+        );
+    }
+    kolmo()
+        .args(["snakes", "--method", "lu"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("one of: auto, dense-lu"));
+    for (method, why) in [("woodbury", "rank"), ("sparse-lu", "fill in")] {
+        kolmo()
+            .args([
+                "snakes",
+                "empty",
+                "--size",
+                "30000",
+                "--random-portals",
+                "3000",
+                "--mc",
+                "0",
+                "--method",
+                method,
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(why).and(predicate::str::contains("bicgstab")));
+    }
+}
+
+// A board beyond the direct solvers' reach (30,000 cells, 3,000 random snakes and ladders) is
+// solved by the Krylov method with a certified bound, and the Monte Carlo check agrees.
+#[test]
+fn a_large_random_board_is_solved_iteratively() {
+    let v = json(&[
+        "snakes",
+        "empty",
+        "--size",
+        "30000",
+        "--random-portals",
+        "3000",
+        "--seed",
+        "2",
+        "--mc",
+        "1000",
+        "--turns",
+        "100",
+        "--max-work",
+        "10000000",
+    ]);
+    assert!(
+        v["method"].as_str().unwrap().contains("BiCGSTAB"),
+        "{}",
+        v["method"]
+    );
+    assert!(v["error_bound"].as_f64().unwrap() <= 1e-10);
+    let z = v["monte_carlo"]["z_score"].as_f64().unwrap();
+    assert!(z.abs() < 4.0, "z = {z}");
+}

@@ -66,6 +66,9 @@ impl SolveMethod {
     }
 }
 
+/// Largest `n × k` (the Woodbury correction's `n × k` block, in values) accepted.
+const MAX_WOODBURY_VALUES: usize = 50_000_000;
+
 /// Largest `n × bandwidth` accepted beyond [`SPARSE_ANY_UP_TO`] (about the entries of band
 /// factors: 2·10⁸ is 1.6 GB of `f64`).
 const MAX_BAND_WORK: usize = 200_000_000;
@@ -171,6 +174,30 @@ impl<T: Scalar> Factored<T> {
             };
             return Ok(Self::Iterative(solver.expect("f64 has Krylov solvers")?, n));
         }
+        // A forced method gets the same guards as the automatic choice: no hour-long runs.
+        if method == SolveMethod::Woodbury {
+            let (k, _) = TriangularWoodbury::<T>::shape(n, &rows);
+            if n.saturating_mul(k) > MAX_WOODBURY_VALUES || k > T::DENSE_LIMIT {
+                return Err(crate::Error::arg(
+                    "method",
+                    format!(
+                        "woodbury on {what}: the correction would have rank {k} over {n} unknowns \
+                         ({} values, limit {MAX_WOODBURY_VALUES}); use auto{}",
+                        n.saturating_mul(k),
+                        if T::EXACT { "" } else { " or bicgstab" }
+                    ),
+                ));
+            }
+        }
+        if method == SolveMethod::SparseLu && !T::EXACT && n > SPARSE_ANY_UP_TO && !band_is_narrow(n, &rows) {
+            return Err(crate::Error::arg(
+                "method",
+                format!(
+                    "sparse-lu on {what}: {n} unknowns with long-range transitions would fill in \
+                     (limit {SPARSE_ANY_UP_TO} unless the band is narrow); use auto or bicgstab"
+                ),
+            ));
+        }
         if woodbury {
             Ok(Self::Woodbury(TriangularWoodbury::new(n, what, rows)?))
         } else if method != SolveMethod::DenseLu
@@ -207,7 +234,7 @@ impl<T: Scalar> Factored<T> {
         let (k, nnz) = TriangularWoodbury::<T>::shape(n, rows);
         let (nf, kf) = (n as f64, k as f64);
         let woodbury_cost = kf * (nnz as f64 + nf) + kf * kf * kf / 3.0;
-        woodbury_cost < nf * nf * nf / 3.0 && n * k <= 50_000_000
+        woodbury_cost < nf * nf * nf / 3.0 && n * k <= MAX_WOODBURY_VALUES
     }
 
     /// Whether [`new`](Self::new) would factor this matrix by a general sparse LU (neither the
