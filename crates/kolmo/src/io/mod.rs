@@ -16,8 +16,10 @@
 //! Probabilities may be written as decimals (`0.25`, `2.5e-1`) or fractions (`1/3`).
 
 mod arrays;
+mod chunked;
 mod csv;
 mod drn;
+mod drn_body;
 mod json;
 mod mtx;
 mod npy;
@@ -159,6 +161,16 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
             discount: a.discount,
         });
     }
+    if format == Format::Drn {
+        let (model, notes) = drn::read_file(path, options)?;
+        return Ok(ModelFile {
+            model,
+            format,
+            files: vec![path.to_path_buf()],
+            notes,
+            discount: None,
+        });
+    }
     let text = read_text(path)?;
     // kolmo's own JSON schema has neither "P" nor "Q": such a file is an array model.
     if matches!(format, Format::Json | Format::Arrays)
@@ -174,11 +186,10 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
         });
     }
     let (model, notes) = match format {
-        Format::Drn => drn::read(path, &text, options)?,
         Format::Json => json::read(path, &text, options)?,
         Format::Csv => csv::read(path, &text, options)?,
         Format::MatrixMarket => mtx::read(path, &text, options)?,
-        Format::Prism | Format::Arrays => unreachable!("handled above"),
+        Format::Drn | Format::Prism | Format::Arrays => unreachable!("handled above"),
     };
     Ok(ModelFile {
         model,
