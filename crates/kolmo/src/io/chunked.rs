@@ -359,7 +359,7 @@ pub(crate) fn column_of(line: &str, part: &str) -> usize {
 }
 
 /// Skips spaces and tabs from `i`.
-#[inline]
+#[inline(always)]
 pub(crate) fn skip_blanks(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
         i += 1;
@@ -368,7 +368,7 @@ pub(crate) fn skip_blanks(b: &[u8], mut i: usize) -> usize {
 }
 
 /// A decimal `u32` of at most 10 plain digits starting at `i`: its value and where it ends.
-#[inline]
+#[inline(always)]
 pub(crate) fn digits_u32(b: &[u8], i: usize) -> Option<(u32, usize)> {
     let mut j = i;
     let mut v: u64 = 0;
@@ -390,16 +390,75 @@ pub(crate) fn digits_u32(b: &[u8], i: usize) -> Option<(u32, usize)> {
 /// a malformed or infinite number), which the caller's general path then handles.
 #[inline]
 pub(crate) fn plain_number(text: &str, i: usize) -> Option<(f64, usize)> {
-    let b = text.as_bytes();
-    let mut j = i;
-    while j < b.len() && matches!(b[j], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
-        j += 1;
-    }
+    let j = plain_number_end(text.as_bytes(), i);
     if j == i {
         return None;
     }
     let v: f64 = text.get(i..j)?.parse().ok()?;
     v.is_finite().then_some((v, j))
+}
+
+/// Where a plain number token starting at `i` ends.
+#[inline(always)]
+fn plain_number_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < b.len() && matches!(b[j], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+        j += 1;
+    }
+    j
+}
+
+/// The last few plain number tokens parsed and their values. Model files repeat a few
+/// probabilities over and over (1/6 on every row of a die, 0.5 in every coin flip), and comparing a
+/// token's bytes with a remembered one costs a fraction of parsing it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NumberCache {
+    /// Per slot: the token's bytes in three little-endian words (zero past its end), its length,
+    /// its value.
+    slots: [([u64; 3], usize, f64); 4],
+}
+
+/// The token `b[i..i + len]` (`len <= 24`) as three words, zero past its end; `None` when fewer
+/// than 24 bytes follow `i` (the cache is then bypassed).
+#[inline(always)]
+fn token_words(b: &[u8], i: usize, len: usize) -> Option<[u64; 3]> {
+    let w: &[u8; 24] = b.get(i..i + 24)?.try_into().ok()?;
+    let mut out = [0u64; 3];
+    for (n, word) in out.iter_mut().enumerate() {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&w[n * 8..n * 8 + 8]);
+        let keep = len.saturating_sub(n * 8).min(8);
+        let mask = if keep == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (keep * 8)) - 1
+        };
+        *word = u64::from_le_bytes(bytes) & mask;
+    }
+    Some(out)
+}
+
+impl NumberCache {
+    /// [`plain_number`], remembering tokens of up to 24 bytes.
+    #[inline]
+    pub fn plain_number(&mut self, text: &str, i: usize) -> Option<(f64, usize)> {
+        let b = text.as_bytes();
+        let j = plain_number_end(b, i);
+        let len = j - i;
+        if len == 0 || len > 24 {
+            return plain_number(text, i);
+        }
+        let Some(words) = token_words(b, i, len) else {
+            return plain_number(text, i);
+        };
+        let slot = &mut self.slots[(len ^ usize::from(b[j - 1])) & 3];
+        if slot.1 == len && slot.0 == words {
+            return Some((slot.2, j));
+        }
+        let (v, _) = plain_number(text, i)?;
+        *slot = (words, len, v);
+        Some((v, j))
+    }
 }
 
 /// Ends a fast-path line at `i`: an optional `\r`, then a newline or the end of the chunk. Returns
@@ -497,6 +556,23 @@ mod tests {
         assert_eq!(plain_number("0.25\n", 0), Some((0.25, 4)));
         assert_eq!(plain_number("1e999", 0), None);
         assert_eq!(plain_number("1/3", 0), Some((1.0, 1)));
+        let mut cache = NumberCache::default();
+        let pad = " ".repeat(24);
+        for t in [
+            "0.5 ",
+            "0.25",
+            "0.5",
+            "0.50",
+            "1e999",
+            "0.25",
+            "7",
+            "0.5",
+            "0.16666666666666666",
+        ] {
+            for text in [t.to_string(), format!("{t}{pad}"), format!("{t} {t}{pad}")] {
+                assert_eq!(cache.plain_number(&text, 0), plain_number(&text, 0), "{text}");
+            }
+        }
         assert_eq!(end_of_line(b"a\r\nb", 1), Some((3, true)));
         assert_eq!(end_of_line(b"a\r", 1), Some((2, false)));
         assert_eq!(end_of_line(b"a\r\r\n", 1), None);

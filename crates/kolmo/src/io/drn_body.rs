@@ -15,7 +15,7 @@
 //! once every chunk has been read.
 
 use super::chunked::{
-    ChunkError, Stream, Tuning, column_of, digits_u32, end_of_line, line_at, line_start_from, plain_number,
+    ChunkError, NumberCache, Stream, Tuning, column_of, digits_u32, end_of_line, line_at, line_start_from,
     plan_cuts, quote, skip_blanks, utf8_error,
 };
 use super::drn::{Header, Kind, split_token, value};
@@ -192,6 +192,7 @@ struct Chunk {
     pending: Option<(Written, super::rows::SumFault, u32)>,
     row: Vec<Written>,
     bracket: Vec<f64>,
+    numbers: NumberCache,
 }
 
 /// `name` is the decimal form of `v` (as `v.to_string()` writes it).
@@ -214,7 +215,11 @@ fn is_decimal(name: &str, v: u32) -> bool {
 /// the bytes: the target, its column, the probability, where the next line starts and whether a
 /// newline ended this one. `None` sends the line to the general path.
 #[inline]
-fn fast_transition(text: &str, start: usize) -> Option<(StateId, usize, f64, usize, bool)> {
+fn fast_transition(
+    text: &str,
+    start: usize,
+    numbers: &mut NumberCache,
+) -> Option<(StateId, usize, f64, usize, bool)> {
     let b = text.as_bytes();
     let i = skip_blanks(b, start);
     let (target, j) = digits_u32(b, i)?;
@@ -223,7 +228,7 @@ fn fast_transition(text: &str, start: usize) -> Option<(StateId, usize, f64, usi
         return None;
     }
     let k = skip_blanks(b, k + 1);
-    let (value, e) = plain_number(text, k)?;
+    let (value, e) = numbers.plain_number(text, k)?;
     let e = skip_blanks(b, e);
     let (next, newline) = end_of_line(b, e)?;
     Some((target, i - start + 1, value, next, newline))
@@ -303,12 +308,12 @@ impl Chunk {
             self.line_start = pos;
             // Fast paths for the common forms of the three kinds of lines.
             let fast = match b.get(skip_blanks(b, pos)) {
-                Some(b'0'..=b'9') if self.row_open => {
-                    fast_transition(text, pos).map(|(target, column, value, next, newline)| {
+                Some(b'0'..=b'9') if self.row_open => fast_transition(text, pos, &mut self.numbers).map(
+                    |(target, column, value, next, newline)| {
                         self.add_transition(ctx, target, value, column);
                         (next, newline)
-                    })
-                }
+                    },
+                ),
                 Some(b's') => self.fast_state(ctx, text, pos)?,
                 Some(b'a') => self.fast_action(ctx, text, pos),
                 _ => None,
@@ -340,7 +345,7 @@ impl Chunk {
         p += 1;
         loop {
             p = skip_blanks(b, p);
-            let (v, q) = plain_number(text, p)?;
+            let (v, q) = self.numbers.plain_number(text, p)?;
             self.bracket.push(v);
             p = skip_blanks(b, q);
             match b.get(p) {
