@@ -295,10 +295,12 @@ pub(crate) type LineMap<'a> = &'a dyn Fn(usize) -> usize;
 pub(crate) type Message = Box<dyn FnOnce(LineMap) -> String + Send + Sync>;
 
 /// Where a chunk's error is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Place {
     /// A line of the chunk, from 1.
     Line(usize),
+    /// The file's last line.
+    LastLine,
 }
 
 /// A parse error found in a chunk, placed in the chunk's own line numbers.
@@ -336,9 +338,10 @@ impl ChunkError {
     /// `last_line` lines.
     pub fn into_error(self, path: &Path, lines_before: usize, last_line: usize) -> Error {
         let map = move |l: usize| lines_before + l;
-        let Place::Line(line) = self.place;
-        let _ = last_line;
-        let line = map(line);
+        let line = match self.place {
+            Place::Line(l) => map(l),
+            Place::LastLine => last_line,
+        };
         parse_error(path, line, self.column, (self.message)(&map))
     }
 }

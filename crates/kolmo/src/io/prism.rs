@@ -43,10 +43,11 @@
 //! `action + Σ_t P(t) · transition(t)` is written on every transition of the choice (PRISM's choice
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
+use super::chunked::Tuning;
 use super::drn::{View, column_of, folded_action_rewards, number};
+use super::tra::Tra;
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
-use crate::model::{Mdp, RewardModel, StateSet};
-use crate::sparse::CsrMatrix;
+use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -56,36 +57,127 @@ use std::path::{Path, PathBuf};
 struct Line<'a> {
     number: usize,
     text: &'a str,
-    tokens: Vec<&'a str>,
+    tokens: Tokens<'a>,
 }
 
-/// The lines of `text` that are neither empty nor `#` comments, and the leading comment lines
-/// (before the first data line) as (number, trimmed text).
-fn split_lines(text: &str) -> (Vec<Line<'_>>, Vec<(usize, &str)>, usize) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut data = Vec::new();
-    let mut comments = Vec::new();
-    let mut last = 1;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        last = i + 1;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
-        if t.starts_with('#') {
-            if data.is_empty() {
-                comments.push((i + 1, t));
+/// The white-space separated tokens of a line, as a slice; up to [`Tokens::INLINE`] of them are
+/// kept without allocating.
+struct Tokens<'a> {
+    inline: [&'a str; Tokens::INLINE],
+    len: usize,
+    spill: Vec<&'a str>,
+}
+
+impl<'a> Tokens<'a> {
+    const INLINE: usize = 6;
+
+    fn of(line: &'a str) -> Self {
+        let mut t = Tokens {
+            inline: [""; Self::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        };
+        for token in line.split_whitespace() {
+            if t.len < Self::INLINE {
+                t.inline[t.len] = token;
+            } else {
+                if t.spill.is_empty() {
+                    t.spill.extend_from_slice(&t.inline);
+                }
+                t.spill.push(token);
             }
-            continue;
+            t.len += 1;
         }
-        data.push(Line {
-            number: i + 1,
-            text: line,
-            tokens: line.split_whitespace().collect(),
-        });
+        t
     }
-    (data, comments, last)
+}
+
+impl<'a> std::ops::Deref for Tokens<'a> {
+    type Target = [&'a str];
+
+    fn deref(&self) -> &[&'a str] {
+        if self.len <= Self::INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
+}
+
+/// The lines of a text that are neither empty nor `#` comments, one at a time; the leading comment
+/// lines (before the first data line) as (number, trimmed text) once the first data line is read;
+/// the number of the last line once all are read.
+struct DataLines<'a> {
+    text: &'a str,
+    pos: usize,
+    number: usize,
+    data_seen: bool,
+    comments: Vec<(usize, &'a str)>,
+}
+
+fn split_lines(text: &str) -> DataLines<'_> {
+    DataLines {
+        text: text.strip_prefix('\u{feff}').unwrap_or(text),
+        pos: 0,
+        number: 0,
+        data_seen: false,
+        comments: Vec::new(),
+    }
+}
+
+impl DataLines<'_> {
+    /// The number of the last line read (1 for an empty text).
+    fn last_line(&self) -> usize {
+        self.number.max(1)
+    }
+}
+
+impl<'a> Iterator for DataLines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let b = self.text.as_bytes();
+        while self.pos < b.len() {
+            let (raw, next, _) = super::chunked::line_at(b, self.pos);
+            let line = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
+            self.pos = next;
+            self.number += 1;
+            let t = line.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if t.starts_with('#') {
+                if !self.data_seen {
+                    self.comments.push((self.number, t));
+                }
+                continue;
+            }
+            self.data_seen = true;
+            return Some(Line {
+                number: self.number,
+                text: line,
+                tokens: Tokens::of(line),
+            });
+        }
+        None
+    }
+}
+
+/// A set of indices `0..len`, one bit each.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Self {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    /// Adds `i`; returns whether it was new.
+    fn insert(&mut self, i: usize) -> bool {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
+    }
 }
 
 /// `token` in backquotes, shortened if long.
@@ -140,20 +232,13 @@ impl Line<'_> {
     }
 }
 
-/// What a `.tra` file holds.
-struct Tra {
-    is_mdp: bool,
-    n: usize,
-    matrix: CsrMatrix,
-    /// Per row, the action label (empty when none), if any choice had one.
-    action_names: Option<Vec<String>>,
-    initial: Vec<StateId>,
-    notes: Vec<String>,
-}
-
-fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
-    let (lines, comments, last) = split_lines(text);
-    for (number, c) in &comments {
+/// Reads a `.tra` file whose transitions are in any order, sorting them (the streaming reader,
+/// [`super::tra`], reads files grouped by source state, as PRISM writes them, and hands the
+/// others to this one).
+pub(super) fn read_tra_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
+    let mut lines = split_lines(text);
+    let first = lines.next();
+    for (number, c) in &lines.comments {
         if let Some(ty) = c
             .strip_prefix("# Transitions (")
             .and_then(|t| t.strip_suffix(')'))
@@ -168,10 +253,10 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
             ));
         }
     }
-    let Some(header) = lines.first() else {
+    let Some(header) = first else {
         return Err(parse_error(
             path,
-            last,
+            lines.last_line(),
             1,
             "the file has no header line `n m` or `n c m`",
         ));
@@ -225,7 +310,7 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
     } else {
         "`state target probability [action]`"
     };
-    for line in &lines[1..] {
+    for line in lines.by_ref() {
         if line.tokens[0] == "-" {
             let Some(i) = line.tokens.iter().position(|t| *t != "-") else {
                 return Err(line.error(path, 0, "expected an initial state `- s -`"));
@@ -312,6 +397,7 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
             ),
         ));
     }
+    let last = lines.last_line();
     let (matrix, mut notes) = build_matrix(path, n, entries, normalize, |_| last)?;
     let action_names = (is_mdp && labels.values().any(|(l, _)| !l.is_empty())).then(|| {
         let mut names = vec![String::new(); matrix.nrows()];
@@ -340,11 +426,11 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
 
 /// Labels from a `.lab` file: name → states, and the line of the declarations.
 fn read_lab(path: &Path, text: &str, n: usize) -> Result<(BTreeMap<String, Vec<StateId>>, usize)> {
-    let (lines, _, last) = split_lines(text);
-    let Some(first) = lines.first() else {
+    let mut lines = split_lines(text);
+    let Some(first) = lines.next() else {
         return Err(parse_error(
             path,
-            last,
+            lines.last_line(),
             1,
             "no label declarations `0=\"init\" 1=\"goal\" ...`",
         ));
@@ -391,7 +477,7 @@ fn read_lab(path: &Path, text: &str, n: usize) -> Result<(BTreeMap<String, Vec<S
         rest = after[end + 1..].trim_start();
     }
     let mut sets: Vec<Vec<StateId>> = vec![Vec::new(); names.len()];
-    for line in &lines[1..] {
+    for line in lines {
         let Some((s, indices)) = line.text.split_once(':') else {
             return Err(parse_error(
                 path,
@@ -478,8 +564,9 @@ fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<Stri
 
 /// State rewards from a `.srew` file: the name in its header and the rewards (`None` without entries).
 fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Option<Vec<f64>>)> {
-    let (lines, comments, last) = split_lines(text);
-    let (name, kind) = reward_header(path, &comments)?;
+    let mut lines = split_lines(text);
+    let first = lines.next();
+    let (name, kind) = reward_header(path, &lines.comments)?;
     if kind == Some(false) {
         return Err(parse_error(
             path,
@@ -488,10 +575,10 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
             "this is a transition rewards file, not state rewards",
         ));
     }
-    let Some(header) = lines.first() else {
+    let Some(header) = first else {
         return Err(parse_error(
             path,
-            last,
+            lines.last_line(),
             1,
             "the file has no header line `states entries`",
         ));
@@ -507,8 +594,9 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
     }
     let k: usize = header.int(path, 1, "the number of entries")?;
     let mut rewards = vec![0.0; n];
-    let mut seen: HashMap<StateId, usize> = HashMap::new();
-    for line in &lines[1..] {
+    let mut seen = Bits::new(n);
+    let mut entries = 0;
+    for line in lines {
         line.expect_tokens(path, &[2], "`state reward`")?;
         let s: StateId = line.int(path, 0, "a state number")?;
         if s as usize >= n {
@@ -519,16 +607,22 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
             ));
         }
         let r = line.number(path, 1, "a reward")?;
-        if let Some(first) = seen.insert(s, line.number) {
+        if !seen.insert(s as usize) {
+            // The line of the first reward: read again (only for the error).
+            let first = split_lines(text)
+                .skip(1)
+                .find(|l| l.tokens.first().and_then(|t| t.parse::<StateId>().ok()) == Some(s))
+                .map_or(0, |l| l.number);
             return Err(line.error(path, 0, format!("state {s} has a reward already (line {first})")));
         }
+        entries += 1;
         rewards[s as usize] = r;
     }
-    if seen.len() != k {
+    if entries != k {
         return Err(header.error(
             path,
             1,
-            format!("the header announces {k} entries but the file has {}", seen.len()),
+            format!("the header announces {k} entries but the file has {entries}"),
         ));
     }
     Ok((name, (k > 0).then_some(rewards)))
@@ -540,8 +634,9 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
 type TrewParts = (Option<Vec<f64>>, Option<Vec<f64>>);
 
 fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, TrewParts)> {
-    let (lines, comments, last) = split_lines(text);
-    let (name, kind) = reward_header(path, &comments)?;
+    let mut lines = split_lines(text);
+    let first = lines.next();
+    let (name, kind) = reward_header(path, &lines.comments)?;
     if kind == Some(true) {
         return Err(parse_error(
             path,
@@ -552,8 +647,13 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
     }
     let matrix = &tra.matrix;
     let n = tra.n;
-    let Some(header) = lines.first() else {
-        return Err(parse_error(path, last, 1, "the file has no header line"));
+    let Some(header) = first else {
+        return Err(parse_error(
+            path,
+            lines.last_line(),
+            1,
+            "the file has no header line",
+        ));
     };
     let (layout, header_len) = if tra.is_mdp {
         ("a header `states choices entries` (the model is an MDP)", 3)
@@ -582,9 +682,23 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
     let k: usize = header.int(path, header_len - 1, "the number of entries")?;
     let (row_ptr, cols, _) = matrix.as_parts();
     let mut values = vec![0.0; if tra.is_mdp { matrix.nrows() } else { matrix.nnz() }];
-    let mut seen: HashMap<usize, (f64, usize)> = HashMap::new();
+    let mut seen = Bits::new(values.len());
+    // The line of the first entry for the same choice (MDP) or transition (DTMC) as `line`: read
+    // again, only for an error.
+    let first_line_for = |line: &Line| {
+        // State and choice (MDP) or state and target (DTMC): the first two numbers either way.
+        let key = |l: &Line| {
+            let number = |i: usize| l.tokens.get(i).and_then(|t| t.parse::<u64>().ok());
+            (number(0), number(1))
+        };
+        let want = key(line);
+        split_lines(text)
+            .skip(1)
+            .find(|l| key(l) == want)
+            .map_or(0, |l| l.number)
+    };
     let mut count = 0;
-    for line in &lines[1..] {
+    for line in lines {
         count += 1;
         let (row, target_token, value_token) = if tra.is_mdp {
             line.expect_tokens(path, &[4], "`state choice target reward`")?;
@@ -630,34 +744,31 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
         };
         if tra.is_mdp {
             // PRISM's MDP transition rewards belong to the choice: one value for all its transitions.
-            match seen.get(&row) {
-                Some(&(earlier, at)) if earlier != r => {
-                    return Err(line.error(
-                        path,
-                        value_token,
-                        format!(
-                            "reward {} differs from {} on line {at} for the same choice; an MDP's transition rewards belong to the choice",
-                            number(r),
-                            number(earlier)
-                        ),
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    seen.insert(row, (r, line.number));
-                }
+            if !seen.insert(row) && values[row] != r {
+                return Err(line.error(
+                    path,
+                    value_token,
+                    format!(
+                        "reward {} differs from {} on line {} for the same choice; an MDP's transition rewards belong to the choice",
+                        number(r),
+                        number(values[row]),
+                        first_line_for(&line)
+                    ),
+                ));
             }
             values[row] = r;
         } else {
             let index = row_ptr[row] + pos;
-            if let Some(&(_, at)) = seen.get(&index) {
+            if !seen.insert(index) {
                 return Err(line.error(
                     path,
                     0,
-                    format!("this transition has a reward already (line {at})"),
+                    format!(
+                        "this transition has a reward already (line {})",
+                        first_line_for(&line)
+                    ),
                 ));
             }
-            seen.insert(index, (r, line.number));
             values[index] = r;
         }
     }
@@ -697,8 +808,25 @@ fn companions(path: &Path, ext: &str) -> (Vec<PathBuf>, bool) {
 /// Reads the `.tra` file `path` and the `.lab`, `.srew`, `.trew` files of the same stem beside it;
 /// returns the model, every file read, and notes for the user.
 pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
-    let text = read_text(path)?;
-    let tra = read_tra(path, &text, options.normalize)?;
+    read_with(path, options, Tuning::FILES)
+}
+
+/// [`read`] with the windows and chunks of `tuning` for the `.tra` file.
+fn read_with(
+    path: &Path,
+    options: &ReadOptions,
+    tuning: Tuning,
+) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
+    let io_error = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_err(io_error)?.len();
+    let tra = match super::tra::read_from(path, file, Some(size), options.normalize, tuning)? {
+        Some(tra) => tra,
+        None => read_tra_any_order(path, &read_text(path)?, options.normalize)?,
+    };
     let n = tra.n;
     let mut files = vec![path.to_path_buf()];
     let mut notes = tra.notes.clone();
@@ -807,20 +935,27 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<Pat
             what.join(" and ")
         ));
     }
-    let mut mdp = Mdp::new(tra.matrix, initial)?;
-    for (label, states) in labels {
-        mdp.set_label(label, StateSet::from_states(n, states));
-    }
-    for (name, model) in rewards {
-        mdp.set_reward_model(name, model)?;
-    }
     let model = if tra.is_mdp {
+        let mut mdp = Mdp::new(tra.matrix, initial)?;
+        for (label, states) in labels {
+            mdp.set_label(label, StateSet::from_states(n, states));
+        }
+        for (name, model) in rewards {
+            mdp.set_reward_model(name, model)?;
+        }
         if let Some(names) = tra.action_names {
             mdp = mdp.with_action_names(names);
         }
         Model::Mdp(mdp)
     } else {
-        Model::Dtmc(mdp.into_dtmc()?)
+        let mut dtmc = Dtmc::new(tra.matrix, initial)?;
+        for (label, states) in labels {
+            dtmc.set_label(label, StateSet::from_states(n, states));
+        }
+        for (name, model) in rewards {
+            dtmc.set_reward_model(name, model)?;
+        }
+        Model::Dtmc(dtmc)
     };
     Ok((model, files, notes))
 }
