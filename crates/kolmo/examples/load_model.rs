@@ -2,13 +2,14 @@
 //! size: the figure the readers' speed is judged by.
 //!
 //! ```text
-//! cargo run --release -p kolmo --example load_model -- FILE [--normalize] [--repeat K]
+//! cargo run --release -p kolmo --example load_model -- FILE [--normalize] [--repeat K] [--write OUT]
 //! ```
 //!
 //! Prints one line per read: `FILE: KIND, n states, m choices, nnz transitions, read in S s`.
-//! Exits 2 on a bad argument or a file that does not read.
+//! With `--write OUT`, then writes the model to `OUT` (in the format of its extension) and prints
+//! how long that took. Exits 2 on a bad argument or a file that does not read or write.
 
-use kolmo::io::{Model, ReadOptions, read_model};
+use kolmo::io::{Format, Model, ReadOptions, read_model, write_model};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -17,10 +18,18 @@ fn main() -> ExitCode {
     let mut path: Option<PathBuf> = None;
     let mut options = ReadOptions::default();
     let mut repeat = 1usize;
+    let mut write: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--normalize" => options.normalize = true,
+            "--write" => match args.next() {
+                Some(out) => write = Some(PathBuf::from(out)),
+                None => {
+                    eprintln!("load_model: --write takes a file name");
+                    return ExitCode::from(2);
+                }
+            },
             "--repeat" => match args.next().and_then(|k| k.parse().ok()) {
                 Some(k) if k > 0 => repeat = k,
                 _ => {
@@ -36,7 +45,7 @@ fn main() -> ExitCode {
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: load_model FILE [--normalize] [--repeat K]");
+        eprintln!("usage: load_model FILE [--normalize] [--repeat K] [--write OUT]");
         return ExitCode::from(2);
     };
     for _ in 0..repeat {
@@ -59,6 +68,22 @@ fn main() -> ExitCode {
         );
         for note in &file.notes {
             println!("  note: {note}");
+        }
+        if let Some(out) = &write {
+            let Some(format) = Format::from_path(out) else {
+                eprintln!("load_model: {}: unknown extension", out.display());
+                return ExitCode::from(2);
+            };
+            let start = Instant::now();
+            if let Err(e) = write_model(&file.model, out, format) {
+                eprintln!("load_model: {e}");
+                return ExitCode::from(2);
+            }
+            println!(
+                "{}: written in {:.3} s",
+                out.display(),
+                start.elapsed().as_secs_f64()
+            );
         }
     }
     ExitCode::SUCCESS

@@ -61,6 +61,7 @@
 //! rewards as `Σ_t P(a, t) · r(a, t)`, which keeps every expected reward the same.
 
 use super::chunked::{Stream, Tuning, line_at, utf8_error};
+use super::text_out::{Numbers, push_uint, write_states};
 use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
@@ -653,53 +654,71 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     ));
     w.write_all(out.as_bytes()).map_err(io)?;
     let (row_ptr, cols, vals) = matrix.as_parts();
-    let bracket = |values: &mut dyn Iterator<Item = f64>| -> String {
-        let parts: Vec<String> = values.map(number).collect();
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", parts.join(", "))
+    // The values of a bracket, one per reward model (nothing without reward models).
+    let bracket = |out: &mut String, numbers: &mut Numbers, value: &dyn Fn(usize) -> f64| {
+        if state_rewards.is_empty() {
+            return;
         }
+        out.push_str(" [");
+        for i in 0..state_rewards.len() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            numbers.push(out, value(i));
+        }
+        out.push(']');
     };
-    for s in 0..n {
-        out.clear();
-        out.push_str(&format!("state {s}"));
-        out.push_str(&bracket(
-            &mut state_rewards.iter().map(|r| r.map_or(0.0, |r| r[s])),
-        ));
-        for (label, set) in &labels {
-            if set.contains(s as StateId) {
-                if label.contains(char::is_whitespace) {
-                    out.push_str(&format!(" \"{label}\""));
-                } else {
-                    out.push_str(&format!(" {label}"));
+    write_states(w, n, |states, out, numbers| {
+        let mut rewards = Numbers::default();
+        for s in states {
+            out.push_str("state ");
+            push_uint(out, s as u64);
+            bracket(out, &mut rewards, &|i| state_rewards[i].map_or(0.0, |r| r[s]));
+            for (label, set) in &labels {
+                if set.contains(s as StateId) {
+                    if label.contains(char::is_whitespace) {
+                        out.push_str(" \"");
+                        out.push_str(label);
+                        out.push('"');
+                    } else {
+                        out.push(' ');
+                        out.push_str(label);
+                    }
+                }
+            }
+            out.push('\n');
+            if let Some(names) = v.names {
+                out.push_str("//");
+                out.extend(
+                    names[s]
+                        .chars()
+                        .map(|c| if matches!(c, '\n' | '\r') { ' ' } else { c }),
+                );
+                out.push('\n');
+            }
+            let rows = matrix.group_rows(s);
+            for row in rows.clone() {
+                out.push_str("\taction ");
+                match v.action_names {
+                    Some(names) if names[row].is_empty() => out.push_str("__NOLABEL__"),
+                    Some(names) => out.push_str(&names[row]),
+                    None => push_uint(out, (row - rows.start) as u64),
+                }
+                bracket(out, &mut rewards, &|i| {
+                    action_rewards[i].as_ref().map_or(0.0, |r| r[row])
+                });
+                out.push('\n');
+                for k in row_ptr[row]..row_ptr[row + 1] {
+                    out.push_str("\t\t");
+                    push_uint(out, u64::from(cols[k]));
+                    out.push_str(" : ");
+                    numbers.push(out, vals[k]);
+                    out.push('\n');
                 }
             }
         }
-        out.push('\n');
-        if let Some(names) = v.names {
-            let name = names[s].replace(['\n', '\r'], " ");
-            out.push_str(&format!("//{name}\n"));
-        }
-        let rows = matrix.group_rows(s);
-        for row in rows.clone() {
-            let name = match v.action_names {
-                Some(names) if names[row].is_empty() => "__NOLABEL__".to_string(),
-                Some(names) => names[row].clone(),
-                None => (row - rows.start).to_string(),
-            };
-            out.push_str(&format!("\taction {name}"));
-            out.push_str(&bracket(
-                &mut action_rewards.iter().map(|r| r.as_ref().map_or(0.0, |r| r[row])),
-            ));
-            out.push('\n');
-            for k in row_ptr[row]..row_ptr[row + 1] {
-                out.push_str(&format!("\t\t{} : {}\n", cols[k], number(vals[k])));
-            }
-        }
-        w.write_all(out.as_bytes()).map_err(io)?;
-    }
-    Ok(())
+    })
+    .map_err(io)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod mtx;
 mod npy;
 mod prism;
 mod rows;
+mod text_out;
 mod tra;
 
 #[allow(unused_imports)] // used by the format readers

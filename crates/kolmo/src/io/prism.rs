@@ -45,6 +45,7 @@
 
 use super::chunked::Tuning;
 use super::drn::{View, column_of, folded_action_rewards, number};
+use super::text_out::{push_uint, write_states};
 use super::tra::Tra;
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
@@ -1011,23 +1012,29 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
         } else {
             writeln!(w, "{n} {}", matrix.nnz())?;
         }
-        for s in 0..n {
-            for (k, row) in matrix.group_rows(s).enumerate() {
-                let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
-                for i in row_ptr[row]..row_ptr[row + 1] {
-                    if v.is_mdp {
-                        write!(w, "{s} {k} {} {}", cols[i], number(vals[i]))?;
-                    } else {
-                        write!(w, "{s} {} {}", cols[i], number(vals[i]))?;
-                    }
-                    match action {
-                        Some(a) => writeln!(w, " {a}")?,
-                        None => writeln!(w)?,
+        write_states(w, n, |states, out, numbers| {
+            for s in states {
+                for (k, row) in matrix.group_rows(s).enumerate() {
+                    let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
+                    for i in row_ptr[row]..row_ptr[row + 1] {
+                        push_uint(out, s as u64);
+                        out.push(' ');
+                        if v.is_mdp {
+                            push_uint(out, k as u64);
+                            out.push(' ');
+                        }
+                        push_uint(out, u64::from(cols[i]));
+                        out.push(' ');
+                        numbers.push(out, vals[i]);
+                        if let Some(a) = action {
+                            out.push(' ');
+                            out.push_str(a);
+                        }
+                        out.push('\n');
                     }
                 }
             }
-        }
-        Ok(())
+        })
     })?);
     // Labels: `init` (the initial states) first, then the others by name.
     let init = StateSet::from_states(n, v.initial.iter().copied());
@@ -1045,18 +1052,25 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
             .map(|(i, (name, _))| format!("{i}=\"{name}\""))
             .collect();
         writeln!(w, "{}", decl.join(" "))?;
-        for s in 0..n as StateId {
-            let held: Vec<String> = labels
-                .iter()
-                .enumerate()
-                .filter(|(_, (_, set))| set.contains(s))
-                .map(|(i, _)| i.to_string())
-                .collect();
-            if !held.is_empty() {
-                writeln!(w, "{s}: {}", held.join(" "))?;
+        write_states(w, n, |states, out, _| {
+            for s in states {
+                let mut first = true;
+                for (i, (_, set)) in labels.iter().enumerate() {
+                    if set.contains(s as StateId) {
+                        if first {
+                            push_uint(out, s as u64);
+                            out.push(':');
+                            first = false;
+                        }
+                        out.push(' ');
+                        push_uint(out, i as u64);
+                    }
+                }
+                if !first {
+                    out.push('\n');
+                }
             }
-        }
-        Ok(())
+        })
     })?);
     let several = v.rewards.len() > 1;
     let stem = path
@@ -1077,12 +1091,17 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
                 writeln!(w, "# Reward structure \"{name}\"\n# State rewards")?;
                 let nonzero = state.map_or(0, |s| s.iter().filter(|&&x| x != 0.0).count());
                 writeln!(w, "{n} {nonzero}")?;
-                for (s, &x) in state.unwrap_or(&[]).iter().enumerate() {
-                    if x != 0.0 {
-                        writeln!(w, "{s} {}", number(x))?;
+                let state = state.unwrap_or(&[]);
+                write_states(w, state.len(), |states, out, numbers| {
+                    for s in states {
+                        if state[s] != 0.0 {
+                            push_uint(out, s as u64);
+                            out.push(' ');
+                            numbers.push(out, state[s]);
+                            out.push('\n');
+                        }
                     }
-                }
-                Ok(())
+                })
             })?);
         }
         let has_transition_part = r.action.is_some() || r.transition.is_some();
@@ -1121,21 +1140,27 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
                 if values.is_empty() {
                     return Ok(());
                 }
-                for s in 0..n {
-                    for (k, row) in matrix.group_rows(s).enumerate() {
-                        for i in row_ptr[row]..row_ptr[row + 1] {
-                            if values[i] == 0.0 {
-                                continue;
-                            }
-                            if v.is_mdp {
-                                writeln!(w, "{s} {k} {} {}", cols[i], number(values[i]))?;
-                            } else {
-                                writeln!(w, "{s} {} {}", cols[i], number(values[i]))?;
+                write_states(w, n, |states, out, numbers| {
+                    for s in states {
+                        for (k, row) in matrix.group_rows(s).enumerate() {
+                            for i in row_ptr[row]..row_ptr[row + 1] {
+                                if values[i] == 0.0 {
+                                    continue;
+                                }
+                                push_uint(out, s as u64);
+                                out.push(' ');
+                                if v.is_mdp {
+                                    push_uint(out, k as u64);
+                                    out.push(' ');
+                                }
+                                push_uint(out, u64::from(cols[i]));
+                                out.push(' ');
+                                numbers.push(out, values[i]);
+                                out.push('\n');
                             }
                         }
                     }
-                }
-                Ok(())
+                })
             })?);
         }
     }
