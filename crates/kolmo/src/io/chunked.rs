@@ -59,6 +59,10 @@ pub(crate) struct Stream<R> {
     window: usize,
     /// The file's length, if known (windows are not made longer than the file).
     size: Option<u64>,
+    /// The buffer the next window is read into while the current one is parsed.
+    spare: Vec<u8>,
+    /// After a read ahead: the bytes of the window before it and the bytes in `spare`.
+    ahead: Option<(usize, usize)>,
 }
 
 impl<R: Read> Stream<R> {
@@ -76,6 +80,8 @@ impl<R: Read> Stream<R> {
             ends_with_newline: true,
             window: window.max(1),
             size,
+            spare: Vec::new(),
+            ahead: None,
         }
     }
 
@@ -127,41 +133,89 @@ impl<R: Read> Stream<R> {
         let keep = self.end - self.begin;
         self.buf.copy_within(self.begin..self.end, 0);
         self.begin = 0;
-        self.end = keep;
+        let more = self.more(keep, self.offset + keep as u64);
+        let mut fill = Fill {
+            reader: &mut self.reader,
+            eof: &mut self.eof,
+            ends_with_newline: &mut self.ends_with_newline,
+        };
+        self.end = fill
+            .read_into(&mut self.buf, &[], keep, more)
+            .map_err(|error| Error::Io {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        Ok(())
+    }
+
+    /// How many bytes to read behind `keep` bytes kept: a window's worth (at least `keep`), but no
+    /// more than the file holds after byte `next` (plus one, to see its end without another read).
+    fn more(&self, keep: usize, next: u64) -> usize {
         let mut more = self.window.max(keep);
         if let Some(total) = self.size {
-            // One byte beyond the announced end, to see the end without another read.
-            let left = total.saturating_sub(self.offset + keep as u64);
+            let left = total.saturating_sub(next);
             more = more.min(usize::try_from(left).unwrap_or(usize::MAX).saturating_add(1));
         }
-        let size = keep + more;
-        if self.buf.len() < size {
-            // A fresh zeroed allocation (the system hands out zeroed pages) rather than zeroing by
-            // hand; the bytes kept move over.
-            let mut bigger = vec![0u8; size];
-            bigger[..keep].copy_from_slice(&self.buf[..keep]);
-            self.buf = bigger;
+        more
+    }
+
+    /// Runs `work` on [`data`](Self::data) while, on another thread, the bytes from `from` on and
+    /// the next window of the file are read into a second buffer; returns what `work` returned.
+    /// The caller then calls [`advance`](Self::advance) to move to that buffer.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `path` if reading fails (after `work` is done).
+    pub fn read_ahead_while<T: Send>(
+        &mut self,
+        path: &Path,
+        from: usize,
+        work: impl FnOnce(&[u8]) -> T + Send,
+    ) -> Result<T>
+    where
+        R: Send,
+    {
+        let keep = self.end - self.begin - from;
+        let more = if self.eof {
+            0
+        } else {
+            self.more(keep, self.offset + (self.end - self.begin) as u64)
+        };
+        let Stream {
+            reader,
+            buf,
+            spare,
+            begin,
+            end,
+            eof,
+            ends_with_newline,
+            ..
+        } = self;
+        let data = &buf[*begin..*end];
+        let tail = &data[from..];
+        let mut fill = Fill {
+            reader,
+            eof,
+            ends_with_newline,
+        };
+        let (result, read) = rayon::join(|| work(data), || fill.read_into(spare, tail, 0, more));
+        let filled = read.map_err(|error| Error::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        self.ahead = Some((from, filled));
+        Ok(result)
+    }
+
+    /// After [`read_ahead_while`](Self::read_ahead_while): drops the first `from` bytes of the old
+    /// window, holding `newlines` newlines, and makes the buffer read ahead the window.
+    pub fn advance(&mut self, newlines: usize) {
+        if let Some((from, filled)) = self.ahead.take() {
+            std::mem::swap(&mut self.buf, &mut self.spare);
+            self.offset += from as u64;
+            self.lines_before += newlines;
+            self.begin = 0;
+            self.end = filled;
         }
-        while self.end < self.buf.len() {
-            match self.reader.read(&mut self.buf[self.end..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(k) => {
-                    self.end += k;
-                    self.ends_with_newline = self.buf[self.end - 1] == b'\n';
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => {
-                    return Err(Error::Io {
-                        path: path.to_path_buf(),
-                        error,
-                    });
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The first byte from here to the end of the file that is not UTF-8, as the error reading the
@@ -195,6 +249,53 @@ impl<R: Read> Stream<R> {
             self.consume(upto, newlines);
             self.read_more(path)?;
         }
+    }
+}
+
+/// Reading into a buffer: the reader and the stream's flags it updates.
+struct Fill<'a, R> {
+    reader: &'a mut R,
+    eof: &'a mut bool,
+    ends_with_newline: &'a mut bool,
+}
+
+impl<R: Read> Fill<'_, R> {
+    /// Puts `head` at the start of `buf` (or keeps `buf[..keep]` when `head` is empty), then reads
+    /// up to `more` bytes behind it; returns the bytes `buf` holds.
+    fn read_into(
+        &mut self,
+        buf: &mut Vec<u8>,
+        head: &[u8],
+        keep: usize,
+        more: usize,
+    ) -> std::io::Result<usize> {
+        let keep = if head.is_empty() { keep } else { head.len() };
+        let size = keep + more;
+        if buf.len() < size {
+            // A fresh zeroed allocation (the system hands out zeroed pages) rather than zeroing by
+            // hand; the bytes kept move over.
+            let mut bigger = vec![0u8; size];
+            if head.is_empty() {
+                bigger[..keep].copy_from_slice(&buf[..keep]);
+            }
+            *buf = bigger;
+        }
+        if !head.is_empty() {
+            buf[..keep].copy_from_slice(head);
+        }
+        let mut end = keep;
+        while end < size && !*self.eof {
+            match self.reader.read(&mut buf[end..size]) {
+                Ok(0) => *self.eof = true,
+                Ok(k) => {
+                    end += k;
+                    *self.ends_with_newline = buf[end - 1] == b'\n';
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(end)
     }
 }
 

@@ -411,7 +411,7 @@ pub(crate) fn read_file(path: &Path, options: &ReadOptions) -> Result<(Model, Ve
 
 /// Reads a DRN model from `reader`, the contents of `path` (`size` bytes, if known), with the
 /// windows and chunks of `tuning`.
-pub(crate) fn read_from<R: Read>(
+pub(crate) fn read_from<R: Read + Send>(
     path: &Path,
     reader: R,
     size: Option<u64>,

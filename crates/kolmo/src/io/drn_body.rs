@@ -1064,14 +1064,172 @@ fn keep_first(slot: &mut Option<Error>, candidate: Option<ChunkError>, path: &Pa
     }
 }
 
+/// What one window came to.
+enum Window {
+    /// All its chunks were read; they hold this many newlines.
+    Read(usize),
+    /// A malformed line (reported unless the rest of the file holds a byte that is not UTF-8);
+    /// the window holds this many newlines.
+    Stopped(Error, usize),
+    /// An error to report as it is.
+    Failed(Error),
+}
+
+/// The reader of the `@model` section, between windows.
+struct Reader<'a> {
+    path: &'a Path,
+    header: &'a Header,
+    normalize: bool,
+    tuning: Tuning,
+    acc: Acc,
+    brackets: Brackets,
+    pool: Vec<Chunk>,
+    /// The window starts the section.
+    first: bool,
+    /// The first action without transitions, transition out of range, duplicate, row refused.
+    empty_action: Option<Error>,
+    range: Option<Error>,
+    duplicate: Option<Error>,
+    fault: Option<Error>,
+}
+
+impl Reader<'_> {
+    /// Whether the model is known to be refused (only the counts matter then).
+    fn refused(&self) -> bool {
+        self.empty_action.is_some()
+            || self.range.is_some()
+            || self.duplicate.is_some()
+            || self.fault.is_some()
+    }
+
+    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`) and
+    /// adds them to the model.
+    fn window(&mut self, data: &[u8], cuts: &[usize], lines_before: usize) -> Window {
+        let (path, header) = (self.path, self.header);
+        let n = header.nr_states;
+        let count = cuts.len() - 1;
+        if self.pool.len() < count {
+            self.pool.resize_with(count, Chunk::default);
+        }
+        let build = !self.refused();
+        let normalize = self.normalize;
+        let ctx_for = |brackets, starts_body| Ctx {
+            header,
+            brackets,
+            starts_body,
+            build,
+            normalize,
+        };
+        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
+        let first = self.first;
+        let pool = &mut self.pool;
+        let mut done = 0;
+        if first && matches!(self.brackets, Brackets::Unknown) {
+            // The first chunk alone: it most likely decides the count of values in brackets.
+            pool[0].parse(piece(0), &ctx_for(self.brackets, true));
+            if let Some((k, line)) = pool[0].defined {
+                self.brackets = Brackets::Seen {
+                    k,
+                    line: lines_before + line,
+                };
+            }
+            done = 1;
+        }
+        let brackets = self.brackets;
+        pool[done..count]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| c.parse(piece(done + i), &ctx_for(brackets, first && done + i == 0)));
+        // Chunks' line numbers start at the window's plus the newlines of the chunks before.
+        let mut starts = Vec::with_capacity(count);
+        let mut lines = lines_before;
+        for c in &pool[..count] {
+            starts.push(lines);
+            lines += c.newlines;
+        }
+        let newlines = lines - lines_before;
+        if matches!(brackets, Brackets::Unknown)
+            && let Some(j) = (done..count).find(|&j| pool[j].defined.is_some())
+        {
+            // The first bracket in the file is in chunk `j`: the chunks after it that hold brackets
+            // counted them on their own and are read again knowing the count.
+            let (k, line) = pool[j].defined.expect("found above");
+            self.brackets = Brackets::Seen {
+                k,
+                line: starts[j] + line,
+            };
+            let brackets = self.brackets;
+            pool[j + 1..count]
+                .par_iter_mut()
+                .enumerate()
+                .filter(|(_, c)| c.bracket_seen)
+                .for_each(|(i, c)| c.parse(piece(j + 1 + i), &ctx_for(brackets, false)));
+        }
+        if let Some(i) = (0..count).find(|&i| pool[i].utf8.is_some()) {
+            let at = pool[i].utf8.expect("found above");
+            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
+        }
+        let mut expected = self.acc.states;
+        for (i, c) in pool[..count].iter_mut().enumerate() {
+            if let Some((id, column)) = c.first_id {
+                let place = |message: String| parse_error(path, starts[i] + 1, column, message);
+                if expected >= n {
+                    return Window::Stopped(
+                        place(format!(
+                            "more states than the {n} that @nr_states declares (line {})",
+                            header.nr_states_line
+                        )),
+                        newlines,
+                    );
+                } else if id != expected {
+                    return Window::Stopped(
+                        place(format!(
+                            "states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id}"
+                        )),
+                        newlines,
+                    );
+                }
+            }
+            if let Some(e) = c.stop.take() {
+                return Window::Stopped(e.into_error(path, starts[i], starts[i]), newlines);
+            }
+            expected += c.states;
+            if let Some(line) = c.empty_action
+                && self.empty_action.is_none()
+            {
+                self.empty_action = Some(parse_error(
+                    path,
+                    starts[i] + line,
+                    1,
+                    "this action has no transitions (every choice needs a distribution over next states)",
+                ));
+            }
+            keep_first(&mut self.range, c.range.take(), path, starts[i]);
+            keep_first(&mut self.duplicate, c.duplicate.take(), path, starts[i]);
+            keep_first(&mut self.fault, c.fault.take(), path, starts[i]);
+        }
+        if build && !self.refused() {
+            // The count as this window leaves it (a chunk may have set it).
+            self.acc
+                .append(&mut self.pool[..count], header.kind, brackets_k(self.brackets));
+        } else {
+            // The model is refused: only the counts matter now.
+            self.acc.states = expected;
+            self.acc.rows += self.pool[..count].iter().map(|c| c.rows).sum::<usize>();
+        }
+        self.first = false;
+        Window::Read(newlines)
+    }
+}
+
 /// Reads the `@model` section from `stream` (positioned after the `@model` line), `size` being the
-/// file's length if known.
+/// file's length if known. While the chunks of a window are parsed, the next window is read.
 ///
 /// # Errors
 /// [`Error::Parse`] for the first malformed line, then for counts that differ from the header,
 /// actions without transitions, transitions out of range, duplicates, and refused rows, as a
 /// sequential reader finds them; [`Error::Io`] if reading fails.
-pub(super) fn read_body<R: Read>(
+pub(super) fn read_body<R: Read + Send>(
     path: &Path,
     stream: &mut Stream<R>,
     header: &Header,
@@ -1081,41 +1239,53 @@ pub(super) fn read_body<R: Read>(
 ) -> Result<Body> {
     let n = header.nr_states;
     let kind = header.kind;
-    let mut acc = Acc {
-        states: 0,
-        rows: 0,
-        row_ptr: vec![0],
-        cols: Vec::new(),
-        vals: Vec::new(),
-        group_ptr: vec![0],
-        state_rewards: Flat::default(),
-        action_rewards: Flat::default(),
-        labels: BTreeMap::new(),
-        names: Vec::new(),
-        names_ok: true,
-        codes: Vec::new(),
-        action_names: Vec::new(),
-        name_index: HashMap::new(),
-        named: false,
-        rescaled: 0,
-        worst: 0.0,
-        reserved: false,
+    let mut reader = Reader {
+        path,
+        header,
+        normalize,
+        tuning,
+        acc: Acc {
+            states: 0,
+            rows: 0,
+            row_ptr: vec![0],
+            cols: Vec::new(),
+            vals: Vec::new(),
+            group_ptr: vec![0],
+            state_rewards: Flat::default(),
+            action_rewards: Flat::default(),
+            labels: BTreeMap::new(),
+            names: Vec::new(),
+            names_ok: true,
+            codes: Vec::new(),
+            action_names: Vec::new(),
+            name_index: HashMap::new(),
+            named: false,
+            rescaled: 0,
+            worst: 0.0,
+            reserved: false,
+        },
+        brackets: if header.reward_names.is_empty() {
+            Brackets::Unknown
+        } else {
+            Brackets::Declared(header.reward_names.len())
+        },
+        pool: Vec::new(),
+        first: true,
+        empty_action: None,
+        range: None,
+        duplicate: None,
+        fault: None,
     };
-    let mut brackets = if header.reward_names.is_empty() {
-        Brackets::Unknown
-    } else {
-        Brackets::Declared(header.reward_names.len())
-    };
-    let mut pool: Vec<Chunk> = Vec::new();
-    let mut first = true;
-    let (mut empty_action, mut range, mut duplicate, mut fault) = (None, None, None, None);
     loop {
         if !stream.at_eof() && stream.data().len() < tuning.window {
             stream.read_more(path)?;
         }
-        let data = stream.data();
-        let first_size = if first { tuning.first_chunk } else { tuning.chunk };
-        let cuts = plan_cuts(data, stream.at_eof(), first_size, tuning.chunk, cut_at);
+        let first_size = if reader.first {
+            reader.tuning.first_chunk
+        } else {
+            tuning.chunk
+        };
+        let cuts = plan_cuts(stream.data(), stream.at_eof(), first_size, tuning.chunk, cut_at);
         if cuts.len() < 2 {
             if stream.at_eof() {
                 break;
@@ -1123,119 +1293,30 @@ pub(super) fn read_body<R: Read>(
             stream.read_more(path)?;
             continue;
         }
-        let count = cuts.len() - 1;
-        if pool.len() < count {
-            pool.resize_with(count, Chunk::default);
-        }
-        let build = empty_action.is_none() && range.is_none() && duplicate.is_none() && fault.is_none();
-        let ctx_for = |brackets, starts_body| Ctx {
-            header,
-            brackets,
-            starts_body,
-            build,
-            normalize,
-        };
-        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
-        let mut done = 0;
-        if first && matches!(brackets, Brackets::Unknown) {
-            // The first chunk alone: it most likely decides the count of values in brackets.
-            pool[0].parse(piece(0), &ctx_for(brackets, true));
-            if let Some((k, line)) = pool[0].defined {
-                brackets = Brackets::Seen {
-                    k,
-                    line: stream.lines_before() + line,
-                };
+        let end = cuts[cuts.len() - 1];
+        let lines_before = stream.lines_before();
+        let outcome = stream.read_ahead_while(path, end, |data| reader.window(data, &cuts, lines_before))?;
+        match outcome {
+            Window::Read(newlines) => stream.advance(newlines),
+            Window::Stopped(e, newlines) => {
+                // Reading the file as text first would have found a byte that is not UTF-8
+                // anywhere.
+                stream.advance(newlines);
+                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
             }
-            done = 1;
+            Window::Failed(e) => return Err(e),
         }
-        let unknown = matches!(brackets, Brackets::Unknown);
-        pool[done..count]
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(i, c)| c.parse(piece(done + i), &ctx_for(brackets, first && done + i == 0)));
-        // Chunks line numbers start at: the window's plus the newlines of the chunks before.
-        let mut starts = Vec::with_capacity(count);
-        let mut lines = stream.lines_before();
-        for c in &pool[..count] {
-            starts.push(lines);
-            lines += c.newlines;
-        }
-        if unknown && let Some(j) = (done..count).find(|&j| pool[j].defined.is_some()) {
-            // The first bracket in the file is in chunk `j`: the chunks after it that hold brackets
-            // counted them on their own and are read again knowing the count.
-            let (k, line) = pool[j].defined.expect("found above");
-            brackets = Brackets::Seen {
-                k,
-                line: starts[j] + line,
-            };
-            pool[j + 1..count]
-                .par_iter_mut()
-                .enumerate()
-                .filter(|(_, c)| c.bracket_seen)
-                .for_each(|(i, c)| c.parse(piece(j + 1 + i), &ctx_for(brackets, false)));
-        }
-        if let Some(i) = (0..count).find(|&i| pool[i].utf8.is_some()) {
-            let at = pool[i].utf8.expect("found above");
-            return Err(utf8_error(path, starts[i], piece(i), at));
-        }
-        let mut stop = None;
-        let mut expected = acc.states;
-        for (i, c) in pool[..count].iter_mut().enumerate() {
-            if let Some((id, column)) = c.first_id {
-                let place = |message: String| parse_error(path, starts[i] + 1, column, message);
-                if expected >= n {
-                    stop = Some(place(format!(
-                        "more states than the {n} that @nr_states declares (line {})",
-                        header.nr_states_line
-                    )));
-                } else if id != expected {
-                    stop = Some(place(format!(
-                        "states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id}"
-                    )));
-                }
-            }
-            if stop.is_none()
-                && let Some(e) = c.stop.take()
-            {
-                stop = Some(e.into_error(path, starts[i], starts[i]));
-            }
-            if stop.is_some() {
-                break;
-            }
-            expected += c.states;
-            if let Some(line) = c.empty_action
-                && empty_action.is_none()
-            {
-                empty_action = Some(parse_error(
-                    path,
-                    starts[i] + line,
-                    1,
-                    "this action has no transitions (every choice needs a distribution over next states)",
-                ));
-            }
-            keep_first(&mut range, c.range.take(), path, starts[i]);
-            keep_first(&mut duplicate, c.duplicate.take(), path, starts[i]);
-            keep_first(&mut fault, c.fault.take(), path, starts[i]);
-        }
-        let newlines = lines - stream.lines_before();
-        let end = cuts[count];
-        if let Some(e) = stop {
-            // Reading the file as text first would have found a byte that is not UTF-8 anywhere.
-            stream.consume(end, newlines);
-            return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-        }
-        let refused = empty_action.is_some() || range.is_some() || duplicate.is_some() || fault.is_some();
-        if build && !refused {
-            acc.append(&mut pool[..count], kind, brackets_k(brackets));
-        } else {
-            // The model is refused: only the counts matter now.
-            acc.states = expected;
-            acc.rows += pool[..count].iter().map(|c| c.rows).sum::<usize>();
-        }
-        stream.consume(end, newlines);
-        acc.reserve(stream.offset(), size);
-        first = false;
+        reader.acc.reserve(stream.offset(), size);
     }
+    let Reader {
+        mut acc,
+        brackets,
+        empty_action,
+        range,
+        duplicate,
+        fault,
+        ..
+    } = reader;
     let last_line = stream.total_lines();
     if acc.states != n {
         return Err(parse_error(

@@ -785,14 +785,225 @@ fn cut_at(data: &[u8], at: usize) -> Option<usize> {
     }
 }
 
+/// What one window came to.
+enum Window {
+    /// All its chunks were read; they hold this many newlines.
+    Read(usize),
+    /// A malformed line (reported unless the rest of the file holds a byte that is not UTF-8);
+    /// the window holds this many newlines.
+    Stopped(Error, usize),
+    /// An error to report as it is.
+    Failed(Error),
+    /// A transition out of order: the file is read by the sequential reader.
+    OutOfOrder,
+}
+
+/// A chunk's error kept until the end, with the line before the chunk.
+type Late = Option<(ChunkError, usize)>;
+
+/// The model as it grows, window by window.
+struct Reader<'a> {
+    path: &'a Path,
+    header: &'a Header,
+    normalize: bool,
+    pool: Vec<Chunk>,
+    row_ptr: Vec<usize>,
+    cols: Vec<StateId>,
+    vals: Vec<f64>,
+    group_ptr: Vec<usize>,
+    /// Per row (MDP): 0 or `1 + i` for label `i`.
+    codes: Vec<u32>,
+    labels: Vec<String>,
+    label_index: HashMap<String, u32>,
+    initial: Vec<StateId>,
+    entries: usize,
+    rows: usize,
+    rescaled: usize,
+    worst: f64,
+    dtmc_labels: bool,
+    /// The last source state read so far.
+    last_state: Option<StateId>,
+    range: Late,
+    duplicate: Late,
+    fault: Late,
+    reserved: bool,
+}
+
+impl Reader<'_> {
+    fn refused(&self) -> bool {
+        self.range.is_some() || self.duplicate.is_some() || self.fault.is_some()
+    }
+
+    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`) and
+    /// adds them to the model.
+    fn window(&mut self, data: &[u8], cuts: &[usize], lines_before: usize) -> Window {
+        let path = self.path;
+        let count = cuts.len() - 1;
+        if self.pool.len() < count {
+            self.pool.resize_with(count, Chunk::default);
+        }
+        let build = !self.refused();
+        let ctx = Ctx {
+            header: self.header,
+            build,
+            normalize: self.normalize,
+        };
+        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
+        self.pool[..count]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| c.parse(piece(i), &ctx));
+        let mut starts = Vec::with_capacity(count);
+        let mut lines = lines_before;
+        for c in &self.pool[..count] {
+            starts.push(lines);
+            lines += c.newlines;
+        }
+        let newlines = lines - lines_before;
+        if let Some(i) = (0..count).find(|&i| self.pool[i].utf8.is_some()) {
+            let at = self.pool[i].utf8.expect("found above");
+            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
+        }
+        for (i, c) in self.pool[..count].iter_mut().enumerate() {
+            if let (Some(first), Some(last)) = (c.first_state, self.last_state)
+                && first <= last
+            {
+                // The chunk's first transition continues or precedes the states before it: out of
+                // order, unless a malformed line comes first.
+                match &c.stop {
+                    Some(e) if e.place < Place::Line(c.first_transition.unwrap_or(0)) => {}
+                    _ => return Window::OutOfOrder,
+                }
+            }
+            if c.disorder.is_some() {
+                return Window::OutOfOrder;
+            }
+            if let Some(e) = c.stop.take() {
+                return Window::Stopped(e.into_error(path, starts[i], 0), newlines);
+            }
+            if let Some(first) = c.first_state {
+                let expected = self.last_state.map_or(0, |l| l.saturating_add(1));
+                if first > expected && self.fault.is_none() {
+                    self.fault = Some((missing_state(expected), 0));
+                }
+            }
+            if self.range.is_none() {
+                self.range = c.range.take().map(|e| (e, starts[i]));
+            }
+            if self.duplicate.is_none() {
+                self.duplicate = c.duplicate.take().map(|e| (e, starts[i]));
+            }
+            if self.fault.is_none() {
+                self.fault = c.fault.take().map(|e| (e, starts[i]));
+            }
+            if c.last_state.is_some() {
+                self.last_state = c.last_state;
+            }
+            self.entries += c.entries;
+            self.rows += c.rows;
+            self.rescaled += c.rescaled;
+            self.worst = self.worst.max(c.worst);
+            self.dtmc_labels |= c.dtmc_labels;
+            self.initial.extend_from_slice(&c.initial);
+        }
+        if build && !self.refused() {
+            self.append(count);
+        }
+        Window::Read(newlines)
+    }
+
+    /// Appends the first `count` chunks' rows, the large arrays on two threads.
+    fn append(&mut self, count: usize) {
+        let is_mdp = self.header.is_mdp;
+        let chunks = &self.pool[..count];
+        let (cols, row_ptr, vals, group_ptr) = (
+            &mut self.cols,
+            &mut self.row_ptr,
+            &mut self.vals,
+            &mut self.group_ptr,
+        );
+        rayon::join(
+            || {
+                let mut nnz = cols.len();
+                for c in chunks {
+                    cols.extend_from_slice(&c.cols);
+                    row_ptr.extend(c.row_ends.iter().map(|&e| nnz + e));
+                    nnz += c.cols.len();
+                }
+            },
+            || {
+                for c in chunks {
+                    vals.extend_from_slice(&c.vals);
+                }
+                if is_mdp {
+                    let mut last = group_ptr.last().copied().unwrap_or(0);
+                    for c in chunks {
+                        group_ptr.extend(c.state_rows.iter().map(|&r| {
+                            last += r as usize;
+                            last
+                        }));
+                    }
+                }
+            },
+        );
+        if is_mdp {
+            for c in chunks {
+                let map: Vec<u32> = c
+                    .labels
+                    .iter()
+                    .map(|l| match self.label_index.get(l) {
+                        Some(&code) => code,
+                        None => {
+                            self.labels.push(l.clone());
+                            let code = self.labels.len() as u32;
+                            self.label_index.insert(l.clone(), code);
+                            code
+                        }
+                    })
+                    .collect();
+                self.codes.extend(
+                    c.codes
+                        .iter()
+                        .map(|&code| if code == 0 { 0 } else { map[code as usize - 1] }),
+                );
+            }
+        }
+    }
+
+    /// Reserves room for the whole model, estimated from the share of the file read so far.
+    fn reserve(&mut self, read: u64, size: Option<u64>) {
+        let Some(size) = size else { return };
+        if self.reserved || read == 0 || size <= read {
+            return;
+        }
+        self.reserved = true;
+        let scale = size as f64 / read as f64 * 1.02;
+        let more = |len: usize| ((len as f64 * scale) as usize).saturating_sub(len) + 64;
+        self.cols.reserve_exact(more(self.cols.len()));
+        self.vals.reserve_exact(more(self.vals.len()));
+        self.row_ptr.reserve_exact(more(self.row_ptr.len()));
+    }
+}
+
+/// The error for state `s` without transitions (reported at the file's last line).
+fn missing_state(s: StateId) -> ChunkError {
+    let message = no_transitions_message(s);
+    ChunkError {
+        place: Place::LastLine,
+        column: 1,
+        message: Box::new(move |_| message),
+    }
+}
+
 /// Reads the `.tra` transitions from `reader` (the contents of `path`, `size` bytes if known);
 /// `Ok(None)` when they are not grouped by source state in increasing order (the caller then reads
-/// the file with the sequential reader).
+/// the file with the sequential reader). While the chunks of a window are parsed, the next window
+/// is read.
 ///
 /// # Errors
 /// As the sequential reader: [`Error::Parse`] for malformed lines, counts that differ from the
 /// header, transitions out of range, duplicates and refused rows; [`Error::Io`] if reading fails.
-pub(super) fn read_from<R: Read>(
+pub(super) fn read_from<R: Read + Send>(
     path: &Path,
     reader: R,
     size: Option<u64>,
@@ -802,30 +1013,35 @@ pub(super) fn read_from<R: Read>(
     let mut stream = Stream::new(reader, tuning.window, size);
     let header = header_from(path, &mut stream)?;
     let (n, is_mdp) = (header.n, header.is_mdp);
-    let mut row_ptr = vec![0usize];
-    let mut cols: Vec<StateId> = Vec::new();
-    let mut vals: Vec<f64> = Vec::new();
-    let mut group_ptr = vec![0usize];
-    let mut codes: Vec<u32> = Vec::new();
-    let mut labels: Vec<String> = Vec::new();
-    let mut label_index: HashMap<String, u32> = HashMap::new();
-    let mut initial = Vec::new();
-    let (mut entries, mut rows, mut rescaled, mut worst) = (0usize, 0usize, 0usize, 0.0f64);
-    let mut dtmc_labels = false;
-    // The last source state of the chunks so far, and whether rows were kept up to it.
-    let mut last_state: Option<StateId> = None;
-    let (mut range, mut duplicate, mut fault): (Option<ChunkError>, Option<ChunkError>, Option<ChunkError>) =
-        (None, None, None);
-    // Where the late errors' chunks start (their lines), kept with them.
-    let (mut range_at, mut duplicate_at, mut fault_at) = (0, 0, 0);
-    let mut pool: Vec<Chunk> = Vec::new();
-    let mut reserved = false;
+    let mut r = Reader {
+        path,
+        header: &header,
+        normalize,
+        pool: Vec::new(),
+        row_ptr: vec![0],
+        cols: Vec::new(),
+        vals: Vec::new(),
+        group_ptr: vec![0],
+        codes: Vec::new(),
+        labels: Vec::new(),
+        label_index: HashMap::new(),
+        initial: Vec::new(),
+        entries: 0,
+        rows: 0,
+        rescaled: 0,
+        worst: 0.0,
+        dtmc_labels: false,
+        last_state: None,
+        range: None,
+        duplicate: None,
+        fault: None,
+        reserved: false,
+    };
     loop {
         if !stream.at_eof() && stream.data().len() < tuning.window {
             stream.read_more(path)?;
         }
-        let data = stream.data();
-        let cuts = plan_cuts(data, stream.at_eof(), tuning.chunk, tuning.chunk, cut_at);
+        let cuts = plan_cuts(stream.data(), stream.at_eof(), tuning.chunk, tuning.chunk, cut_at);
         if cuts.len() < 2 {
             if stream.at_eof() {
                 break;
@@ -833,198 +1049,56 @@ pub(super) fn read_from<R: Read>(
             stream.read_more(path)?;
             continue;
         }
-        let count = cuts.len() - 1;
-        if pool.len() < count {
-            pool.resize_with(count, Chunk::default);
+        let end = cuts[cuts.len() - 1];
+        let lines_before = stream.lines_before();
+        match stream.read_ahead_while(path, end, |data| r.window(data, &cuts, lines_before))? {
+            Window::Read(newlines) => stream.advance(newlines),
+            Window::Stopped(e, newlines) => {
+                // Reading the file as text first would have found a byte that is not UTF-8
+                // anywhere.
+                stream.advance(newlines);
+                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
+            }
+            Window::Failed(e) => return Err(e),
+            Window::OutOfOrder => return Ok(None),
         }
-        let build = range.is_none() && duplicate.is_none() && fault.is_none();
-        let ctx = Ctx {
-            header: &header,
-            build,
-            normalize,
-        };
-        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
-        pool[..count]
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(i, c)| c.parse(piece(i), &ctx));
-        let mut starts = Vec::with_capacity(count);
-        let mut lines = stream.lines_before();
-        for c in &pool[..count] {
-            starts.push(lines);
-            lines += c.newlines;
-        }
-        if let Some(i) = (0..count).find(|&i| pool[i].utf8.is_some()) {
-            let at = pool[i].utf8.expect("found above");
-            return Err(utf8_error(path, starts[i], piece(i), at));
-        }
-        let mut stop = None;
-        for (i, c) in pool[..count].iter_mut().enumerate() {
-            if let (Some(first), Some(last)) = (c.first_state, last_state)
-                && first <= last
-            {
-                // The chunk's first transition continues or precedes the states before it: out of
-                // order, unless a malformed line comes first.
-                match &c.stop {
-                    Some(e) if e.place < Place::Line(c.first_transition.unwrap_or(0)) => {}
-                    _ => return Ok(None),
-                }
-            }
-            if c.disorder.is_some() {
-                return Ok(None);
-            }
-            if let Some(e) = c.stop.take() {
-                stop = Some(e.into_error(path, starts[i], 0));
-                break;
-            }
-            if let Some(first) = c.first_state {
-                let expected = last_state.map_or(0, |l| l.saturating_add(1));
-                if first > expected && fault.is_none() {
-                    let message = no_transitions_message(expected);
-                    fault = Some(ChunkError {
-                        place: Place::LastLine,
-                        column: 1,
-                        message: Box::new(move |_| message),
-                    });
-                }
-            }
-            if range.is_none() && c.range.is_some() {
-                (range, range_at) = (c.range.take(), starts[i]);
-            }
-            if duplicate.is_none() && c.duplicate.is_some() {
-                (duplicate, duplicate_at) = (c.duplicate.take(), starts[i]);
-            }
-            if fault.is_none() && c.fault.is_some() {
-                (fault, fault_at) = (c.fault.take(), starts[i]);
-            }
-            if c.last_state.is_some() {
-                last_state = c.last_state;
-            }
-            entries += c.entries;
-            dtmc_labels |= c.dtmc_labels;
-            initial.extend_from_slice(&c.initial);
-        }
-        let newlines = lines - stream.lines_before();
-        let end = cuts[count];
-        if let Some(e) = stop {
-            // Reading the file as text first would have found a byte that is not UTF-8 anywhere.
-            stream.consume(end, newlines);
-            return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-        }
-        let refused = range.is_some() || duplicate.is_some() || fault.is_some();
-        if build && !refused {
-            let chunks = &pool[..count];
-            rayon::join(
-                || {
-                    let mut nnz = cols.len();
-                    for c in chunks {
-                        cols.extend_from_slice(&c.cols);
-                        row_ptr.extend(c.row_ends.iter().map(|&e| nnz + e));
-                        nnz += c.cols.len();
-                    }
-                },
-                || {
-                    for c in chunks {
-                        vals.extend_from_slice(&c.vals);
-                    }
-                    if is_mdp {
-                        let mut last = group_ptr.last().copied().unwrap_or(0);
-                        for c in chunks {
-                            group_ptr.extend(c.state_rows.iter().map(|&r| {
-                                last += r as usize;
-                                last
-                            }));
-                        }
-                    }
-                },
-            );
-            if is_mdp {
-                for c in chunks {
-                    let map: Vec<u32> = c
-                        .labels
-                        .iter()
-                        .map(|l| match label_index.get(l) {
-                            Some(&code) => code,
-                            None => {
-                                labels.push(l.clone());
-                                let code = labels.len() as u32;
-                                label_index.insert(l.clone(), code);
-                                code
-                            }
-                        })
-                        .collect();
-                    codes.extend(
-                        c.codes
-                            .iter()
-                            .map(|&code| if code == 0 { 0 } else { map[code as usize - 1] }),
-                    );
-                }
-            }
-        }
-        for c in &pool[..count] {
-            rows += c.rows;
-            rescaled += c.rescaled;
-            worst = worst.max(c.worst);
-        }
-        stream.consume(end, newlines);
-        if !reserved
-            && let Some(size) = size
-            && stream.offset() > 0
-            && size > stream.offset()
-        {
-            reserved = true;
-            let scale = size as f64 / stream.offset() as f64 * 1.02;
-            let more = |len: usize| ((len as f64 * scale) as usize).saturating_sub(len) + 64;
-            cols.reserve_exact(more(cols.len()));
-            vals.reserve_exact(more(vals.len()));
-            row_ptr.reserve_exact(more(row_ptr.len()));
-        }
+        r.reserve(stream.offset(), size);
     }
     let last_line = stream.total_lines();
     let m_index = if is_mdp { 2 } else { 1 };
-    if entries != header.m {
+    if r.entries != header.m {
         return Err(header.error(
             path,
             m_index,
             format!(
-                "the header announces {} transitions but the file has {entries}",
-                header.m
+                "the header announces {} transitions but the file has {}",
+                header.m, r.entries
             ),
         ));
     }
     if let Some(c) = header.choices
-        && c != rows
+        && c != r.rows
     {
         return Err(header.error(
             path,
             1,
-            format!("the header announces {c} choices but the file has {rows}"),
+            format!("the header announces {c} choices but the file has {}", r.rows),
         ));
     }
-    if let Some(e) = range {
-        return Err(e.into_error(path, range_at, last_line));
+    let missing = r.last_state.map_or(0, |l| l as usize + 1);
+    if r.fault.is_none() && missing < n {
+        r.fault = Some((missing_state(missing as StateId), 0));
     }
-    if let Some(e) = duplicate {
-        return Err(e.into_error(path, duplicate_at, last_line));
-    }
-    let missing = last_state.map_or(0, |l| l as usize + 1);
-    if fault.is_none() && missing < n {
-        let message = no_transitions_message(missing as StateId);
-        fault = Some(ChunkError {
-            place: Place::LastLine,
-            column: 1,
-            message: Box::new(move |_| message),
-        });
-    }
-    if let Some(e) = fault {
-        return Err(e.into_error(path, fault_at, last_line));
+    if let Some((e, lines_before)) = r.range.or(r.duplicate).or(r.fault) {
+        return Err(e.into_error(path, lines_before, last_line));
     }
     let mut notes = Vec::new();
-    if rescaled > 0 {
-        notes.push(normalized_note(rescaled, worst));
+    if r.rescaled > 0 {
+        notes.push(normalized_note(r.rescaled, r.worst));
     }
+    let labels = r.labels;
     let action_names = (is_mdp && !labels.is_empty()).then(|| {
-        codes
+        r.codes
             .iter()
             .map(|&c| {
                 if c == 0 {
@@ -1035,18 +1109,20 @@ pub(super) fn read_from<R: Read>(
             })
             .collect()
     });
-    if dtmc_labels {
+    if r.dtmc_labels {
         notes.push(format!(
             "{}: the action labels of the DTMC's transitions are ignored",
             path.display()
         ));
     }
+    let mut initial = r.initial;
     initial.sort_unstable();
     initial.dedup();
+    let (mut row_ptr, mut cols, mut vals) = (r.row_ptr, r.cols, r.vals);
     cols.shrink_to_fit();
     vals.shrink_to_fit();
     row_ptr.shrink_to_fit();
-    let group_ptr = if is_mdp { group_ptr } else { (0..=n).collect() };
+    let group_ptr = if is_mdp { r.group_ptr } else { (0..=n).collect() };
     Ok(Some(Tra {
         is_mdp,
         n,
