@@ -50,6 +50,7 @@ use super::tra::Tra;
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -564,7 +565,8 @@ fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<Stri
 }
 
 /// State rewards from a `.srew` file: the name in its header and the rewards (`None` without entries).
-fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Option<Vec<f64>>)> {
+/// The lines after the header are parsed in pieces of about `piece` bytes in parallel.
+fn read_srew(path: &Path, text: &str, n: usize, piece: usize) -> Result<(Option<String>, Option<Vec<f64>>)> {
     let mut lines = split_lines(text);
     let first = lines.next();
     let (name, kind) = reward_header(path, &lines.comments)?;
@@ -594,10 +596,8 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
         ));
     }
     let k: usize = header.int(path, 1, "the number of entries")?;
-    let mut rewards = vec![0.0; n];
-    let mut seen = Bits::new(n);
-    let mut entries = 0;
-    for line in lines {
+    // The entries: pieces of lines parsed in parallel, then applied in file order.
+    let entry = |line: &Line| -> Result<(StateId, f64)> {
         line.expect_tokens(path, &[2], "`state reward`")?;
         let s: StateId = line.int(path, 0, "a state number")?;
         if s as usize >= n {
@@ -607,17 +607,50 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
                 format!("state {s} does not exist: the model has {n} states"),
             ));
         }
-        let r = line.number(path, 1, "a reward")?;
-        if !seen.insert(s as usize) {
-            // The line of the first reward: read again (only for the error).
-            let first = split_lines(text)
-                .skip(1)
-                .find(|l| l.tokens.first().and_then(|t| t.parse::<StateId>().ok()) == Some(s))
-                .map_or(0, |l| l.number);
-            return Err(line.error(path, 0, format!("state {s} has a reward already (line {first})")));
+        Ok((s, line.number(path, 1, "a reward")?))
+    };
+    let rest = &lines.text[lines.pos..];
+    let pieces = line_pieces(rest, piece);
+    // Per piece: its entries up to its first malformed line, and that line's error.
+    type Parsed = (Vec<(StateId, f64)>, Option<Error>);
+    let parsed: Vec<Parsed> = pieces
+        .par_iter()
+        .map(|piece| {
+            let mut out = Vec::new();
+            for line in lines_of(piece) {
+                match entry(&line) {
+                    Ok(e) => out.push(e),
+                    Err(e) => return (out, Some(e)),
+                }
+            }
+            (out, None)
+        })
+        .collect();
+    let mut rewards = vec![0.0; n];
+    let mut seen = Bits::new(n);
+    let mut entries = 0;
+    let mut before = lines.number;
+    for (piece, (out, error)) in pieces.iter().zip(parsed) {
+        for (s, r) in out {
+            if !seen.insert(s as usize) {
+                // The lines of the first two rewards of `s`: read again (only for the error).
+                let mut at = split_lines(text)
+                    .skip(1)
+                    .filter(|l| l.tokens.first().and_then(|t| t.parse::<StateId>().ok()) == Some(s));
+                let first = at.next().map_or(0, |l| l.number);
+                let message = format!("state {s} has a reward already (line {first})");
+                return Err(match at.next() {
+                    Some(second) => second.error(path, 0, message),
+                    None => parse_error(path, first, 1, message),
+                });
+            }
+            entries += 1;
+            rewards[s as usize] = r;
         }
-        entries += 1;
-        rewards[s as usize] = r;
+        if let Some(e) = error {
+            return Err(shifted(e, before));
+        }
+        before += super::chunked::count_newlines(piece.as_bytes());
     }
     if entries != k {
         return Err(header.error(
@@ -627,6 +660,54 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
         ));
     }
     Ok((name, (k > 0).then_some(rewards)))
+}
+
+/// `text` (whole lines) cut after a newline every `size` bytes or so.
+fn line_pieces(text: &str, size: usize) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < b.len() {
+        let end = match b
+            .get(start + size..)
+            .and_then(|r| r.iter().position(|&c| c == b'\n'))
+        {
+            Some(i) => start + size + i + 1,
+            None => b.len(),
+        };
+        pieces.push(&text[start..end]);
+        start = end;
+    }
+    pieces
+}
+
+/// The data lines of `piece`, a run of whole lines inside a file (numbered from 1 in it).
+fn lines_of(piece: &str) -> DataLines<'_> {
+    DataLines {
+        text: piece,
+        pos: 0,
+        number: 0,
+        data_seen: true,
+        comments: Vec::new(),
+    }
+}
+
+/// `e` with its line moved down by `lines` (for an error found in a piece of a file).
+fn shifted(e: Error, lines: usize) -> Error {
+    match e {
+        Error::Parse {
+            path,
+            line,
+            column,
+            message,
+        } => Error::Parse {
+            path,
+            line: line + lines,
+            column,
+            message,
+        },
+        other => other,
+    }
 }
 
 /// Transition rewards from a `.trew` file: the name in its header and the part they give —
@@ -879,7 +960,7 @@ fn read_with(
         let mut model = RewardModel::default();
         let mut name: Option<(String, PathBuf)> = None;
         if let Some(f) = srew.get(i) {
-            let (nm, part) = read_srew(f, &read_text(f)?, n)?;
+            let (nm, part) = read_srew(f, &read_text(f)?, n, tuning.chunk)?;
             model.state = part;
             name = nm.map(|nm| (nm, f.clone()));
             files.push(f.clone());
