@@ -14,6 +14,14 @@
 //! transitions (the same source, choice and target twice) are **refused**, naming both lines: a
 //! repeated entry is far more often a mistake than an intended sum.
 //! Probabilities may be written as decimals (`0.25`, `2.5e-1`) or fractions (`1/3`).
+//!
+//! **Big files.** DRN and PRISM `.tra` files are read a window (16 MiB) at a time, the next window
+//! while the current one is parsed, each window cut into chunks parsed on all cores straight into
+//! the model's CSR arrays; memory is the model (about 12 bytes per transition) plus two windows
+//! and the chunks' buffers. A `.tra` file whose transitions are not grouped by source state in
+//! increasing order (PRISM writes them so) is read a second time, whole, and sorted. Errors are
+//! the same, at the same line and column, as reading the file front to back would give. The
+//! writers make their text in parallel blocks of states too.
 
 mod arrays;
 mod chunked;
