@@ -506,7 +506,7 @@ pub(crate) fn plain_number(text: &str, i: usize) -> Option<(f64, usize)> {
 #[inline(always)]
 fn plain_number_end(b: &[u8], i: usize) -> usize {
     let mut j = i;
-    while j < b.len() && matches!(b[j], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+    while j < b.len() && number_byte(b[j]) {
         j += 1;
     }
     j
@@ -517,51 +517,81 @@ fn plain_number_end(b: &[u8], i: usize) -> usize {
 /// token's bytes with a remembered one costs a fraction of parsing it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NumberCache {
-    /// Per slot: the token's bytes in three little-endian words (zero past its end), its length,
-    /// its value.
-    slots: [([u64; 3], usize, f64); 4],
+    slots: [Slot; 4],
+    /// The slot to fill next.
+    next: usize,
 }
 
-/// The token `b[i..i + len]` (`len <= 24`) as three words, zero past its end; `None` when fewer
-/// than 24 bytes follow `i` (the cache is then bypassed).
+/// A remembered token: its bytes in three little-endian words (zero past its end), the masks of
+/// its bytes, its length (0 for an empty slot) and value.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    words: [u64; 3],
+    masks: [u64; 3],
+    len: usize,
+    value: f64,
+}
+
+/// Whether `c` may be part of a plain number token.
 #[inline(always)]
-fn token_words(b: &[u8], i: usize, len: usize) -> Option<[u64; 3]> {
+fn number_byte(c: u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+}
+
+/// The 24 bytes from `i` as three little-endian words, if there are so many.
+#[inline(always)]
+fn words_at(b: &[u8], i: usize) -> Option<[u64; 3]> {
     let w: &[u8; 24] = b.get(i..i + 24)?.try_into().ok()?;
-    let mut out = [0u64; 3];
-    for (n, word) in out.iter_mut().enumerate() {
+    let word = |n: usize| {
         let mut bytes = [0u8; 8];
         bytes.copy_from_slice(&w[n * 8..n * 8 + 8]);
-        let keep = len.saturating_sub(n * 8).min(8);
-        let mask = if keep == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (keep * 8)) - 1
-        };
-        *word = u64::from_le_bytes(bytes) & mask;
-    }
-    Some(out)
+        u64::from_le_bytes(bytes)
+    };
+    Some([word(0), word(1), word(2)])
 }
 
 impl NumberCache {
-    /// [`plain_number`], remembering tokens of up to 24 bytes.
+    /// [`plain_number`], remembering tokens of up to 24 bytes: a token that starts with the bytes
+    /// of a remembered one and ends where it ends is not parsed again.
     #[inline]
     pub fn plain_number(&mut self, text: &str, i: usize) -> Option<(f64, usize)> {
         let b = text.as_bytes();
-        let j = plain_number_end(b, i);
+        let words = words_at(b, i);
+        if let Some(w) = words {
+            for slot in &self.slots {
+                if slot.len > 0
+                    && w[0] & slot.masks[0] == slot.words[0]
+                    && w[1] & slot.masks[1] == slot.words[1]
+                    && w[2] & slot.masks[2] == slot.words[2]
+                    && !number_byte(b[i + slot.len])
+                {
+                    return Some((slot.value, i + slot.len));
+                }
+            }
+        }
+        let (value, j) = plain_number(text, i)?;
         let len = j - i;
-        if len == 0 || len > 24 {
-            return plain_number(text, i);
+        if let Some(w) = words
+            && len < 24
+        {
+            let mut masks = [0u64; 3];
+            for (n, mask) in masks.iter_mut().enumerate() {
+                let keep = len.saturating_sub(n * 8).min(8);
+                *mask = if keep == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (keep * 8)) - 1
+                };
+            }
+            self.slots[self.next] = Slot {
+                words: [w[0] & masks[0], w[1] & masks[1], w[2] & masks[2]],
+                masks,
+                len,
+                value,
+            };
+            self.next = (self.next + 1) % self.slots.len();
         }
-        let Some(words) = token_words(b, i, len) else {
-            return plain_number(text, i);
-        };
-        let slot = &mut self.slots[(len ^ usize::from(b[j - 1])) & 3];
-        if slot.1 == len && slot.0 == words {
-            return Some((slot.2, j));
-        }
-        let (v, _) = plain_number(text, i)?;
-        *slot = (words, len, v);
-        Some((v, j))
+        Some((value, j))
     }
 }
 
