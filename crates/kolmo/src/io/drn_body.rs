@@ -195,20 +195,21 @@ struct Chunk {
     numbers: NumberCache,
 }
 
-/// `name` is the decimal form of `v` (as `v.to_string()` writes it).
+/// `name` is the decimal form of `v` (as `v.to_string()` writes it: no sign, no leading zero).
+#[inline]
 fn is_decimal(name: &str, v: u32) -> bool {
-    let mut buf = [0u8; 10];
-    let mut i = buf.len();
-    let mut x = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
+    let b = name.as_bytes();
+    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
+        return false;
     }
-    name.as_bytes() == &buf[i..]
+    let mut x = 0u64;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return false;
+        }
+        x = x * 10 + u64::from(c - b'0');
+    }
+    x == u64::from(v)
 }
 
 /// A transition line of the common form `target : number` (blanks anywhere between), read from
@@ -728,10 +729,10 @@ impl Chunk {
         self.row_has_transition = false;
         self.row_line = self.line;
         self.choices_in_state += 1;
-        let code = if name == "__NOLABEL__" {
-            NOLABEL
-        } else if is_decimal(name, choice) {
+        let code = if is_decimal(name, choice) {
             INDEX
+        } else if name == "__NOLABEL__" {
+            NOLABEL
         } else {
             self.named = true;
             match self.name_index.get(name) {
@@ -1390,5 +1391,30 @@ fn brackets_k(brackets: Brackets) -> usize {
     match brackets {
         Brackets::Declared(k) | Brackets::Seen { k, .. } => k,
         Brackets::Unknown => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_names_are_to_string() {
+        for v in [0u32, 1, 9, 10, 123, u32::MAX] {
+            assert!(is_decimal(&v.to_string(), v));
+            assert!(!is_decimal(&v.to_string(), v.wrapping_add(1)));
+        }
+        for (name, v) in [
+            ("00", 0),
+            ("01", 1),
+            ("+1", 1),
+            ("", 0),
+            ("1 ", 1),
+            ("4294967296", 0),
+            ("12345678901", 0),
+            ("__NOLABEL__", 0),
+        ] {
+            assert!(!is_decimal(name, v), "{name}");
+        }
     }
 }
