@@ -15,7 +15,7 @@
 //! repeated entry is far more often a mistake than an intended sum.
 //! Probabilities may be written as decimals (`0.25`, `2.5e-1`) or fractions (`1/3`).
 //!
-//! **Big files.** DRN and PRISM `.tra` files are read a window (16 MiB) at a time, the next window
+//! **Big files.** DRN and PRISM `.tra` files are read a window (4 MiB) at a time, the next window
 //! while the current one is parsed, each window cut into chunks parsed on all cores straight into
 //! the model's CSR arrays; memory is the model (about 12 bytes per transition) plus two windows
 //! and the chunks' buffers. A `.tra` file whose transitions are not grouped by source state in
