@@ -466,7 +466,9 @@ pub(crate) fn read_from<R: Read + Send>(
         }
         distinct
     });
-    let group_ptr = body.group_ptr.unwrap_or_else(|| (0..=n).collect());
+    let group_ptr = body
+        .group_ptr
+        .unwrap_or_else(|| (0..=n).into_par_iter().collect());
     let matrix = CsrMatrix::from_grouped_parts(n, body.row_ptr, body.cols, body.vals, group_ptr);
     let labels = body.labels;
     let model = match header.kind {

@@ -1122,7 +1122,11 @@ pub(super) fn read_from<R: Read + Send>(
     cols.shrink_to_fit();
     vals.shrink_to_fit();
     row_ptr.shrink_to_fit();
-    let group_ptr = if is_mdp { r.group_ptr } else { (0..=n).collect() };
+    let group_ptr = if is_mdp {
+        r.group_ptr
+    } else {
+        (0..=n).into_par_iter().collect()
+    };
     Ok(Some(Tra {
         is_mdp,
         n,

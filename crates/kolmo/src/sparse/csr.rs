@@ -79,7 +79,10 @@ impl<T> CsrMatrix<T> {
         assert!(
             group_ptr.first() == Some(&0)
                 && group_ptr.last() == Some(&nrows)
-                && group_ptr.windows(2).all(|w| w[0] <= w[1]),
+                && group_ptr
+                    .par_windows(2)
+                    .with_min_len(1 << 12)
+                    .all(|w| w[0] <= w[1]),
             "group pointers must run from 0 to nrows without decreasing"
         );
         let rows_ok = row_ptr.par_windows(2).with_min_len(1 << 12).all(|w| {
