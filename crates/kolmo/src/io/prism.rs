@@ -715,7 +715,8 @@ fn shifted(e: Error, lines: usize) -> Error {
 /// an MDP's per-choice rewards.
 type TrewParts = (Option<Vec<f64>>, Option<Vec<f64>>);
 
-fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, TrewParts)> {
+/// The lines after the header are parsed in pieces of about `piece` bytes in parallel.
+fn read_trew(path: &Path, text: &str, tra: &Tra, piece: usize) -> Result<(Option<String>, TrewParts)> {
     let mut lines = split_lines(text);
     let first = lines.next();
     let (name, kind) = reward_header(path, &lines.comments)?;
@@ -762,9 +763,18 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
         }
     }
     let k: usize = header.int(path, header_len - 1, "the number of entries")?;
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let mut values = vec![0.0; if tra.is_mdp { matrix.nrows() } else { matrix.nnz() }];
-    let mut seen = Bits::new(values.len());
+    let slots = if tra.is_mdp { matrix.nrows() } else { matrix.nnz() };
+    // Pieces of lines in parallel; if anything is wrong with them, the lines one by one, which
+    // find the error and its place.
+    let rest = &lines.text[lines.pos..];
+    if let Some((values, count)) = trew_in_pieces(path, rest, tra, slots, piece)
+        && count == k
+    {
+        let part = (k > 0).then_some(values);
+        return Ok((name, if tra.is_mdp { (None, part) } else { (part, None) }));
+    }
+    let mut values = vec![0.0; slots];
+    let mut seen = Bits::new(slots);
     // The line of the first entry for the same choice (MDP) or transition (DTMC) as `line`: read
     // again, only for an error.
     let first_line_for = |line: &Line| {
@@ -782,77 +792,32 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
     let mut count = 0;
     for line in lines {
         count += 1;
-        let (row, target_token, value_token) = if tra.is_mdp {
-            line.expect_tokens(path, &[4], "`state choice target reward`")?;
-            let s: StateId = line.int(path, 0, "a state number")?;
-            if s as usize >= n {
-                return Err(line.error(
-                    path,
-                    0,
-                    format!("state {s} does not exist: the model has {n} states"),
-                ));
-            }
-            let a: usize = line.int(path, 1, "a choice number")?;
-            let rows = matrix.group_rows(s as usize);
-            if a >= rows.len() {
-                return Err(line.error(
-                    path,
-                    1,
-                    format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
-                ));
-            }
-            (rows.start + a, 2, 3)
-        } else {
-            line.expect_tokens(path, &[3], "`state target reward`")?;
-            let s: StateId = line.int(path, 0, "a state number")?;
-            if s as usize >= n {
-                return Err(line.error(
-                    path,
-                    0,
-                    format!("state {s} does not exist: the model has {n} states"),
-                ));
-            }
-            (s as usize, 1, 2)
-        };
-        let t: StateId = line.int(path, target_token, "a target state number")?;
-        let r = line.number(path, value_token, "a reward")?;
-        let row_cols = &cols[row_ptr[row]..row_ptr[row + 1]];
-        let Ok(pos) = row_cols.binary_search(&t) else {
-            return Err(line.error(
-                path,
-                target_token,
-                format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
-            ));
-        };
+        let (slot, r) = trew_entry(path, &line, tra)?;
         if tra.is_mdp {
             // PRISM's MDP transition rewards belong to the choice: one value for all its transitions.
-            if !seen.insert(row) && values[row] != r {
+            if !seen.insert(slot) && values[slot] != r {
                 return Err(line.error(
                     path,
-                    value_token,
+                    3,
                     format!(
                         "reward {} differs from {} on line {} for the same choice; an MDP's transition rewards belong to the choice",
                         number(r),
-                        number(values[row]),
+                        number(values[slot]),
                         first_line_for(&line)
                     ),
                 ));
             }
-            values[row] = r;
-        } else {
-            let index = row_ptr[row] + pos;
-            if !seen.insert(index) {
-                return Err(line.error(
-                    path,
-                    0,
-                    format!(
-                        "this transition has a reward already (line {})",
-                        first_line_for(&line)
-                    ),
-                ));
-            }
-            values[index] = r;
+        } else if !seen.insert(slot) {
+            return Err(line.error(
+                path,
+                0,
+                format!(
+                    "this transition has a reward already (line {})",
+                    first_line_for(&line)
+                ),
+            ));
         }
+        values[slot] = r;
     }
     if count != k {
         return Err(header.error(
@@ -863,6 +828,91 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
     }
     let part = (k > 0).then_some(values);
     Ok((name, if tra.is_mdp { (None, part) } else { (part, None) }))
+}
+
+/// A `.trew` line: where its reward goes (the choice's row for an MDP, the transition's index in
+/// the matrix for a DTMC) and the reward.
+fn trew_entry(path: &Path, line: &Line, tra: &Tra) -> Result<(usize, f64)> {
+    let (matrix, n) = (&tra.matrix, tra.n);
+    let (row, target_token, value_token) = if tra.is_mdp {
+        line.expect_tokens(path, &[4], "`state choice target reward`")?;
+        let s: StateId = line.int(path, 0, "a state number")?;
+        if s as usize >= n {
+            return Err(line.error(
+                path,
+                0,
+                format!("state {s} does not exist: the model has {n} states"),
+            ));
+        }
+        let a: usize = line.int(path, 1, "a choice number")?;
+        let rows = matrix.group_rows(s as usize);
+        if a >= rows.len() {
+            return Err(line.error(
+                path,
+                1,
+                format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
+            ));
+        }
+        (rows.start + a, 2, 3)
+    } else {
+        line.expect_tokens(path, &[3], "`state target reward`")?;
+        let s: StateId = line.int(path, 0, "a state number")?;
+        if s as usize >= n {
+            return Err(line.error(
+                path,
+                0,
+                format!("state {s} does not exist: the model has {n} states"),
+            ));
+        }
+        (s as usize, 1, 2)
+    };
+    let t: StateId = line.int(path, target_token, "a target state number")?;
+    let r = line.number(path, value_token, "a reward")?;
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let row_cols = &cols[row_ptr[row]..row_ptr[row + 1]];
+    let Ok(pos) = row_cols.binary_search(&t) else {
+        return Err(line.error(
+            path,
+            target_token,
+            format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
+        ));
+    };
+    Ok((if tra.is_mdp { row } else { row_ptr[row] + pos }, r))
+}
+
+/// The `.trew` lines `rest` read in pieces of about `piece` bytes in parallel: the rewards (one per
+/// slot, see [`trew_entry`]) and the number of lines; `None` if any line or pair of lines is
+/// refused (the caller then reads the lines one by one to report it).
+fn trew_in_pieces(
+    path: &Path,
+    rest: &str,
+    tra: &Tra,
+    slots: usize,
+    piece: usize,
+) -> Option<(Vec<f64>, usize)> {
+    let pieces = line_pieces(rest, piece);
+    let parsed: Vec<Option<Vec<(usize, f64)>>> = pieces
+        .par_iter()
+        .map(|piece| {
+            lines_of(piece)
+                .map(|line| trew_entry(path, &line, tra).ok())
+                .collect()
+        })
+        .collect();
+    let mut values = vec![0.0; slots];
+    let mut seen = Bits::new(slots);
+    let mut count = 0;
+    for entries in parsed {
+        for (slot, r) in entries? {
+            // A second reward for a transition, or (MDP) a different one for a choice.
+            if !seen.insert(slot) && (!tra.is_mdp || values[slot] != r) {
+                return None;
+            }
+            values[slot] = r;
+            count += 1;
+        }
+    }
+    Some((values, count))
 }
 
 /// `x.ext` if it exists, else `x1.ext`, `x2.ext`, ... as long as they exist (PRISM's convention);
@@ -966,7 +1016,7 @@ fn read_with(
             files.push(f.clone());
         }
         if let Some(f) = trew.get(i) {
-            let (nm, (transition, action)) = read_trew(f, &read_text(f)?, &tra)?;
+            let (nm, (transition, action)) = read_trew(f, &read_text(f)?, &tra, tuning.chunk)?;
             model.transition = transition;
             model.action = action;
             match (&name, nm) {
