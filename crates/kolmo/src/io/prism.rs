@@ -115,6 +115,8 @@ struct DataLines<'a> {
     number: usize,
     data_seen: bool,
     comments: Vec<(usize, &'a str)>,
+    /// Whether lines come with their tokens (else [`Line::tokenized`] makes them when needed).
+    tokenize: bool,
 }
 
 fn split_lines(text: &str) -> DataLines<'_> {
@@ -124,6 +126,7 @@ fn split_lines(text: &str) -> DataLines<'_> {
         number: 0,
         data_seen: false,
         comments: Vec::new(),
+        tokenize: true,
     }
 }
 
@@ -158,7 +161,11 @@ impl<'a> Iterator for DataLines<'a> {
             return Some(Line {
                 number: self.number,
                 text: line,
-                tokens: Tokens::of(line),
+                tokens: if self.tokenize {
+                    Tokens::of(line)
+                } else {
+                    Tokens::of("")
+                },
             });
         }
         None
@@ -189,6 +196,16 @@ fn quote(token: &str) -> String {
         s.push_str("...");
     }
     format!("`{s}`")
+}
+
+impl<'a> Line<'a> {
+    /// The line with its tokens (when read without them).
+    fn tokenized(self) -> Line<'a> {
+        Line {
+            tokens: Tokens::of(self.text),
+            ..self
+        }
+    }
 }
 
 impl Line<'_> {
@@ -618,7 +635,13 @@ fn read_srew(path: &Path, text: &str, n: usize, piece: usize) -> Result<(Option<
         .map(|piece| {
             let mut out = Vec::new();
             for line in lines_of(piece) {
-                match entry(&line) {
+                if let Some(([s, ..], r)) = plain_line(line.text, 1)
+                    && (s as usize) < n
+                {
+                    out.push((s, r));
+                    continue;
+                }
+                match entry(&line.tokenized()) {
                     Ok(e) => out.push(e),
                     Err(e) => return (out, Some(e)),
                 }
@@ -682,6 +705,7 @@ fn line_pieces(text: &str, size: usize) -> Vec<&str> {
 }
 
 /// The data lines of `piece`, a run of whole lines inside a file (numbered from 1 in it).
+/// Their tokens are not made ([`Line::tokenized`]).
 fn lines_of(piece: &str) -> DataLines<'_> {
     DataLines {
         text: piece,
@@ -689,7 +713,27 @@ fn lines_of(piece: &str) -> DataLines<'_> {
         number: 0,
         data_seen: true,
         comments: Vec::new(),
+        tokenize: false,
     }
+}
+
+/// A line of plain numbers: `ints` integers (at most 3, each a `u32` of plain digits) and a plain
+/// decimal, separated by blanks; `None` for any other line (the general path reads it).
+fn plain_line(text: &str, ints: usize) -> Option<([u32; 3], f64)> {
+    use super::chunked::{digits_u32, plain_number, skip_blanks};
+    let b = text.as_bytes();
+    let mut out = [0u32; 3];
+    let mut i = skip_blanks(b, 0);
+    for slot in out.iter_mut().take(ints) {
+        let (v, j) = digits_u32(b, i)?;
+        *slot = v;
+        i = skip_blanks(b, j);
+        if i == j {
+            return None;
+        }
+    }
+    let (r, j) = plain_number(text, i)?;
+    (skip_blanks(b, j) == b.len()).then_some((out, r))
 }
 
 /// `e` with its line moved down by `lines` (for an error found in a piece of a file).
@@ -880,6 +924,25 @@ fn trew_entry(path: &Path, line: &Line, tra: &Tra) -> Result<(usize, f64)> {
     Ok((if tra.is_mdp { row } else { row_ptr[row] + pos }, r))
 }
 
+/// Where the reward of a `.trew` line of numbers `v` (state, choice, target for an MDP; state,
+/// target for a DTMC) goes (see [`trew_entry`]); `None` if the line is refused.
+fn trew_slot(tra: &Tra, v: [u32; 3]) -> Option<usize> {
+    let matrix = &tra.matrix;
+    let (row, t) = if tra.is_mdp {
+        if v[0] as usize >= tra.n {
+            return None;
+        }
+        let rows = matrix.group_rows(v[0] as usize);
+        let a = v[1] as usize;
+        (a < rows.len()).then_some((rows.start + a, v[2]))?
+    } else {
+        ((v[0] as usize) < tra.n).then_some((v[0] as usize, v[1]))?
+    };
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let pos = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t).ok()?;
+    Some(if tra.is_mdp { row } else { row_ptr[row] + pos })
+}
+
 /// The `.trew` lines `rest` read in pieces of about `piece` bytes in parallel: the rewards (one per
 /// slot, see [`trew_entry`]) and the number of lines; `None` if any line or pair of lines is
 /// refused (the caller then reads the lines one by one to report it).
@@ -895,7 +958,15 @@ fn trew_in_pieces(
         .par_iter()
         .map(|piece| {
             lines_of(piece)
-                .map(|line| trew_entry(path, &line, tra).ok())
+                .map(|line| {
+                    let ints = if tra.is_mdp { 3 } else { 2 };
+                    match plain_line(line.text, ints)
+                        .and_then(|(v, r)| trew_slot(tra, v).map(|slot| (slot, r)))
+                    {
+                        Some(entry) => Some(entry),
+                        None => trew_entry(path, &line.tokenized(), tra).ok(),
+                    }
+                })
                 .collect()
         })
         .collect();

@@ -598,8 +598,7 @@ impl Chunk {
             self.open_row(ctx, &t);
         } else if is_mdp {
             let label = t.label.unwrap_or("");
-            let code = self.code_of(label);
-            if code != self.row_label {
+            if label != self.label_text(self.row_label) {
                 let earlier = self.label_text(self.row_label).to_string();
                 let (state, choice, at) = (t.state, t.choice, self.row_label_line);
                 let label = label.to_string();
@@ -641,15 +640,6 @@ impl Chunk {
         Ok(true)
     }
 
-    /// The code of action label `label` (0 for none), without recording a new one.
-    fn code_of(&self, label: &str) -> u32 {
-        if label.is_empty() {
-            0
-        } else {
-            self.label_index.get(label).copied().unwrap_or(u32::MAX)
-        }
-    }
-
     fn label_text(&self, code: u32) -> &str {
         if code == 0 {
             ""
@@ -668,6 +658,9 @@ impl Chunk {
             let label = t.label.unwrap_or("");
             self.row_label = if label.is_empty() {
                 0
+            } else if label == self.label_text(self.row_label) {
+                // As the row before (the usual case: few labels, often repeated).
+                self.row_label
             } else {
                 match self.label_index.get(label) {
                     Some(&c) => c,
