@@ -115,8 +115,6 @@ struct DataLines<'a> {
     number: usize,
     data_seen: bool,
     comments: Vec<(usize, &'a str)>,
-    /// Whether lines come with their tokens (else [`Line::tokenized`] makes them when needed).
-    tokenize: bool,
 }
 
 fn split_lines(text: &str) -> DataLines<'_> {
@@ -126,7 +124,6 @@ fn split_lines(text: &str) -> DataLines<'_> {
         number: 0,
         data_seen: false,
         comments: Vec::new(),
-        tokenize: true,
     }
 }
 
@@ -161,11 +158,7 @@ impl<'a> Iterator for DataLines<'a> {
             return Some(Line {
                 number: self.number,
                 text: line,
-                tokens: if self.tokenize {
-                    Tokens::of(line)
-                } else {
-                    Tokens::of("")
-                },
+                tokens: Tokens::of(line),
             });
         }
         None
@@ -199,11 +192,12 @@ fn quote(token: &str) -> String {
 }
 
 impl<'a> Line<'a> {
-    /// The line with its tokens (when read without them).
-    fn tokenized(self) -> Line<'a> {
+    /// Line `number` with text `text`.
+    fn of(number: usize, text: &'a str) -> Line<'a> {
         Line {
-            tokens: Tokens::of(self.text),
-            ..self
+            number,
+            text,
+            tokens: Tokens::of(text),
         }
     }
 }
@@ -634,14 +628,14 @@ fn read_srew(path: &Path, text: &str, n: usize, piece: usize) -> Result<(Option<
         .par_iter()
         .map(|piece| {
             let mut out = Vec::new();
-            for line in lines_of(piece) {
-                if let Some(([s, ..], r)) = plain_line(line.text, 1)
+            for (number, text) in lines_of(piece) {
+                if let Some(([s, ..], r)) = plain_line(text, 1)
                     && (s as usize) < n
                 {
                     out.push((s, r));
                     continue;
                 }
-                match entry(&line.tokenized()) {
+                match entry(&Line::of(number, text)) {
                     Ok(e) => out.push(e),
                     Err(e) => return (out, Some(e)),
                 }
@@ -704,17 +698,25 @@ fn line_pieces(text: &str, size: usize) -> Vec<&str> {
     pieces
 }
 
-/// The data lines of `piece`, a run of whole lines inside a file (numbered from 1 in it).
-/// Their tokens are not made ([`Line::tokenized`]).
-fn lines_of(piece: &str) -> DataLines<'_> {
-    DataLines {
-        text: piece,
-        pos: 0,
-        number: 0,
-        data_seen: true,
-        comments: Vec::new(),
-        tokenize: false,
-    }
+/// The data lines of `piece`, a run of whole lines inside a file: (number from 1 in the piece,
+/// text), without their tokens ([`Line::of`] makes them when needed).
+fn lines_of(piece: &str) -> impl Iterator<Item = (usize, &str)> {
+    let b = piece.as_bytes();
+    let mut pos = 0;
+    let mut number = 0;
+    std::iter::from_fn(move || {
+        while pos < b.len() {
+            let (raw, next, _) = super::chunked::line_at(b, pos);
+            let line = piece.get(pos..pos + raw.len()).unwrap_or_default();
+            pos = next;
+            number += 1;
+            let t = line.trim();
+            if !t.is_empty() && !t.starts_with('#') {
+                return Some((number, line));
+            }
+        }
+        None
+    })
 }
 
 /// A line of plain numbers: `ints` integers (at most 3, each a `u32` of plain digits) and a plain
@@ -957,14 +959,12 @@ fn trew_in_pieces(
     let parsed: Vec<Option<Vec<(usize, f64)>>> = pieces
         .par_iter()
         .map(|piece| {
+            let ints = if tra.is_mdp { 3 } else { 2 };
             lines_of(piece)
-                .map(|line| {
-                    let ints = if tra.is_mdp { 3 } else { 2 };
-                    match plain_line(line.text, ints)
-                        .and_then(|(v, r)| trew_slot(tra, v).map(|slot| (slot, r)))
-                    {
+                .map(|(number, text)| {
+                    match plain_line(text, ints).and_then(|(v, r)| trew_slot(tra, v).map(|slot| (slot, r))) {
                         Some(entry) => Some(entry),
-                        None => trew_entry(path, &line.tokenized(), tra).ok(),
+                        None => trew_entry(path, &Line::of(number, text), tra).ok(),
                     }
                 })
                 .collect()
