@@ -60,12 +60,18 @@
 //! `f64`s. DRN has no transition rewards: a reward model's transition part is folded into its action
 //! rewards as `Σ_t P(a, t) · r(a, t)`, which keeps every expected reward the same.
 
-use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
+use super::chunked::{Stream, Tuning, line_at, utf8_error};
+use super::text_out::{Numbers, push_uint, write_states};
+use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
+use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
+
+pub(super) use super::chunked::{column_of, quote};
 
 /// A line of the file: its number (from 1) and text without the line end.
 struct Line<'a> {
@@ -73,32 +79,26 @@ struct Line<'a> {
     text: &'a str,
 }
 
-/// The column (from 1) of `part`, a subslice of `line`.
-pub(super) fn column_of(line: &str, part: &str) -> usize {
-    let offset = (part.as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
-    line.get(..offset).map_or(1, |s| s.chars().count() + 1)
-}
-
 /// Model types kolmo reads.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
     Dtmc,
     Mdp,
 }
 
 /// What the header said.
-struct Header {
-    kind: Kind,
-    reward_names: Vec<String>,
-    nr_states: usize,
-    nr_states_line: usize,
-    nr_choices: Option<(usize, usize)>,
-    model_line: usize,
-    placeholders: HashMap<String, f64>,
+pub(super) struct Header {
+    pub kind: Kind,
+    pub reward_names: Vec<String>,
+    pub nr_states: usize,
+    pub nr_states_line: usize,
+    pub nr_choices: Option<(usize, usize)>,
+    pub model_line: usize,
+    pub placeholders: HashMap<String, f64>,
 }
 
 /// A value: a number or a `$placeholder`.
-fn value(token: &str, placeholders: &HashMap<String, f64>) -> std::result::Result<f64, String> {
+pub(super) fn value(token: &str, placeholders: &HashMap<String, f64>) -> std::result::Result<f64, String> {
     let t = token.trim();
     if let Some(name) = t.strip_prefix('$') {
         return placeholders
@@ -107,15 +107,6 @@ fn value(token: &str, placeholders: &HashMap<String, f64>) -> std::result::Resul
             .ok_or_else(|| format!("unknown placeholder ${name}"));
     }
     parse_number(t).ok_or_else(|| format!("{} is not a number", quote(t)))
-}
-
-/// `token` in backquotes, shortened if long.
-fn quote(token: &str) -> String {
-    let mut s: String = token.chars().take(40).collect();
-    if s.len() < token.len() {
-        s.push_str("...");
-    }
-    format!("`{s}`")
 }
 
 /// A count on a line of its own (`@nr_states`, `@nr_choices`).
@@ -301,356 +292,137 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
     }
 }
 
-/// The comma-separated values in `[...]` at the start of `rest`; returns them and what follows.
-fn bracketed<'a>(
-    path: &Path,
-    line: &Line<'a>,
-    rest: &'a str,
-    placeholders: &HashMap<String, f64>,
-) -> Result<(Vec<f64>, &'a str)> {
-    let inner_start = &rest[1..];
-    let Some(end) = inner_start.find(']') else {
-        return Err(parse_error(
-            path,
-            line.number,
-            column_of(line.text, rest),
-            "`]` missing after the rewards",
-        ));
-    };
-    let inner = &inner_start[..end];
-    let mut values = Vec::new();
-    for token in inner.split(',') {
-        let v = value(token, placeholders).map_err(|m| {
-            let at = if token.trim().is_empty() {
-                token
-            } else {
-                token.trim_start()
-            };
-            parse_error(
-                path,
-                line.number,
-                column_of(line.text, at),
-                format!("reward: {m}"),
-            )
-        })?;
-        values.push(v);
-    }
-    Ok((values, &inner_start[end + 1..]))
-}
-
 /// Splits the first white-space separated token off `s` (which starts with it).
-fn split_token(s: &str) -> (&str, &str) {
+pub(super) fn split_token(s: &str) -> (&str, &str) {
     let end = s.find(char::is_whitespace).unwrap_or(s.len());
     (&s[..end], &s[end..])
 }
 
-/// Everything read from the `@model` section.
-#[derive(Default)]
-struct Body {
-    entries: Vec<Entry>,
-    /// Line of each state's `state` line.
-    state_lines: Vec<usize>,
-    /// Index of each state's first row.
-    first_row: Vec<usize>,
-    /// Each row's action name and line.
-    actions: Vec<(String, usize)>,
-    /// Rows that have at least one transition.
-    row_has_transition: Vec<bool>,
-    state_rewards: Vec<Vec<f64>>,
-    action_rewards: Vec<Vec<f64>>,
-    labels: BTreeMap<String, Vec<StateId>>,
-    names: Vec<Option<String>>,
-    reward_count: Option<(usize, usize)>,
+/// The lines of a text (complete lines of the file from its start), numbered from 1, as
+/// `str::lines` splits them, with a stripped `\r` and without a leading byte-order mark; remembers
+/// whether they ran out.
+struct Lines<'a> {
+    text: &'a str,
+    pos: usize,
+    number: usize,
+    newlines: usize,
+    exhausted: bool,
 }
 
-/// The state's labels from the rest of its `state` line: white-space separated or in quotes.
-fn labels<'a>(path: &Path, line: &Line<'a>, mut rest: &'a str) -> Result<Vec<&'a str>> {
-    let mut out = Vec::new();
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.pos >= self.text.len() {
+            self.exhausted = true;
+            return None;
+        }
+        let (raw, next, newline) = line_at(self.text.as_bytes(), self.pos);
+        let mut text = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
+        if self.number == 0 {
+            text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        }
+        self.number += 1;
+        self.newlines += usize::from(newline);
+        self.pos = next;
+        Some(Line {
+            number: self.number,
+            text,
+        })
+    }
+}
+
+/// Reads the header from the start of the file, up to and including the `@model` line, reading
+/// more of the file while the header goes on; leaves `stream` after it.
+fn header_from<R: Read>(path: &Path, stream: &mut Stream<R>) -> Result<Header> {
+    stream.read_more(path)?;
     loop {
-        rest = rest.trim_start();
-        if rest.is_empty() {
-            return Ok(out);
-        }
-        if let Some(q) = rest.strip_prefix('"') {
-            let Some(end) = q.find('"') else {
-                return Err(parse_error(
-                    path,
-                    line.number,
-                    column_of(line.text, rest),
-                    "closing `\"` missing after the label",
-                ));
-            };
-            if end == 0 {
-                return Err(parse_error(
-                    path,
-                    line.number,
-                    column_of(line.text, rest),
-                    "empty label `\"\"`",
-                ));
-            }
-            out.push(&q[..end]);
-            rest = &q[end + 1..];
+        let data = stream.data();
+        let eof = stream.at_eof();
+        let (valid, bad) = match std::str::from_utf8(data) {
+            Ok(_) => (data.len(), false),
+            Err(e) => (e.valid_up_to(), e.error_len().is_some() || eof),
+        };
+        // Whole lines only, unless the text runs to the end of the file.
+        let complete = eof && !bad;
+        let end = if complete {
+            data.len()
         } else {
-            let (token, after) = split_token(rest);
-            if token.contains('"') {
-                return Err(parse_error(
-                    path,
-                    line.number,
-                    column_of(line.text, token),
-                    format!("label {} holds a `\"`", quote(token)),
-                ));
+            data[..valid]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+        };
+        let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
+        let mut lines = Lines {
+            text,
+            pos: 0,
+            number: 0,
+            newlines: 0,
+            exhausted: false,
+        };
+        match read_header(path, &mut lines) {
+            Ok(header) => {
+                let (used, newlines) = (lines.pos, lines.newlines);
+                stream.consume(used, newlines);
+                return Ok(header);
             }
-            out.push(token);
-            rest = after;
-        }
-    }
-}
-
-fn read_body<'a>(path: &Path, header: &Header, lines: impl Iterator<Item = Line<'a>>) -> Result<Body> {
-    let n = header.nr_states;
-    let mut body = Body::default();
-    if !header.reward_names.is_empty() {
-        body.reward_count = Some((header.reward_names.len(), header.model_line));
-    }
-    let declared = !header.reward_names.is_empty();
-    // The state whose `state` line was the last non-comment line (for state-name comments).
-    let mut name_slot: Option<usize> = None;
-    let mut choice_in_state = 0u32;
-    let mut last_line = header.model_line;
-    // Checks a bracket's length against the number of reward models.
-    let check_count = |body: &mut Body, len: usize, line: &Line, at: &str| -> Result<()> {
-        match body.reward_count {
-            Some((k, _)) if k == len => Ok(()),
-            Some((k, first)) => Err(parse_error(
-                path,
-                line.number,
-                column_of(line.text, at),
-                if declared {
-                    format!("{len} reward(s) in brackets; @reward_models declares {k}")
-                } else {
-                    format!("{len} reward(s) in brackets; line {first} gave {k}")
-                },
-            )),
-            None => {
-                body.reward_count = Some((len, line.number));
-                Ok(())
-            }
-        }
-    };
-    for line in lines {
-        last_line = line.number;
-        let t = line.text.trim();
-        if t.is_empty() {
-            continue;
-        }
-        if let Some(comment) = t.strip_prefix("//") {
-            if let Some(s) = name_slot.take() {
-                body.names[s] = Some(comment.trim().to_string());
-            }
-            continue;
-        }
-        name_slot = None;
-        let err =
-            |at: &str, message: String| parse_error(path, line.number, column_of(line.text, at), message);
-        let (keyword, rest) = split_token(t);
-        if keyword == "state" {
-            let rest = rest.trim_start();
-            let (id, mut rest) = split_token(rest);
-            let expected = body.state_lines.len();
-            let id_value = id.parse::<usize>().map_err(|_| {
-                err(
-                    if id.is_empty() { t } else { id },
-                    format!("expected a state number after `state`, found {}", quote(id)),
-                )
-            })?;
-            if expected >= n {
-                return Err(err(
-                    id,
-                    format!(
-                        "more states than the {n} that @nr_states declares (line {})",
-                        header.nr_states_line
-                    ),
-                ));
-            }
-            if id_value != expected {
-                return Err(err(
-                    id,
-                    format!(
-                        "states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id_value}"
-                    ),
-                ));
-            }
-            body.state_lines.push(line.number);
-            body.first_row.push(body.actions.len());
-            body.names.push(None);
-            choice_in_state = 0;
-            rest = rest.trim_start();
-            if rest.starts_with('{') {
-                return Err(err(
-                    rest,
-                    "observations `{..}` belong to POMDPs, which kolmo does not read".into(),
-                ));
-            }
-            if rest.starts_with('!') {
-                return Err(err(
-                    rest,
-                    "exit rates `!..` belong to continuous-time models, which kolmo does not read".into(),
-                ));
-            }
-            if rest.starts_with('[') {
-                let (values, after) = bracketed(path, &line, rest, &header.placeholders)?;
-                check_count(&mut body, values.len(), &line, rest)?;
-                body.state_rewards.push(values);
-                rest = after;
-            } else {
-                body.state_rewards.push(Vec::new());
-            }
-            for label in labels(path, &line, rest)? {
-                body.labels
-                    .entry(label.to_string())
-                    .or_default()
-                    .push(expected as StateId);
-            }
-            name_slot = Some(expected);
-        } else if keyword == "action" {
-            if body.state_lines.is_empty() {
-                return Err(err(t, "`action` before the first `state`".into()));
-            }
-            if header.kind == Kind::Dtmc && choice_in_state > 0 {
-                return Err(err(
-                    t,
-                    "a DTMC has one action per state; use `@type: MDP` for several".into(),
-                ));
-            }
-            let rest = rest.trim_start();
-            let (name, rest) = split_token(rest);
-            if name.is_empty() {
-                return Err(err(t, "expected an action name or number after `action`".into()));
-            }
-            let rest = rest.trim_start();
-            let rewards = if rest.starts_with('[') {
-                let (values, after) = bracketed(path, &line, rest, &header.placeholders)?;
-                check_count(&mut body, values.len(), &line, rest)?;
-                if !after.trim().is_empty() {
-                    return Err(err(
-                        after.trim_start(),
-                        format!("unexpected {} after the action rewards", quote(after.trim())),
-                    ));
+            Err(_) if lines.exhausted && !complete => {
+                if bad {
+                    return Err(utf8_error(path, 0, data, valid));
                 }
-                values
-            } else if !rest.is_empty() {
-                return Err(err(
-                    rest,
-                    format!("unexpected {} after the action name", quote(rest)),
-                ));
-            } else {
-                Vec::new()
-            };
-            body.actions.push((name.to_string(), line.number));
-            body.row_has_transition.push(false);
-            body.action_rewards.push(rewards);
-            choice_in_state += 1;
-        } else {
-            if body.state_lines.is_empty() {
-                return Err(err(t, format!("expected `state <number>`, found {}", quote(t))));
+                stream.read_more(path)?;
             }
-            if choice_in_state == 0 {
-                if header.kind == Kind::Mdp {
-                    return Err(err(
-                        t,
-                        "a transition before the state's first `action` (an MDP's transitions belong to actions)".into(),
-                    ));
+            Err(e) => {
+                // As if the whole file had been read as text first: a byte that is not UTF-8, or
+                // nothing but white space, is what is wrong with it.
+                if complete && text.trim().is_empty() {
+                    return Err(parse_error(path, 1, 1, "the file is empty"));
                 }
-                // A DTMC's transitions may follow the `state` line directly.
-                body.actions.push(("0".to_string(), line.number));
-                body.row_has_transition.push(false);
-                body.action_rewards.push(Vec::new());
-                choice_in_state = 1;
+                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
             }
-            let Some((target, p)) = t.split_once(':') else {
-                return Err(err(
-                    t,
-                    format!(
-                        "expected `state`, `action` or a transition `<target> : <probability>`, found {}",
-                        quote(t)
-                    ),
-                ));
-            };
-            let target_text = target.trim();
-            let target_value = target_text.parse::<StateId>().map_err(|_| {
-                err(
-                    if target_text.is_empty() { t } else { target_text },
-                    format!("expected a target state number, found {}", quote(target_text)),
-                )
-            })?;
-            let p_text = p.trim();
-            let probability = value(p_text, &header.placeholders).map_err(|m| {
-                err(
-                    if p_text.is_empty() { t } else { p_text },
-                    format!("probability: {m}"),
-                )
-            })?;
-            let row = body.actions.len() - 1;
-            body.row_has_transition[row] = true;
-            body.entries.push(Entry {
-                state: (body.state_lines.len() - 1) as StateId,
-                choice: choice_in_state - 1,
-                target: target_value,
-                value: probability,
-                line: line.number,
-                column: column_of(line.text, target_text),
-            });
         }
     }
-    if body.state_lines.len() != n {
-        return Err(parse_error(
-            path,
-            header.nr_states_line,
-            1,
-            format!(
-                "@nr_states declares {n} states but the file has {} (it ends on line {last_line})",
-                body.state_lines.len()
-            ),
-        ));
-    }
-    if let Some((row, _)) = body.row_has_transition.iter().enumerate().find(|(_, has)| !**has) {
-        return Err(parse_error(
-            path,
-            body.actions[row].1,
-            1,
-            "this action has no transitions (every choice needs a distribution over next states)",
-        ));
-    }
-    if let Some((m, line)) = header.nr_choices
-        && m != body.actions.len()
-    {
-        return Err(parse_error(
-            path,
-            line,
-            1,
-            format!(
-                "@nr_choices declares {m} choices but the file has {}",
-                body.actions.len()
-            ),
-        ));
-    }
-    Ok(body)
 }
 
 /// Reads a DRN model from `text`, the contents of `path`; returns it with notes for the user.
+#[cfg(test)]
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.lines().enumerate().map(|(i, l)| Line {
-        number: i + 1,
-        text: l.strip_suffix('\r').unwrap_or(l),
-    });
-    let header = read_header(path, &mut lines)?;
-    let body = read_body(path, &header, lines)?;
+    read_from(
+        path,
+        text.as_bytes(),
+        Some(text.len() as u64),
+        options,
+        Tuning::FILES,
+    )
+}
+
+/// Reads the DRN file `path` (a window at a time, chunks in parallel); returns the model with notes
+/// for the user.
+pub(crate) fn read_file(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
+    let io_error = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_err(io_error)?.len();
+    read_from(path, file, Some(size), options, Tuning::FILES)
+}
+
+/// Reads a DRN model from `reader`, the contents of `path` (`size` bytes, if known), with the
+/// windows and chunks of `tuning`.
+pub(crate) fn read_from<R: Read + Send>(
+    path: &Path,
+    reader: R,
+    size: Option<u64>,
+    options: &ReadOptions,
+    tuning: Tuning,
+) -> Result<(Model, Vec<String>)> {
+    let mut stream = Stream::new(reader, tuning.window, size);
+    let header = header_from(path, &mut stream)?;
+    let body = super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)?;
     let n = header.nr_states;
-    let state_lines = &body.state_lines;
-    let (matrix, mut notes) = build_matrix(path, n, body.entries, options.normalize, |s| {
-        state_lines[s as usize]
-    })?;
+    let mut notes = body.notes;
     let initial: Vec<StateId> = body.labels.get("init").cloned().unwrap_or_default();
     if initial.is_empty() {
         return Err(parse_error(
@@ -660,30 +432,10 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             "no initial state: no state has the label `init`",
         ));
     }
-    // Action names, unless every action is just its index.
-    let m = body.actions.len();
-    let mut row_state = vec![0usize; m];
-    for (s, &first) in body.first_row.iter().enumerate() {
-        let end = body.first_row.get(s + 1).copied().unwrap_or(m);
-        row_state[first..end].fill(s);
-    }
-    let indexed = body.actions.iter().enumerate().all(|(row, (name, _))| {
-        name == "__NOLABEL__" || *name == (row - body.first_row[row_state[row]]).to_string()
-    });
-    let action_names: Option<Vec<String>> = (!indexed).then(|| {
-        body.actions
-            .iter()
-            .map(|(name, _)| {
-                if name == "__NOLABEL__" {
-                    String::new()
-                } else {
-                    name.clone()
-                }
-            })
-            .collect()
-    });
-    // Reward models.
-    let k = body.reward_count.map_or(0, |(k, _)| k);
+    // Reward models: column i of the bracketed values.
+    let k = body.reward_count;
+    let mut state_rewards = body.state_rewards;
+    let mut action_rewards = body.action_rewards;
     let mut rewards = Vec::with_capacity(k);
     for i in 0..k {
         let name = header
@@ -691,13 +443,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             .get(i)
             .cloned()
             .unwrap_or_else(|| format!("rew{i}"));
-        let column = |vs: &[Vec<f64>]| -> Option<Vec<f64>> {
-            let part: Vec<f64> = vs.iter().map(|v| v.get(i).copied().unwrap_or(0.0)).collect();
-            part.iter().any(|&v| v != 0.0).then_some(part)
-        };
         let mut model = RewardModel {
-            state: column(&body.state_rewards),
-            action: column(&body.action_rewards),
+            state: reward_column(&mut state_rewards, i, k),
+            action: reward_column(&mut action_rewards, i, k),
             transition: None,
         };
         if model.is_empty() {
@@ -706,9 +454,10 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         rewards.push((name, model));
     }
     // State names from the comment lines after each `state` line, if every state has a distinct one.
-    let names: Option<Vec<String>> = body.names.iter().cloned().collect();
-    let names = names.filter(|names| {
-        let distinct = names.iter().collect::<HashSet<_>>().len() == names.len();
+    let names = body.names.filter(|names| {
+        let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+        sorted.par_sort_unstable();
+        let distinct = sorted.windows(2).all(|w| w[0] != w[1]);
         if !distinct {
             notes.push(
                 "the comment lines after the `state` lines are not distinct, so they are not used as state names"
@@ -717,31 +466,57 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         }
         distinct
     });
-    let mut mdp = Mdp::new(matrix, initial)?;
-    for (label, states) in body.labels {
-        mdp.set_label(label, StateSet::from_states(n, states));
-    }
-    if let Some(names) = names {
-        mdp = mdp.with_names(names);
-    }
-    for (name, model) in rewards {
-        mdp.set_reward_model(name, model)?;
-    }
+    let group_ptr = body
+        .group_ptr
+        .unwrap_or_else(|| (0..=n).into_par_iter().collect());
+    let matrix = CsrMatrix::from_grouped_parts(n, body.row_ptr, body.cols, body.vals, group_ptr);
+    let labels = body.labels;
     let model = match header.kind {
         Kind::Mdp => {
-            if let Some(names) = action_names {
+            let mut mdp = Mdp::new(matrix, initial)?;
+            for (label, states) in labels {
+                mdp.set_label(label, StateSet::from_states(n, states));
+            }
+            if let Some(names) = names {
+                mdp = mdp.with_names(names);
+            }
+            for (name, model) in rewards {
+                mdp.set_reward_model(name, model)?;
+            }
+            if let Some(names) = body.action_names {
                 mdp = mdp.with_action_names(names);
             }
             Model::Mdp(mdp)
         }
         Kind::Dtmc => {
-            if action_names.is_some() {
+            if body.named {
                 notes.push("the action names of a DTMC are not kept".to_string());
             }
-            Model::Dtmc(mdp.into_dtmc()?)
+            let mut dtmc = Dtmc::new(matrix, initial)?;
+            for (label, states) in labels {
+                dtmc.set_label(label, StateSet::from_states(n, states));
+            }
+            if let Some(names) = names {
+                dtmc = dtmc.with_names(names);
+            }
+            for (name, model) in rewards {
+                dtmc.set_reward_model(name, model)?;
+            }
+            Model::Dtmc(dtmc)
         }
     };
     Ok((model, notes))
+}
+
+/// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the
+/// part is absent). With a single reward model the array itself is taken.
+fn reward_column(flat: &mut Option<Vec<f64>>, i: usize, k: usize) -> Option<Vec<f64>> {
+    let part: Vec<f64> = if k == 1 {
+        flat.take()?
+    } else {
+        flat.as_ref()?.iter().skip(i).step_by(k).copied().collect()
+    };
+    part.par_iter().any(|&v| v != 0.0).then_some(part)
 }
 
 /// `v` in the shortest form that parses back to the same `f64`: Rust's `{}` for ordinary
@@ -881,53 +656,71 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     ));
     w.write_all(out.as_bytes()).map_err(io)?;
     let (row_ptr, cols, vals) = matrix.as_parts();
-    let bracket = |values: &mut dyn Iterator<Item = f64>| -> String {
-        let parts: Vec<String> = values.map(number).collect();
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", parts.join(", "))
+    // The values of a bracket, one per reward model (nothing without reward models).
+    let bracket = |out: &mut String, numbers: &mut Numbers, value: &dyn Fn(usize) -> f64| {
+        if state_rewards.is_empty() {
+            return;
         }
+        out.push_str(" [");
+        for i in 0..state_rewards.len() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            numbers.push(out, value(i));
+        }
+        out.push(']');
     };
-    for s in 0..n {
-        out.clear();
-        out.push_str(&format!("state {s}"));
-        out.push_str(&bracket(
-            &mut state_rewards.iter().map(|r| r.map_or(0.0, |r| r[s])),
-        ));
-        for (label, set) in &labels {
-            if set.contains(s as StateId) {
-                if label.contains(char::is_whitespace) {
-                    out.push_str(&format!(" \"{label}\""));
-                } else {
-                    out.push_str(&format!(" {label}"));
+    write_states(w, n, |states, out, numbers| {
+        let mut rewards = Numbers::default();
+        for s in states {
+            out.push_str("state ");
+            push_uint(out, s as u64);
+            bracket(out, &mut rewards, &|i| state_rewards[i].map_or(0.0, |r| r[s]));
+            for (label, set) in &labels {
+                if set.contains(s as StateId) {
+                    if label.contains(char::is_whitespace) {
+                        out.push_str(" \"");
+                        out.push_str(label);
+                        out.push('"');
+                    } else {
+                        out.push(' ');
+                        out.push_str(label);
+                    }
+                }
+            }
+            out.push('\n');
+            if let Some(names) = v.names {
+                out.push_str("//");
+                out.extend(
+                    names[s]
+                        .chars()
+                        .map(|c| if matches!(c, '\n' | '\r') { ' ' } else { c }),
+                );
+                out.push('\n');
+            }
+            let rows = matrix.group_rows(s);
+            for row in rows.clone() {
+                out.push_str("\taction ");
+                match v.action_names {
+                    Some(names) if names[row].is_empty() => out.push_str("__NOLABEL__"),
+                    Some(names) => out.push_str(&names[row]),
+                    None => push_uint(out, (row - rows.start) as u64),
+                }
+                bracket(out, &mut rewards, &|i| {
+                    action_rewards[i].as_ref().map_or(0.0, |r| r[row])
+                });
+                out.push('\n');
+                for k in row_ptr[row]..row_ptr[row + 1] {
+                    out.push_str("\t\t");
+                    push_uint(out, u64::from(cols[k]));
+                    out.push_str(" : ");
+                    numbers.push(out, vals[k]);
+                    out.push('\n');
                 }
             }
         }
-        out.push('\n');
-        if let Some(names) = v.names {
-            let name = names[s].replace(['\n', '\r'], " ");
-            out.push_str(&format!("//{name}\n"));
-        }
-        let rows = matrix.group_rows(s);
-        for row in rows.clone() {
-            let name = match v.action_names {
-                Some(names) if names[row].is_empty() => "__NOLABEL__".to_string(),
-                Some(names) => names[row].clone(),
-                None => (row - rows.start).to_string(),
-            };
-            out.push_str(&format!("\taction {name}"));
-            out.push_str(&bracket(
-                &mut action_rewards.iter().map(|r| r.as_ref().map_or(0.0, |r| r[row])),
-            ));
-            out.push('\n');
-            for k in row_ptr[row]..row_ptr[row + 1] {
-                out.push_str(&format!("\t\t{} : {}\n", cols[k], number(vals[k])));
-            }
-        }
-        w.write_all(out.as_bytes()).map_err(io)?;
-    }
-    Ok(())
+    })
+    .map_err(io)
 }
 
 #[cfg(test)]
@@ -943,6 +736,59 @@ mod tests {
             Ok(_) => panic!("expected an error for {text:?}"),
             Err(e) => e.to_string(),
         }
+    }
+
+    /// Windows and chunks small enough that the test files are cut in many places (a window of
+    /// one byte grows until a chunk fits).
+    const TINY: [Tuning; 4] = [
+        Tuning {
+            window: 1,
+            chunk: 1,
+            first_chunk: 1,
+        },
+        Tuning {
+            window: 7,
+            chunk: 2,
+            first_chunk: 1,
+        },
+        Tuning {
+            window: 64,
+            chunk: 16,
+            first_chunk: 40,
+        },
+        Tuning {
+            window: 300,
+            chunk: 50,
+            first_chunk: 1000,
+        },
+    ];
+
+    /// The model (as its debug text, with the notes) or the error that `bytes` read to.
+    fn outcome(bytes: &[u8], tuning: Tuning, normalize: bool) -> std::result::Result<String, String> {
+        let options = ReadOptions {
+            normalize,
+            ..ReadOptions::default()
+        };
+        read_from(
+            Path::new("m.drn"),
+            bytes,
+            Some(bytes.len() as u64),
+            &options,
+            tuning,
+        )
+        .map(|(m, notes)| format!("{m:?}\n{notes:?}"))
+        .map_err(|e| e.to_string())
+    }
+
+    /// Reads `bytes` whole (one chunk, the sequential path) and cut in chunks every way in
+    /// [`TINY`]; all must agree. Returns the outcome.
+    fn same_in_chunks(bytes: &[u8]) -> std::result::Result<String, String> {
+        let want = outcome(bytes, Tuning::FILES, false);
+        for tuning in TINY {
+            let got = outcome(bytes, tuning, false);
+            assert_eq!(got, want, "{tuning:?} on {:?}", String::from_utf8_lossy(bytes));
+        }
+        want
     }
 
     const MDP: &str = "// a comment\n@type: MDP\n@value_type: rational\n@parameters\n\n@reward_models\ncost time\n@nr_states\n2\n@nr_choices\n3\n@model\nstate 0 [1, 0] init \"a label\"\n//s0\n\taction go [0, 2]\n\t\t1 : 1/3\n\t\t0 : 2/3\n\taction stay [0, 0]\n\t\t0 : 1\nstate 1 [0, 0] goal\n//s1\n  action __NOLABEL__ [0, 0]\n    1:1\n";
@@ -1139,15 +985,18 @@ mod tests {
         for (text, expected) in cases {
             let e = error(text);
             assert!(e.contains(expected), "{text:?}\n got: {e}\nwant: {expected}");
+            assert_eq!(same_in_chunks(text.as_bytes()), Err(e));
         }
     }
 
+    /// Garbage never panics, and reads the same (the same model or the same error) whole and in
+    /// chunks.
     #[test]
     fn garbage_never_panics() {
         let base = MDP.as_bytes();
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for cut in 0..base.len() {
-            let _ = read_str(&String::from_utf8_lossy(&base[..cut]));
+            let _ = same_in_chunks(&base[..cut]);
         }
         for _ in 0..2000 {
             let mut bytes = base.to_vec();
@@ -1158,7 +1007,7 @@ mod tests {
                 let i = (state % bytes.len() as u64) as usize;
                 bytes[i] = (state >> 32) as u8;
             }
-            let _ = read_str(&String::from_utf8_lossy(&bytes));
+            let _ = same_in_chunks(&bytes);
         }
         for text in [
             "\0\0\0",
@@ -1166,8 +1015,212 @@ mod tests {
             "state",
             "@type: MDP\n@nr_states\n1\n@model\nstate 0 init\naction",
             "@type: DTMC\n@nr_states\n1\n@model\nstate 0 init [\n",
+            "  \n\t\n",
+            "\u{feff}",
         ] {
-            let _ = read_str(text);
+            let _ = same_in_chunks(text.as_bytes());
         }
+    }
+
+    /// A random model in every form the reader takes: an MDP or a DTMC of `n` states, with or
+    /// without `@reward_models`, named and unnamed actions, fractions, placeholders, comments,
+    /// state names, labels, CRLF line ends, blank lines.
+    fn random_drn(n: usize, mdp: bool, declared: bool, seed: u64) -> String {
+        let mut state = seed | 1;
+        let mut next = move |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let mut s = String::from("// random\n");
+        s.push_str(if mdp { "@type: MDP\n" } else { "@type: DTMC\n" });
+        s.push_str("@value_type: double\n@parameters\n\n");
+        if declared {
+            s.push_str("@reward_models\nr1 r2\n");
+        }
+        s.push_str("@placeholders\n$h : 1/2\n");
+        s.push_str(&format!("@nr_states\n{n}\n@model\n"));
+        for st in 0..n {
+            let eol = if next(5) == 0 { "\r\n" } else { "\n" };
+            s.push_str(&format!("state {st}"));
+            if next(3) > 0 {
+                s.push_str(&format!(" [{}, {}]", next(4), next(2)));
+            }
+            if st == 0 {
+                s.push_str(" init");
+            }
+            if next(7) == 0 {
+                s.push_str(" goal \"a b\"");
+            }
+            s.push_str(eol);
+            s.push_str(&format!("//s{st}{eol}"));
+            if next(11) == 0 {
+                s.push_str(eol);
+            }
+            let actions = if mdp { 1 + next(3) } else { 1 };
+            for a in 0..actions {
+                let name = match next(4) {
+                    0 => "__NOLABEL__".to_string(),
+                    1 if mdp => format!("go{}", next(3)),
+                    _ => a.to_string(),
+                };
+                if !mdp && next(4) == 0 {
+                    // A DTMC's transitions may follow the state line.
+                } else if next(2) == 0 {
+                    s.push_str(&format!("\taction {name} [{}, 0]{eol}", next(3)));
+                } else {
+                    s.push_str(&format!("\taction {name}{eol}"));
+                }
+                let targets = [next(n as u64), next(n as u64), next(n as u64)];
+                match next(4) {
+                    0 => s.push_str(&format!("\t\t{} : 1{eol}", targets[0])),
+                    1 if targets[0] != targets[1] => {
+                        s.push_str(&format!("\t\t{} : $h{eol}", targets[1]));
+                        s.push_str(&format!("\t\t{}:1/2{eol}", targets[0]));
+                    }
+                    _ => {
+                        let mut t = targets.to_vec();
+                        t.sort_unstable();
+                        t.dedup();
+                        let p = 1.0 / t.len() as f64;
+                        for (i, x) in t.iter().enumerate() {
+                            let v = if i + 1 == t.len() {
+                                1.0 - p * (t.len() - 1) as f64
+                            } else {
+                                p
+                            };
+                            s.push_str(&format!("\t\t{x} : {}{eol}", number(v)));
+                        }
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn chunks_read_like_the_whole_file() {
+        for (i, (mdp, declared)) in [(true, true), (true, false), (false, true), (false, false)]
+            .into_iter()
+            .enumerate()
+        {
+            let text = random_drn(300, mdp, declared, 7 + i as u64);
+            let whole = same_in_chunks(text.as_bytes());
+            assert!(whole.is_ok(), "{whole:?}");
+            // And a file too big for one default chunk.
+            if i == 0 {
+                let big = random_drn(60_000, mdp, declared, 99);
+                assert!(big.len() > 2 * Tuning::FILES.chunk, "{}", big.len());
+                let want = outcome(big.as_bytes(), Tuning::FILES, false);
+                let one = Tuning {
+                    window: usize::MAX / 4,
+                    chunk: usize::MAX / 4,
+                    first_chunk: usize::MAX / 4,
+                };
+                assert!(want.is_ok());
+                assert_eq!(outcome(big.as_bytes(), one, false), want);
+            }
+        }
+    }
+
+    /// The 1-based line of the first line of `text` whose words start with those of `needle`.
+    fn line_of(text: &str, needle: &str) -> usize {
+        let want: Vec<&str> = needle.split_whitespace().collect();
+        1 + text
+            .lines()
+            .position(|l| l.split_whitespace().take(want.len()).eq(want.iter().copied()))
+            .expect("present")
+    }
+
+    #[test]
+    fn errors_in_later_chunks_name_the_files_line() {
+        let text = random_drn(400, true, true, 3);
+        let at = line_of(&text, "state 350 ");
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let edit = |lines: &mut Vec<String>, i: usize, new: &str| {
+            let mut l = lines.clone();
+            l[i - 1] = new.to_string();
+            l.join("\n") + "\n"
+        };
+        // A malformed transition some lines after state 350.
+        let t = (at..lines.len()).find(|&i| lines[i - 1].contains(" : ")).unwrap();
+        let bad = edit(&mut lines, t, "\t\t1 : zz");
+        let e = same_in_chunks(bad.as_bytes()).unwrap_err();
+        assert!(e.starts_with(&format!("m.drn:{t}:7: probability: `zz`")), "{e}");
+        // A duplicate there, naming both lines.
+        let dup = lines[t - 1].clone();
+        lines.insert(t, dup);
+        let twice = lines.join("\n") + "\n";
+        lines.remove(t);
+        let e = same_in_chunks(twice.as_bytes()).unwrap_err();
+        assert!(
+            e.starts_with(&format!("m.drn:{}:", t + 1)) && e.contains(&format!("first on line {t}")),
+            "{e}"
+        );
+        // A state numbered out of order.
+        let e = same_in_chunks(edit(&mut lines, at, "state 351").as_bytes()).unwrap_err();
+        assert!(
+            e.starts_with(&format!("m.drn:{at}:7: states must be numbered")),
+            "{e}"
+        );
+        // A row that does not sum to 1.
+        let e = same_in_chunks(edit(&mut lines, t, "\t\t1 : 0.001").as_bytes()).unwrap_err();
+        assert!(e.contains("sum to"), "{e}");
+        // Normalizing it is the same whole and in chunks.
+        let off = edit(&mut lines, t, "\t\t1 : 0.001");
+        let want = outcome(off.as_bytes(), Tuning::FILES, true);
+        assert!(want.as_ref().is_ok_and(|m| m.contains("normalized")), "{want:?}");
+        for tuning in TINY {
+            assert_eq!(outcome(off.as_bytes(), tuning, true), want);
+        }
+        // An action without transitions: the one whose transitions now follow another.
+        let a = (at..lines.len())
+            .find(|&i| lines[i - 1].contains("action"))
+            .unwrap();
+        let mut empty = lines.clone();
+        empty.insert(a, "\taction extra".to_string());
+        let e = same_in_chunks((empty.join("\n") + "\n").as_bytes()).unwrap_err();
+        assert!(
+            e.starts_with(&format!("m.drn:{a}:1: this action has no transitions")),
+            "{e}"
+        );
+        // A byte that is not UTF-8 near the end wins over a malformed line near the start.
+        let mut bytes = edit(&mut lines, line_of(&text, "state 3 "), "state 3 ???").into_bytes();
+        let end = bytes.len() - 3;
+        bytes[end] = 0xff;
+        let e = same_in_chunks(&bytes).unwrap_err();
+        let last = text.lines().count();
+        assert!(
+            e.starts_with(&format!("m.drn:{last}:")) && e.contains("not UTF-8"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_bracket_count_set_in_a_later_chunk() {
+        // No @reward_models, and the first bracket far into the file: chunks read in parallel
+        // before its count was known are read again.
+        let mut s = "@type: DTMC\n@nr_states\n200\n@model\n".to_string();
+        for st in 0..200 {
+            let bracket = match st {
+                150 => " [1, 2]",
+                170 => " [3, 4]",
+                _ => "",
+            };
+            s.push_str(&format!(
+                "state {st}{bracket}{}\n\t{st} : 1\n",
+                if st == 0 { " init" } else { "" }
+            ));
+        }
+        let m = same_in_chunks(s.as_bytes()).unwrap();
+        assert!(m.contains("rew1"), "{m}");
+        let bad = s.replace("state 170 [3, 4]", "state 170 [3]");
+        let e = same_in_chunks(bad.as_bytes()).unwrap_err();
+        let first = line_of(&s, "state 150 ");
+        assert!(
+            e.contains(&format!("1 reward(s) in brackets; line {first} gave 2")),
+            "{e}"
+        );
     }
 }

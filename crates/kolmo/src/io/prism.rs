@@ -43,11 +43,14 @@
 //! `action + Σ_t P(t) · transition(t)` is written on every transition of the choice (PRISM's choice
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
+use super::chunked::Tuning;
 use super::drn::{View, column_of, folded_action_rewards, number};
+use super::text_out::{push_uint, write_states};
+use super::tra::Tra;
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
-use crate::model::{Mdp, RewardModel, StateSet};
-use crate::sparse::CsrMatrix;
+use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -56,36 +59,127 @@ use std::path::{Path, PathBuf};
 struct Line<'a> {
     number: usize,
     text: &'a str,
-    tokens: Vec<&'a str>,
+    tokens: Tokens<'a>,
 }
 
-/// The lines of `text` that are neither empty nor `#` comments, and the leading comment lines
-/// (before the first data line) as (number, trimmed text).
-fn split_lines(text: &str) -> (Vec<Line<'_>>, Vec<(usize, &str)>, usize) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut data = Vec::new();
-    let mut comments = Vec::new();
-    let mut last = 1;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        last = i + 1;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
-        if t.starts_with('#') {
-            if data.is_empty() {
-                comments.push((i + 1, t));
+/// The white-space separated tokens of a line, as a slice; up to [`Tokens::INLINE`] of them are
+/// kept without allocating.
+struct Tokens<'a> {
+    inline: [&'a str; Tokens::INLINE],
+    len: usize,
+    spill: Vec<&'a str>,
+}
+
+impl<'a> Tokens<'a> {
+    const INLINE: usize = 6;
+
+    fn of(line: &'a str) -> Self {
+        let mut t = Tokens {
+            inline: [""; Self::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        };
+        for token in line.split_whitespace() {
+            if t.len < Self::INLINE {
+                t.inline[t.len] = token;
+            } else {
+                if t.spill.is_empty() {
+                    t.spill.extend_from_slice(&t.inline);
+                }
+                t.spill.push(token);
             }
-            continue;
+            t.len += 1;
         }
-        data.push(Line {
-            number: i + 1,
-            text: line,
-            tokens: line.split_whitespace().collect(),
-        });
+        t
     }
-    (data, comments, last)
+}
+
+impl<'a> std::ops::Deref for Tokens<'a> {
+    type Target = [&'a str];
+
+    fn deref(&self) -> &[&'a str] {
+        if self.len <= Self::INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
+}
+
+/// The lines of a text that are neither empty nor `#` comments, one at a time; the leading comment
+/// lines (before the first data line) as (number, trimmed text) once the first data line is read;
+/// the number of the last line once all are read.
+struct DataLines<'a> {
+    text: &'a str,
+    pos: usize,
+    number: usize,
+    data_seen: bool,
+    comments: Vec<(usize, &'a str)>,
+}
+
+fn split_lines(text: &str) -> DataLines<'_> {
+    DataLines {
+        text: text.strip_prefix('\u{feff}').unwrap_or(text),
+        pos: 0,
+        number: 0,
+        data_seen: false,
+        comments: Vec::new(),
+    }
+}
+
+impl DataLines<'_> {
+    /// The number of the last line read (1 for an empty text).
+    fn last_line(&self) -> usize {
+        self.number.max(1)
+    }
+}
+
+impl<'a> Iterator for DataLines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let b = self.text.as_bytes();
+        while self.pos < b.len() {
+            let (raw, next, _) = super::chunked::line_at(b, self.pos);
+            let line = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
+            self.pos = next;
+            self.number += 1;
+            let t = line.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if t.starts_with('#') {
+                if !self.data_seen {
+                    self.comments.push((self.number, t));
+                }
+                continue;
+            }
+            self.data_seen = true;
+            return Some(Line {
+                number: self.number,
+                text: line,
+                tokens: Tokens::of(line),
+            });
+        }
+        None
+    }
+}
+
+/// A set of indices `0..len`, one bit each.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Self {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    /// Adds `i`; returns whether it was new.
+    fn insert(&mut self, i: usize) -> bool {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
+    }
 }
 
 /// `token` in backquotes, shortened if long.
@@ -95,6 +189,17 @@ fn quote(token: &str) -> String {
         s.push_str("...");
     }
     format!("`{s}`")
+}
+
+impl<'a> Line<'a> {
+    /// Line `number` with text `text`.
+    fn of(number: usize, text: &'a str) -> Line<'a> {
+        Line {
+            number,
+            text,
+            tokens: Tokens::of(text),
+        }
+    }
 }
 
 impl Line<'_> {
@@ -140,20 +245,13 @@ impl Line<'_> {
     }
 }
 
-/// What a `.tra` file holds.
-struct Tra {
-    is_mdp: bool,
-    n: usize,
-    matrix: CsrMatrix,
-    /// Per row, the action label (empty when none), if any choice had one.
-    action_names: Option<Vec<String>>,
-    initial: Vec<StateId>,
-    notes: Vec<String>,
-}
-
-fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
-    let (lines, comments, last) = split_lines(text);
-    for (number, c) in &comments {
+/// Reads a `.tra` file whose transitions are in any order, sorting them (the streaming reader,
+/// [`super::tra`], reads files grouped by source state, as PRISM writes them, and hands the
+/// others to this one).
+pub(super) fn read_tra_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
+    let mut lines = split_lines(text);
+    let first = lines.next();
+    for (number, c) in &lines.comments {
         if let Some(ty) = c
             .strip_prefix("# Transitions (")
             .and_then(|t| t.strip_suffix(')'))
@@ -168,10 +266,10 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
             ));
         }
     }
-    let Some(header) = lines.first() else {
+    let Some(header) = first else {
         return Err(parse_error(
             path,
-            last,
+            lines.last_line(),
             1,
             "the file has no header line `n m` or `n c m`",
         ));
@@ -225,7 +323,7 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
     } else {
         "`state target probability [action]`"
     };
-    for line in &lines[1..] {
+    for line in lines.by_ref() {
         if line.tokens[0] == "-" {
             let Some(i) = line.tokens.iter().position(|t| *t != "-") else {
                 return Err(line.error(path, 0, "expected an initial state `- s -`"));
@@ -312,6 +410,7 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
             ),
         ));
     }
+    let last = lines.last_line();
     let (matrix, mut notes) = build_matrix(path, n, entries, normalize, |_| last)?;
     let action_names = (is_mdp && labels.values().any(|(l, _)| !l.is_empty())).then(|| {
         let mut names = vec![String::new(); matrix.nrows()];
@@ -340,11 +439,11 @@ fn read_tra(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
 
 /// Labels from a `.lab` file: name → states, and the line of the declarations.
 fn read_lab(path: &Path, text: &str, n: usize) -> Result<(BTreeMap<String, Vec<StateId>>, usize)> {
-    let (lines, _, last) = split_lines(text);
-    let Some(first) = lines.first() else {
+    let mut lines = split_lines(text);
+    let Some(first) = lines.next() else {
         return Err(parse_error(
             path,
-            last,
+            lines.last_line(),
             1,
             "no label declarations `0=\"init\" 1=\"goal\" ...`",
         ));
@@ -391,7 +490,7 @@ fn read_lab(path: &Path, text: &str, n: usize) -> Result<(BTreeMap<String, Vec<S
         rest = after[end + 1..].trim_start();
     }
     let mut sets: Vec<Vec<StateId>> = vec![Vec::new(); names.len()];
-    for line in &lines[1..] {
+    for line in lines {
         let Some((s, indices)) = line.text.split_once(':') else {
             return Err(parse_error(
                 path,
@@ -477,9 +576,11 @@ fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<Stri
 }
 
 /// State rewards from a `.srew` file: the name in its header and the rewards (`None` without entries).
-fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Option<Vec<f64>>)> {
-    let (lines, comments, last) = split_lines(text);
-    let (name, kind) = reward_header(path, &comments)?;
+/// The lines after the header are parsed in pieces of about `piece` bytes in parallel.
+fn read_srew(path: &Path, text: &str, n: usize, piece: usize) -> Result<(Option<String>, Option<Vec<f64>>)> {
+    let mut lines = split_lines(text);
+    let first = lines.next();
+    let (name, kind) = reward_header(path, &lines.comments)?;
     if kind == Some(false) {
         return Err(parse_error(
             path,
@@ -488,10 +589,10 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
             "this is a transition rewards file, not state rewards",
         ));
     }
-    let Some(header) = lines.first() else {
+    let Some(header) = first else {
         return Err(parse_error(
             path,
-            last,
+            lines.last_line(),
             1,
             "the file has no header line `states entries`",
         ));
@@ -506,9 +607,8 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
         ));
     }
     let k: usize = header.int(path, 1, "the number of entries")?;
-    let mut rewards = vec![0.0; n];
-    let mut seen: HashMap<StateId, usize> = HashMap::new();
-    for line in &lines[1..] {
+    // The entries: pieces of lines parsed in parallel, then applied in file order.
+    let entry = |line: &Line| -> Result<(StateId, f64)> {
         line.expect_tokens(path, &[2], "`state reward`")?;
         let s: StateId = line.int(path, 0, "a state number")?;
         if s as usize >= n {
@@ -518,20 +618,142 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
                 format!("state {s} does not exist: the model has {n} states"),
             ));
         }
-        let r = line.number(path, 1, "a reward")?;
-        if let Some(first) = seen.insert(s, line.number) {
-            return Err(line.error(path, 0, format!("state {s} has a reward already (line {first})")));
+        Ok((s, line.number(path, 1, "a reward")?))
+    };
+    let rest = &lines.text[lines.pos..];
+    let pieces = line_pieces(rest, piece);
+    // Per piece: its entries up to its first malformed line, and that line's error.
+    type Parsed = (Vec<(StateId, f64)>, Option<Error>);
+    let parsed: Vec<Parsed> = pieces
+        .par_iter()
+        .map(|piece| {
+            let mut out = Vec::new();
+            for (number, text) in lines_of(piece) {
+                if let Some(([s, ..], r)) = plain_line(text, 1)
+                    && (s as usize) < n
+                {
+                    out.push((s, r));
+                    continue;
+                }
+                match entry(&Line::of(number, text)) {
+                    Ok(e) => out.push(e),
+                    Err(e) => return (out, Some(e)),
+                }
+            }
+            (out, None)
+        })
+        .collect();
+    let mut rewards = vec![0.0; n];
+    let mut seen = Bits::new(n);
+    let mut entries = 0;
+    let mut before = lines.number;
+    for (piece, (out, error)) in pieces.iter().zip(parsed) {
+        for (s, r) in out {
+            if !seen.insert(s as usize) {
+                // The lines of the first two rewards of `s`: read again (only for the error).
+                let mut at = split_lines(text)
+                    .skip(1)
+                    .filter(|l| l.tokens.first().and_then(|t| t.parse::<StateId>().ok()) == Some(s));
+                let first = at.next().map_or(0, |l| l.number);
+                let message = format!("state {s} has a reward already (line {first})");
+                return Err(match at.next() {
+                    Some(second) => second.error(path, 0, message),
+                    None => parse_error(path, first, 1, message),
+                });
+            }
+            entries += 1;
+            rewards[s as usize] = r;
         }
-        rewards[s as usize] = r;
+        if let Some(e) = error {
+            return Err(shifted(e, before));
+        }
+        before += super::chunked::count_newlines(piece.as_bytes());
     }
-    if seen.len() != k {
+    if entries != k {
         return Err(header.error(
             path,
             1,
-            format!("the header announces {k} entries but the file has {}", seen.len()),
+            format!("the header announces {k} entries but the file has {entries}"),
         ));
     }
     Ok((name, (k > 0).then_some(rewards)))
+}
+
+/// `text` (whole lines) cut after a newline every `size` bytes or so.
+fn line_pieces(text: &str, size: usize) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < b.len() {
+        let end = match b
+            .get(start + size..)
+            .and_then(|r| r.iter().position(|&c| c == b'\n'))
+        {
+            Some(i) => start + size + i + 1,
+            None => b.len(),
+        };
+        pieces.push(&text[start..end]);
+        start = end;
+    }
+    pieces
+}
+
+/// The data lines of `piece`, a run of whole lines inside a file: (number from 1 in the piece,
+/// text), without their tokens ([`Line::of`] makes them when needed).
+fn lines_of(piece: &str) -> impl Iterator<Item = (usize, &str)> {
+    let b = piece.as_bytes();
+    let mut pos = 0;
+    let mut number = 0;
+    std::iter::from_fn(move || {
+        while pos < b.len() {
+            let (raw, next, _) = super::chunked::line_at(b, pos);
+            let line = piece.get(pos..pos + raw.len()).unwrap_or_default();
+            pos = next;
+            number += 1;
+            let t = line.trim();
+            if !t.is_empty() && !t.starts_with('#') {
+                return Some((number, line));
+            }
+        }
+        None
+    })
+}
+
+/// A line of plain numbers: `ints` integers (at most 3, each a `u32` of plain digits) and a plain
+/// decimal, separated by blanks; `None` for any other line (the general path reads it).
+fn plain_line(text: &str, ints: usize) -> Option<([u32; 3], f64)> {
+    use super::chunked::{digits_u32, plain_number, skip_blanks};
+    let b = text.as_bytes();
+    let mut out = [0u32; 3];
+    let mut i = skip_blanks(b, 0);
+    for slot in out.iter_mut().take(ints) {
+        let (v, j) = digits_u32(b, i)?;
+        *slot = v;
+        i = skip_blanks(b, j);
+        if i == j {
+            return None;
+        }
+    }
+    let (r, j) = plain_number(text, i)?;
+    (skip_blanks(b, j) == b.len()).then_some((out, r))
+}
+
+/// `e` with its line moved down by `lines` (for an error found in a piece of a file).
+fn shifted(e: Error, lines: usize) -> Error {
+    match e {
+        Error::Parse {
+            path,
+            line,
+            column,
+            message,
+        } => Error::Parse {
+            path,
+            line: line + lines,
+            column,
+            message,
+        },
+        other => other,
+    }
 }
 
 /// Transition rewards from a `.trew` file: the name in its header and the part they give —
@@ -539,9 +761,11 @@ fn read_srew(path: &Path, text: &str, n: usize) -> Result<(Option<String>, Optio
 /// an MDP's per-choice rewards.
 type TrewParts = (Option<Vec<f64>>, Option<Vec<f64>>);
 
-fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, TrewParts)> {
-    let (lines, comments, last) = split_lines(text);
-    let (name, kind) = reward_header(path, &comments)?;
+/// The lines after the header are parsed in pieces of about `piece` bytes in parallel.
+fn read_trew(path: &Path, text: &str, tra: &Tra, piece: usize) -> Result<(Option<String>, TrewParts)> {
+    let mut lines = split_lines(text);
+    let first = lines.next();
+    let (name, kind) = reward_header(path, &lines.comments)?;
     if kind == Some(true) {
         return Err(parse_error(
             path,
@@ -552,8 +776,13 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
     }
     let matrix = &tra.matrix;
     let n = tra.n;
-    let Some(header) = lines.first() else {
-        return Err(parse_error(path, last, 1, "the file has no header line"));
+    let Some(header) = first else {
+        return Err(parse_error(
+            path,
+            lines.last_line(),
+            1,
+            "the file has no header line",
+        ));
     };
     let (layout, header_len) = if tra.is_mdp {
         ("a header `states choices entries` (the model is an MDP)", 3)
@@ -580,86 +809,61 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
         }
     }
     let k: usize = header.int(path, header_len - 1, "the number of entries")?;
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let mut values = vec![0.0; if tra.is_mdp { matrix.nrows() } else { matrix.nnz() }];
-    let mut seen: HashMap<usize, (f64, usize)> = HashMap::new();
+    let slots = if tra.is_mdp { matrix.nrows() } else { matrix.nnz() };
+    // Pieces of lines in parallel; if anything is wrong with them, the lines one by one, which
+    // find the error and its place.
+    let rest = &lines.text[lines.pos..];
+    if let Some((values, count)) = trew_in_pieces(path, rest, tra, slots, piece)
+        && count == k
+    {
+        let part = (k > 0).then_some(values);
+        return Ok((name, if tra.is_mdp { (None, part) } else { (part, None) }));
+    }
+    let mut values = vec![0.0; slots];
+    let mut seen = Bits::new(slots);
+    // The line of the first entry for the same choice (MDP) or transition (DTMC) as `line`: read
+    // again, only for an error.
+    let first_line_for = |line: &Line| {
+        // State and choice (MDP) or state and target (DTMC): the first two numbers either way.
+        let key = |l: &Line| {
+            let number = |i: usize| l.tokens.get(i).and_then(|t| t.parse::<u64>().ok());
+            (number(0), number(1))
+        };
+        let want = key(line);
+        split_lines(text)
+            .skip(1)
+            .find(|l| key(l) == want)
+            .map_or(0, |l| l.number)
+    };
     let mut count = 0;
-    for line in &lines[1..] {
+    for line in lines {
         count += 1;
-        let (row, target_token, value_token) = if tra.is_mdp {
-            line.expect_tokens(path, &[4], "`state choice target reward`")?;
-            let s: StateId = line.int(path, 0, "a state number")?;
-            if s as usize >= n {
-                return Err(line.error(
-                    path,
-                    0,
-                    format!("state {s} does not exist: the model has {n} states"),
-                ));
-            }
-            let a: usize = line.int(path, 1, "a choice number")?;
-            let rows = matrix.group_rows(s as usize);
-            if a >= rows.len() {
-                return Err(line.error(
-                    path,
-                    1,
-                    format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
-                ));
-            }
-            (rows.start + a, 2, 3)
-        } else {
-            line.expect_tokens(path, &[3], "`state target reward`")?;
-            let s: StateId = line.int(path, 0, "a state number")?;
-            if s as usize >= n {
-                return Err(line.error(
-                    path,
-                    0,
-                    format!("state {s} does not exist: the model has {n} states"),
-                ));
-            }
-            (s as usize, 1, 2)
-        };
-        let t: StateId = line.int(path, target_token, "a target state number")?;
-        let r = line.number(path, value_token, "a reward")?;
-        let row_cols = &cols[row_ptr[row]..row_ptr[row + 1]];
-        let Ok(pos) = row_cols.binary_search(&t) else {
-            return Err(line.error(
-                path,
-                target_token,
-                format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
-            ));
-        };
+        let (slot, r) = trew_entry(path, &line, tra)?;
         if tra.is_mdp {
             // PRISM's MDP transition rewards belong to the choice: one value for all its transitions.
-            match seen.get(&row) {
-                Some(&(earlier, at)) if earlier != r => {
-                    return Err(line.error(
-                        path,
-                        value_token,
-                        format!(
-                            "reward {} differs from {} on line {at} for the same choice; an MDP's transition rewards belong to the choice",
-                            number(r),
-                            number(earlier)
-                        ),
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    seen.insert(row, (r, line.number));
-                }
-            }
-            values[row] = r;
-        } else {
-            let index = row_ptr[row] + pos;
-            if let Some(&(_, at)) = seen.get(&index) {
+            if !seen.insert(slot) && values[slot] != r {
                 return Err(line.error(
                     path,
-                    0,
-                    format!("this transition has a reward already (line {at})"),
+                    3,
+                    format!(
+                        "reward {} differs from {} on line {} for the same choice; an MDP's transition rewards belong to the choice",
+                        number(r),
+                        number(values[slot]),
+                        first_line_for(&line)
+                    ),
                 ));
             }
-            seen.insert(index, (r, line.number));
-            values[index] = r;
+        } else if !seen.insert(slot) {
+            return Err(line.error(
+                path,
+                0,
+                format!(
+                    "this transition has a reward already (line {})",
+                    first_line_for(&line)
+                ),
+            ));
         }
+        values[slot] = r;
     }
     if count != k {
         return Err(header.error(
@@ -670,6 +874,116 @@ fn read_trew(path: &Path, text: &str, tra: &Tra) -> Result<(Option<String>, Trew
     }
     let part = (k > 0).then_some(values);
     Ok((name, if tra.is_mdp { (None, part) } else { (part, None) }))
+}
+
+/// A `.trew` line: where its reward goes (the choice's row for an MDP, the transition's index in
+/// the matrix for a DTMC) and the reward.
+fn trew_entry(path: &Path, line: &Line, tra: &Tra) -> Result<(usize, f64)> {
+    let (matrix, n) = (&tra.matrix, tra.n);
+    let (row, target_token, value_token) = if tra.is_mdp {
+        line.expect_tokens(path, &[4], "`state choice target reward`")?;
+        let s: StateId = line.int(path, 0, "a state number")?;
+        if s as usize >= n {
+            return Err(line.error(
+                path,
+                0,
+                format!("state {s} does not exist: the model has {n} states"),
+            ));
+        }
+        let a: usize = line.int(path, 1, "a choice number")?;
+        let rows = matrix.group_rows(s as usize);
+        if a >= rows.len() {
+            return Err(line.error(
+                path,
+                1,
+                format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
+            ));
+        }
+        (rows.start + a, 2, 3)
+    } else {
+        line.expect_tokens(path, &[3], "`state target reward`")?;
+        let s: StateId = line.int(path, 0, "a state number")?;
+        if s as usize >= n {
+            return Err(line.error(
+                path,
+                0,
+                format!("state {s} does not exist: the model has {n} states"),
+            ));
+        }
+        (s as usize, 1, 2)
+    };
+    let t: StateId = line.int(path, target_token, "a target state number")?;
+    let r = line.number(path, value_token, "a reward")?;
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let row_cols = &cols[row_ptr[row]..row_ptr[row + 1]];
+    let Ok(pos) = row_cols.binary_search(&t) else {
+        return Err(line.error(
+            path,
+            target_token,
+            format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
+        ));
+    };
+    Ok((if tra.is_mdp { row } else { row_ptr[row] + pos }, r))
+}
+
+/// Where the reward of a `.trew` line of numbers `v` (state, choice, target for an MDP; state,
+/// target for a DTMC) goes (see [`trew_entry`]); `None` if the line is refused.
+fn trew_slot(tra: &Tra, v: [u32; 3]) -> Option<usize> {
+    let matrix = &tra.matrix;
+    let (row, t) = if tra.is_mdp {
+        if v[0] as usize >= tra.n {
+            return None;
+        }
+        let rows = matrix.group_rows(v[0] as usize);
+        let a = v[1] as usize;
+        (a < rows.len()).then_some((rows.start + a, v[2]))?
+    } else {
+        ((v[0] as usize) < tra.n).then_some((v[0] as usize, v[1]))?
+    };
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let pos = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t).ok()?;
+    Some(if tra.is_mdp { row } else { row_ptr[row] + pos })
+}
+
+/// The `.trew` lines `rest` read in pieces of about `piece` bytes in parallel: the rewards (one per
+/// slot, see [`trew_entry`]) and the number of lines; `None` if any line or pair of lines is
+/// refused (the caller then reads the lines one by one to report it).
+fn trew_in_pieces(
+    path: &Path,
+    rest: &str,
+    tra: &Tra,
+    slots: usize,
+    piece: usize,
+) -> Option<(Vec<f64>, usize)> {
+    let pieces = line_pieces(rest, piece);
+    let parsed: Vec<Option<Vec<(usize, f64)>>> = pieces
+        .par_iter()
+        .map(|piece| {
+            let ints = if tra.is_mdp { 3 } else { 2 };
+            lines_of(piece)
+                .map(|(number, text)| {
+                    match plain_line(text, ints).and_then(|(v, r)| trew_slot(tra, v).map(|slot| (slot, r))) {
+                        Some(entry) => Some(entry),
+                        None => trew_entry(path, &Line::of(number, text), tra).ok(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut values = vec![0.0; slots];
+    let mut seen = Bits::new(slots);
+    let mut count = 0;
+    for entries in parsed {
+        for (slot, r) in entries? {
+            // A second reward for a transition, or (MDP) a different one for a choice.
+            if !seen.insert(slot) && (!tra.is_mdp || values[slot] != r) {
+                return None;
+            }
+            values[slot] = r;
+            count += 1;
+        }
+    }
+    Some((values, count))
 }
 
 /// `x.ext` if it exists, else `x1.ext`, `x2.ext`, ... as long as they exist (PRISM's convention);
@@ -697,8 +1011,25 @@ fn companions(path: &Path, ext: &str) -> (Vec<PathBuf>, bool) {
 /// Reads the `.tra` file `path` and the `.lab`, `.srew`, `.trew` files of the same stem beside it;
 /// returns the model, every file read, and notes for the user.
 pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
-    let text = read_text(path)?;
-    let tra = read_tra(path, &text, options.normalize)?;
+    read_with(path, options, Tuning::FILES)
+}
+
+/// [`read`] with the windows and chunks of `tuning` for the `.tra` file.
+fn read_with(
+    path: &Path,
+    options: &ReadOptions,
+    tuning: Tuning,
+) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
+    let io_error = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_err(io_error)?.len();
+    let tra = match super::tra::read_from(path, file, Some(size), options.normalize, tuning)? {
+        Some(tra) => tra,
+        None => read_tra_any_order(path, &read_text(path)?, options.normalize)?,
+    };
     let n = tra.n;
     let mut files = vec![path.to_path_buf()];
     let mut notes = tra.notes.clone();
@@ -750,13 +1081,13 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<Pat
         let mut model = RewardModel::default();
         let mut name: Option<(String, PathBuf)> = None;
         if let Some(f) = srew.get(i) {
-            let (nm, part) = read_srew(f, &read_text(f)?, n)?;
+            let (nm, part) = read_srew(f, &read_text(f)?, n, tuning.chunk)?;
             model.state = part;
             name = nm.map(|nm| (nm, f.clone()));
             files.push(f.clone());
         }
         if let Some(f) = trew.get(i) {
-            let (nm, (transition, action)) = read_trew(f, &read_text(f)?, &tra)?;
+            let (nm, (transition, action)) = read_trew(f, &read_text(f)?, &tra, tuning.chunk)?;
             model.transition = transition;
             model.action = action;
             match (&name, nm) {
@@ -807,20 +1138,27 @@ pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<Pat
             what.join(" and ")
         ));
     }
-    let mut mdp = Mdp::new(tra.matrix, initial)?;
-    for (label, states) in labels {
-        mdp.set_label(label, StateSet::from_states(n, states));
-    }
-    for (name, model) in rewards {
-        mdp.set_reward_model(name, model)?;
-    }
     let model = if tra.is_mdp {
+        let mut mdp = Mdp::new(tra.matrix, initial)?;
+        for (label, states) in labels {
+            mdp.set_label(label, StateSet::from_states(n, states));
+        }
+        for (name, model) in rewards {
+            mdp.set_reward_model(name, model)?;
+        }
         if let Some(names) = tra.action_names {
             mdp = mdp.with_action_names(names);
         }
         Model::Mdp(mdp)
     } else {
-        Model::Dtmc(mdp.into_dtmc()?)
+        let mut dtmc = Dtmc::new(tra.matrix, initial)?;
+        for (label, states) in labels {
+            dtmc.set_label(label, StateSet::from_states(n, states));
+        }
+        for (name, model) in rewards {
+            dtmc.set_reward_model(name, model)?;
+        }
+        Model::Dtmc(dtmc)
     };
     Ok((model, files, notes))
 }
@@ -876,23 +1214,29 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
         } else {
             writeln!(w, "{n} {}", matrix.nnz())?;
         }
-        for s in 0..n {
-            for (k, row) in matrix.group_rows(s).enumerate() {
-                let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
-                for i in row_ptr[row]..row_ptr[row + 1] {
-                    if v.is_mdp {
-                        write!(w, "{s} {k} {} {}", cols[i], number(vals[i]))?;
-                    } else {
-                        write!(w, "{s} {} {}", cols[i], number(vals[i]))?;
-                    }
-                    match action {
-                        Some(a) => writeln!(w, " {a}")?,
-                        None => writeln!(w)?,
+        write_states(w, n, |states, out, numbers| {
+            for s in states {
+                for (k, row) in matrix.group_rows(s).enumerate() {
+                    let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
+                    for i in row_ptr[row]..row_ptr[row + 1] {
+                        push_uint(out, s as u64);
+                        out.push(' ');
+                        if v.is_mdp {
+                            push_uint(out, k as u64);
+                            out.push(' ');
+                        }
+                        push_uint(out, u64::from(cols[i]));
+                        out.push(' ');
+                        numbers.push(out, vals[i]);
+                        if let Some(a) = action {
+                            out.push(' ');
+                            out.push_str(a);
+                        }
+                        out.push('\n');
                     }
                 }
             }
-        }
-        Ok(())
+        })
     })?);
     // Labels: `init` (the initial states) first, then the others by name.
     let init = StateSet::from_states(n, v.initial.iter().copied());
@@ -910,18 +1254,25 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
             .map(|(i, (name, _))| format!("{i}=\"{name}\""))
             .collect();
         writeln!(w, "{}", decl.join(" "))?;
-        for s in 0..n as StateId {
-            let held: Vec<String> = labels
-                .iter()
-                .enumerate()
-                .filter(|(_, (_, set))| set.contains(s))
-                .map(|(i, _)| i.to_string())
-                .collect();
-            if !held.is_empty() {
-                writeln!(w, "{s}: {}", held.join(" "))?;
+        write_states(w, n, |states, out, _| {
+            for s in states {
+                let mut first = true;
+                for (i, (_, set)) in labels.iter().enumerate() {
+                    if set.contains(s as StateId) {
+                        if first {
+                            push_uint(out, s as u64);
+                            out.push(':');
+                            first = false;
+                        }
+                        out.push(' ');
+                        push_uint(out, i as u64);
+                    }
+                }
+                if !first {
+                    out.push('\n');
+                }
             }
-        }
-        Ok(())
+        })
     })?);
     let several = v.rewards.len() > 1;
     let stem = path
@@ -942,12 +1293,17 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
                 writeln!(w, "# Reward structure \"{name}\"\n# State rewards")?;
                 let nonzero = state.map_or(0, |s| s.iter().filter(|&&x| x != 0.0).count());
                 writeln!(w, "{n} {nonzero}")?;
-                for (s, &x) in state.unwrap_or(&[]).iter().enumerate() {
-                    if x != 0.0 {
-                        writeln!(w, "{s} {}", number(x))?;
+                let state = state.unwrap_or(&[]);
+                write_states(w, state.len(), |states, out, numbers| {
+                    for s in states {
+                        if state[s] != 0.0 {
+                            push_uint(out, s as u64);
+                            out.push(' ');
+                            numbers.push(out, state[s]);
+                            out.push('\n');
+                        }
                     }
-                }
-                Ok(())
+                })
             })?);
         }
         let has_transition_part = r.action.is_some() || r.transition.is_some();
@@ -986,21 +1342,27 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
                 if values.is_empty() {
                     return Ok(());
                 }
-                for s in 0..n {
-                    for (k, row) in matrix.group_rows(s).enumerate() {
-                        for i in row_ptr[row]..row_ptr[row + 1] {
-                            if values[i] == 0.0 {
-                                continue;
-                            }
-                            if v.is_mdp {
-                                writeln!(w, "{s} {k} {} {}", cols[i], number(values[i]))?;
-                            } else {
-                                writeln!(w, "{s} {} {}", cols[i], number(values[i]))?;
+                write_states(w, n, |states, out, numbers| {
+                    for s in states {
+                        for (k, row) in matrix.group_rows(s).enumerate() {
+                            for i in row_ptr[row]..row_ptr[row + 1] {
+                                if values[i] == 0.0 {
+                                    continue;
+                                }
+                                push_uint(out, s as u64);
+                                out.push(' ');
+                                if v.is_mdp {
+                                    push_uint(out, k as u64);
+                                    out.push(' ');
+                                }
+                                push_uint(out, u64::from(cols[i]));
+                                out.push(' ');
+                                numbers.push(out, values[i]);
+                                out.push('\n');
                             }
                         }
                     }
-                }
-                Ok(())
+                })
             })?);
         }
     }

@@ -38,26 +38,8 @@ pub(crate) fn build_matrix(
     end_line: impl Fn(StateId) -> usize,
 ) -> Result<(CsrMatrix, Vec<String>)> {
     for e in &entries {
-        for (what, s) in [("state", e.state), ("target state", e.target)] {
-            if s as usize >= n {
-                return Err(parse_error(
-                    path,
-                    e.line,
-                    e.column,
-                    format!(
-                        "{what} {s} does not exist: the model has {n} states (0 to {})",
-                        n.saturating_sub(1)
-                    ),
-                ));
-            }
-        }
-        if !(e.value >= 0.0 && e.value.is_finite()) {
-            return Err(parse_error(
-                path,
-                e.line,
-                e.column,
-                format!("probability {} is not a number in [0, 1]", e.value),
-            ));
+        if let Some(message) = entry_fault(n, Some(e.state), e.target, e.value) {
+            return Err(parse_error(path, e.line, e.column, message));
         }
     }
     // A stable sort keeps the file order among equal keys, so the first line of a duplicate is
@@ -69,17 +51,7 @@ pub(crate) fn build_matrix(
                 path,
                 w[1].line,
                 w[1].column,
-                format!(
-                    "transition {} -> {}{} is given twice (first on line {}); duplicates are refused, not summed",
-                    w[1].state,
-                    w[1].target,
-                    if w[1].choice > 0 {
-                        format!(" (choice {})", w[1].choice)
-                    } else {
-                        String::new()
-                    },
-                    w[0].line
-                ),
+                duplicate_message(w[1].state, w[1].target, w[1].choice, w[0].line),
             ));
         }
     }
@@ -94,9 +66,7 @@ pub(crate) fn build_matrix(
                 path,
                 end_line(state),
                 1,
-                format!(
-                    "state {state} has no outgoing transitions (every state needs a distribution over next states)"
-                ),
+                no_transitions_message(state),
             ));
         }
         let mut expected_choice = 0;
@@ -108,10 +78,7 @@ pub(crate) fn build_matrix(
                     path,
                     first.line,
                     first.column,
-                    format!(
-                        "state {state}: choice {choice} follows choice {}; choices are numbered 0, 1, 2, ...",
-                        expected_choice as i64 - 1
-                    ),
+                    choice_gap_message(state, choice, expected_choice),
                 ));
             }
             let start = i;
@@ -119,63 +86,196 @@ pub(crate) fn build_matrix(
                 i += 1;
             }
             let row = &entries[start..i];
-            let mut acc = NeumaierSum::default();
-            row.iter().for_each(|e| acc.add(e.value));
-            let sum = acc.value();
-            if !sum.is_finite() || (normalize && sum > 0.0 && !(1.0 / sum).is_finite()) {
-                return Err(parse_error(
-                    path,
-                    first.line,
-                    first.column,
-                    format!(
-                        "the probabilities out of state {state} cannot be {}",
-                        if sum.is_finite() {
-                            "rescaled: their sum is too small"
-                        } else {
-                            "summed: they are too large"
-                        }
-                    ),
-                ));
-            }
-            let tolerance = ROW_SUM_TOLERANCE + row.len() as f64 * f64::EPSILON;
-            let scale = if (sum - 1.0).abs() <= tolerance {
-                1.0
-            } else if normalize && sum > 0.0 {
-                rescaled += 1;
-                worst = worst.max((sum - 1.0).abs());
-                1.0 / sum
-            } else {
-                let choice_text = if choice > 0 || (i < entries.len() && entries[i].state == state) {
-                    format!(" (choice {choice})")
-                } else {
-                    String::new()
-                };
-                return Err(parse_error(
-                    path,
-                    first.line,
-                    first.column,
-                    format!(
-                        "the probabilities out of state {state}{choice_text} sum to {sum} (off by {:.2e}); rows must sum to 1 within {ROW_SUM_TOLERANCE:e}{}",
-                        sum - 1.0,
-                        if sum > 0.0 { " (or ask to normalize)" } else { "" }
-                    ),
-                ));
+            let scale = match row_scale(row.iter().map(|e| e.value), row.len(), normalize) {
+                Ok(scale) => scale,
+                Err(fault) => {
+                    let several = choice > 0 || (i < entries.len() && entries[i].state == state);
+                    return Err(parse_error(
+                        path,
+                        first.line,
+                        first.column,
+                        sum_message(state, choice, several, fault),
+                    ));
+                }
             };
+            if let Some(deviation) = scale.deviation {
+                rescaled += 1;
+                worst = worst.max(deviation);
+            }
             // Zero probabilities are not transitions: storing them would give the graph analysis
             // edges that the chain never takes.
             for e in row.iter().filter(|e| e.value > 0.0) {
-                builder.add(e.target, e.value * scale);
+                builder.add(e.target, e.value * scale.factor);
             }
             builder.finish_row();
             expected_choice += 1;
         }
     }
     if rescaled > 0 {
-        notes.push(format!(
-            "normalized {rescaled} row(s) that did not sum to 1 (largest deviation {worst:e})"
-        ));
+        notes.push(normalized_note(rescaled, worst));
     }
     Ok((builder.build(), notes))
+}
+
+/// Why an entry is refused whatever else the file holds: a state or target `>= n` (the state is
+/// not checked when `None`), or a probability that is negative or not finite.
+pub(crate) fn entry_fault(n: usize, state: Option<StateId>, target: StateId, value: f64) -> Option<String> {
+    for (what, s) in [("state", state), ("target state", Some(target))] {
+        if let Some(s) = s
+            && s as usize >= n
+        {
+            return Some(format!(
+                "{what} {s} does not exist: the model has {n} states (0 to {})",
+                n.saturating_sub(1)
+            ));
+        }
+    }
+    (!(value >= 0.0 && value.is_finite())).then(|| format!("probability {value} is not a number in [0, 1]"))
+}
+
+/// The message for a transition given twice (`first_line` holds the first).
+pub(crate) fn duplicate_message(state: StateId, target: StateId, choice: u32, first_line: usize) -> String {
+    format!(
+        "transition {state} -> {target}{} is given twice (first on line {first_line}); duplicates are refused, not summed",
+        if choice > 0 {
+            format!(" (choice {choice})")
+        } else {
+            String::new()
+        },
+    )
+}
+
+/// The message for a state without any transition.
+pub(crate) fn no_transitions_message(state: StateId) -> String {
+    format!("state {state} has no outgoing transitions (every state needs a distribution over next states)")
+}
+
+/// The message for a choice number that skips one.
+pub(crate) fn choice_gap_message(state: StateId, choice: u32, expected: u32) -> String {
+    format!(
+        "state {state}: choice {choice} follows choice {}; choices are numbered 0, 1, 2, ...",
+        i64::from(expected) - 1
+    )
+}
+
+/// The note that `normalize` rescaled rows.
+pub(crate) fn normalized_note(rescaled: usize, worst: f64) -> String {
+    format!("normalized {rescaled} row(s) that did not sum to 1 (largest deviation {worst:e})")
+}
+
+/// What multiplies a row's values: 1, or `1/sum` with the deviation `|sum - 1|` when `normalize`
+/// rescaled it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowScale {
+    pub factor: f64,
+    pub deviation: Option<f64>,
+}
+
+/// Why a row's probabilities are refused.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum SumFault {
+    /// The sum overflows.
+    TooLarge,
+    /// `normalize` would divide by a sum whose reciprocal overflows.
+    TooSmall,
+    /// The sum is off 1 by more than the tolerance (and `normalize` is off or the sum is 0).
+    Off(f64),
+}
+
+/// Checks the sum of a row's `len` probabilities `values` (taken in ascending target order):
+/// compensated, within [`ROW_SUM_TOLERANCE`] plus `ε` per entry of 1, or rescaled when `normalize`
+/// and positive.
+pub(crate) fn row_scale(
+    values: impl Iterator<Item = f64>,
+    len: usize,
+    normalize: bool,
+) -> std::result::Result<RowScale, SumFault> {
+    let mut acc = NeumaierSum::default();
+    values.for_each(|v| acc.add(v));
+    let sum = acc.value();
+    if !sum.is_finite() {
+        return Err(SumFault::TooLarge);
+    }
+    if normalize && sum > 0.0 && !(1.0 / sum).is_finite() {
+        return Err(SumFault::TooSmall);
+    }
+    let tolerance = ROW_SUM_TOLERANCE + len as f64 * f64::EPSILON;
+    if (sum - 1.0).abs() <= tolerance {
+        Ok(RowScale {
+            factor: 1.0,
+            deviation: None,
+        })
+    } else if normalize && sum > 0.0 {
+        Ok(RowScale {
+            factor: 1.0 / sum,
+            deviation: Some((sum - 1.0).abs()),
+        })
+    } else {
+        Err(SumFault::Off(sum))
+    }
+}
+
+/// The message for a row refused by [`row_scale`]; `several` when the state has more than one
+/// choice or this is not its first (the message then names the choice).
+pub(crate) fn sum_message(state: StateId, choice: u32, several: bool, fault: SumFault) -> String {
+    match fault {
+        SumFault::TooLarge | SumFault::TooSmall => format!(
+            "the probabilities out of state {state} cannot be {}",
+            if matches!(fault, SumFault::TooSmall) {
+                "rescaled: their sum is too small"
+            } else {
+                "summed: they are too large"
+            }
+        ),
+        SumFault::Off(sum) => {
+            let choice_text = if choice > 0 || several {
+                format!(" (choice {choice})")
+            } else {
+                String::new()
+            };
+            format!(
+                "the probabilities out of state {state}{choice_text} sum to {sum} (off by {:.2e}); rows must sum to 1 within {ROW_SUM_TOLERANCE:e}{}",
+                sum - 1.0,
+                if sum > 0.0 { " (or ask to normalize)" } else { "" }
+            )
+        }
+    }
+}
+
+/// One transition of a row being read in file order, and where it was written.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Written {
+    pub target: StateId,
+    pub value: f64,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// What is wrong with a whole row, in the order [`build_matrix`] looks: a duplicate first, then
+/// the sum (at the row's first entry by target).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RowFault {
+    /// `second` repeats the target of the entry on `first_line`.
+    Duplicate { second: Written, first_line: usize },
+    /// The sum is refused.
+    Sum { at: Written, fault: SumFault },
+}
+
+/// Sorts a complete row by target (stably: repeated targets keep their file order) and checks it
+/// as [`build_matrix`] does. On success the row's transitions are its entries with a positive
+/// value times the returned factor.
+pub(crate) fn check_row(row: &mut [Written], normalize: bool) -> std::result::Result<RowScale, RowFault> {
+    if !row.windows(2).all(|w| w[0].target < w[1].target) {
+        row.sort_by_key(|w| w.target);
+        if let Some(w) = row.windows(2).find(|w| w[0].target == w[1].target) {
+            return Err(RowFault::Duplicate {
+                second: w[1],
+                first_line: w[0].line,
+            });
+        }
+    }
+    row_scale(row.iter().map(|w| w.value), row.len(), normalize)
+        .map_err(|fault| RowFault::Sum { at: row[0], fault })
 }
 
 #[cfg(test)]

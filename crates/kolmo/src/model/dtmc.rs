@@ -99,56 +99,67 @@ impl Dtmc {
 /// [`Error::Deadlock`] for a state without rows or a row without entries;
 /// [`Error::InvalidDistribution`] for a negative or non-finite probability or a row whose
 /// compensated sum is farther than [`ROW_SUM_TOLERANCE`] (plus `ε` per entry) from 1.
+///
+/// The groups are checked in parallel (rayon); the error is the one of the first bad group, as a
+/// sequential check would find it.
 pub(crate) fn validate_rows(matrix: &CsrMatrix, name: impl Fn(StateId) -> String) -> Result<()> {
-    for g in 0..matrix.row_groups() {
-        let state = g as StateId;
-        let rows = matrix.group_rows(g);
-        if rows.is_empty() {
-            return Err(Error::Deadlock {
-                state,
-                name: name(state),
-            });
+    use rayon::prelude::*;
+    let first_bad = (0..matrix.row_groups())
+        .into_par_iter()
+        .with_min_len(1 << 12)
+        .find_first(|&g| check_group(matrix, g, &|_| String::new()).is_err());
+    match first_bad {
+        Some(g) => check_group(matrix, g, &name),
+        None => Ok(()),
+    }
+}
+
+/// [`validate_rows`] for group `g` alone (allocates only for the error).
+fn check_group(matrix: &CsrMatrix, g: usize, name: &dyn Fn(StateId) -> String) -> Result<()> {
+    let state = g as StateId;
+    let rows = matrix.group_rows(g);
+    let deadlock = || Error::Deadlock {
+        state,
+        name: name(state),
+    };
+    if rows.is_empty() {
+        return Err(deadlock());
+    }
+    let several = rows.len() > 1;
+    for r in rows.clone() {
+        let (cols, vals) = matrix.row(r);
+        if cols.is_empty() {
+            return Err(deadlock());
         }
-        let several = rows.len() > 1;
-        for r in rows.clone() {
-            let (cols, vals) = matrix.row(r);
-            if cols.is_empty() {
-                return Err(Error::Deadlock {
-                    state,
-                    name: name(state),
-                });
-            }
-            let choice = if several {
-                format!("choice {}: ", r - rows.start)
+        let bad = |message: String| Error::InvalidDistribution {
+            state,
+            name: name(state),
+            message: if several {
+                format!("choice {}: {message}", r - rows.start)
             } else {
-                String::new()
-            };
-            let bad = |message: String| Error::InvalidDistribution {
-                state,
-                name: name(state),
-                message: format!("{choice}{message}"),
-            };
-            if let Some((c, p)) = cols
-                .iter()
-                .zip(vals)
-                .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
-            {
-                return Err(bad(format!(
-                    "probability {p} to state {c} is not a number in [0, 1]"
-                )));
-            }
-            // A row of m correctly rounded probabilities may sum to 1 ± m·ε/2 exactly; the sum
-            // itself is compensated.
-            let mut acc = crate::numeric::NeumaierSum::default();
-            vals.iter().for_each(|&p| acc.add(p));
-            let sum = acc.value();
-            let tolerance = ROW_SUM_TOLERANCE + vals.len() as f64 * f64::EPSILON;
-            if (sum - 1.0).abs() > tolerance {
-                return Err(bad(format!(
-                    "outgoing probabilities sum to {sum} (off by {:e})",
-                    sum - 1.0
-                )));
-            }
+                message
+            },
+        };
+        if let Some((c, p)) = cols
+            .iter()
+            .zip(vals)
+            .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
+        {
+            return Err(bad(format!(
+                "probability {p} to state {c} is not a number in [0, 1]"
+            )));
+        }
+        // A row of m correctly rounded probabilities may sum to 1 ± m·ε/2 exactly; the sum
+        // itself is compensated.
+        let mut acc = crate::numeric::NeumaierSum::default();
+        vals.iter().for_each(|&p| acc.add(p));
+        let sum = acc.value();
+        let tolerance = ROW_SUM_TOLERANCE + vals.len() as f64 * f64::EPSILON;
+        if (sum - 1.0).abs() > tolerance {
+            return Err(bad(format!(
+                "outgoing probabilities sum to {sum} (off by {:e})",
+                sum - 1.0
+            )));
         }
     }
     Ok(())

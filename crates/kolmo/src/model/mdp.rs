@@ -105,9 +105,8 @@ impl Mdp {
                 ),
             ));
         }
-        let (row_ptr, cols, vals) = self.matrix.as_parts();
-        let matrix = CsrMatrix::from_sorted_parts(self.n(), row_ptr.to_vec(), cols.to_vec(), vals.to_vec());
-        let mut dtmc = Dtmc::new(matrix, self.initial)?;
+        // One row per group: the matrix is already a chain's (trivial grouping), no copy needed.
+        let mut dtmc = Dtmc::new(self.matrix, self.initial)?;
         if let Some(names) = self.names {
             dtmc = dtmc.with_names(names);
         }

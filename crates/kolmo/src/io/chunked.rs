@@ -1,0 +1,715 @@
+//! Big text files read in windows, each window cut into chunks that are parsed in parallel: the
+//! machinery of the DRN and PRISM `.tra` readers.
+//!
+//! A [`Stream`] holds a window of the file (4 MiB by default, [`Tuning`]); [`plan_cuts`] cuts it
+//! into chunks of about 256 KiB at lines where the format lets a chunk start without knowing what came
+//! before (a `state` line in DRN; a line whose source state differs from the line before in
+//! `.tra`). Each chunk is checked to be UTF-8 and parsed on its own thread into its own reusable
+//! buffers, counting lines from its first line; the reader then checks the chunks in file order,
+//! turns chunk-local line numbers into the file's ([`ChunkError`]), and appends the buffers to the
+//! model. The bytes after the last cut move to the front of the window and the next window is
+//! read behind them. Memory: one window, the chunk buffers (about a window's worth of
+//! transitions), and the model itself.
+//!
+//! Errors are those of reading the whole file as text first: an invalid UTF-8 byte anywhere wins
+//! over every parse error ([`Stream::utf8_error_in_rest`] looks at the rest of the file before a
+//! parse error is returned), and it is reported at its line and column (counting characters).
+
+use super::parse_error;
+use crate::{Error, Result};
+use std::io::Read;
+use std::path::Path;
+
+/// Sizes of the windows and chunks. Tests make them tiny, so that small files take every path that
+/// big ones do.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tuning {
+    /// Bytes read at a time (a window grows when one state alone is longer).
+    pub window: usize,
+    /// Bytes per chunk, roughly (a chunk ends at the first allowed cut after this many bytes).
+    pub chunk: usize,
+    /// Bytes of the first chunk of the body: parsed on its own when it decides something the other
+    /// chunks need (the number of rewards in brackets, in a DRN file without `@reward_models`).
+    pub first_chunk: usize,
+}
+
+impl Tuning {
+    /// The sizes used for files: 4 MiB windows, 256 KiB chunks (16 per window, enough for rayon
+    /// to balance them over the cores), a 64 KiB first chunk. Small windows keep the buffers (two
+    /// windows and the chunks' rows) small: fewer fresh pages to map, and they stay in the caches.
+    pub const FILES: Tuning = Tuning {
+        window: 4 << 20,
+        chunk: 256 << 10,
+        first_chunk: 64 << 10,
+    };
+}
+
+/// A window onto a file read front to back.
+pub(crate) struct Stream<R> {
+    reader: R,
+    buf: Vec<u8>,
+    begin: usize,
+    end: usize,
+    eof: bool,
+    /// Newlines in the file before `buf[begin]`.
+    lines_before: usize,
+    /// Bytes of the file before `buf[begin]`.
+    offset: u64,
+    /// Whether the last byte read so far is a newline (or nothing was read).
+    ends_with_newline: bool,
+    window: usize,
+    /// The file's length, if known (windows are not made longer than the file).
+    size: Option<u64>,
+    /// The buffer the next window is read into while the current one is parsed.
+    spare: Vec<u8>,
+    /// After a read ahead: the bytes of the window before it and the bytes in `spare`.
+    ahead: Option<(usize, usize)>,
+}
+
+impl<R: Read> Stream<R> {
+    /// A stream over `reader` (of `size` bytes, if known) reading `window` bytes at a time;
+    /// nothing is read yet.
+    pub fn new(reader: R, window: usize, size: Option<u64>) -> Self {
+        Self {
+            reader,
+            buf: Vec::new(),
+            begin: 0,
+            end: 0,
+            eof: false,
+            lines_before: 0,
+            offset: 0,
+            ends_with_newline: true,
+            window: window.max(1),
+            size,
+            spare: Vec::new(),
+            ahead: None,
+        }
+    }
+
+    /// The bytes read and not yet consumed.
+    pub fn data(&self) -> &[u8] {
+        &self.buf[self.begin..self.end]
+    }
+
+    /// Whether [`data`](Self::data) runs to the end of the file.
+    pub fn at_eof(&self) -> bool {
+        self.eof
+    }
+
+    /// Newlines in the file before [`data`](Self::data): its first line is line
+    /// `lines_before() + 1`.
+    pub fn lines_before(&self) -> usize {
+        self.lines_before
+    }
+
+    /// Bytes of the file before [`data`](Self::data).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The number of lines of the whole file, as `str::lines` counts them (a last line without a
+    /// newline counts). Meaningful once everything has been consumed at the end of the file.
+    pub fn total_lines(&self) -> usize {
+        self.lines_before + usize::from(!self.ends_with_newline)
+    }
+
+    /// Drops the first `bytes` of [`data`](Self::data), which hold `newlines` newlines.
+    pub fn consume(&mut self, bytes: usize, newlines: usize) {
+        debug_assert!(bytes <= self.end - self.begin);
+        self.begin += bytes;
+        self.offset += bytes as u64;
+        self.lines_before += newlines;
+    }
+
+    /// Reads on: keeps [`data`](Self::data) and appends at least a window's worth of the file (at
+    /// least doubling the data, so that a window without a place to cut grows geometrically), or
+    /// the rest of the file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `path` if reading fails.
+    pub fn read_more(&mut self, path: &Path) -> Result<()> {
+        if self.eof {
+            return Ok(());
+        }
+        let keep = self.end - self.begin;
+        self.buf.copy_within(self.begin..self.end, 0);
+        self.begin = 0;
+        let more = self.more(keep, self.offset + keep as u64);
+        let mut fill = Fill {
+            reader: &mut self.reader,
+            eof: &mut self.eof,
+            ends_with_newline: &mut self.ends_with_newline,
+        };
+        self.end = fill
+            .read_into(&mut self.buf, &[], keep, more)
+            .map_err(|error| Error::Io {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        Ok(())
+    }
+
+    /// How many bytes to read behind `keep` bytes kept: a window's worth (at least `keep`), but no
+    /// more than the file holds after byte `next` (plus one, to see its end without another read).
+    fn more(&self, keep: usize, next: u64) -> usize {
+        let mut more = self.window.max(keep);
+        if let Some(total) = self.size {
+            let left = total.saturating_sub(next);
+            more = more.min(usize::try_from(left).unwrap_or(usize::MAX).saturating_add(1));
+        }
+        more
+    }
+
+    /// Runs `work` on [`data`](Self::data) while, on another thread, the bytes from `from` on and
+    /// the next window of the file are read into a second buffer; returns what `work` returned.
+    /// The caller then calls [`advance`](Self::advance) to move to that buffer.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `path` if reading fails (after `work` is done).
+    pub fn read_ahead_while<T: Send>(
+        &mut self,
+        path: &Path,
+        from: usize,
+        work: impl FnOnce(&[u8]) -> T + Send,
+    ) -> Result<T>
+    where
+        R: Send,
+    {
+        let keep = self.end - self.begin - from;
+        let more = if self.eof {
+            0
+        } else {
+            self.more(keep, self.offset + (self.end - self.begin) as u64)
+        };
+        let Stream {
+            reader,
+            buf,
+            spare,
+            begin,
+            end,
+            eof,
+            ends_with_newline,
+            ..
+        } = self;
+        let data = &buf[*begin..*end];
+        let tail = &data[from..];
+        let mut fill = Fill {
+            reader,
+            eof,
+            ends_with_newline,
+        };
+        let (result, read) = rayon::join(|| work(data), || fill.read_into(spare, tail, 0, more));
+        let filled = read.map_err(|error| Error::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        self.ahead = Some((from, filled));
+        Ok(result)
+    }
+
+    /// After [`read_ahead_while`](Self::read_ahead_while): drops the first `from` bytes of the old
+    /// window, holding `newlines` newlines, and makes the buffer read ahead the window.
+    pub fn advance(&mut self, newlines: usize) {
+        if let Some((from, filled)) = self.ahead.take() {
+            std::mem::swap(&mut self.buf, &mut self.spare);
+            self.offset += from as u64;
+            self.lines_before += newlines;
+            self.begin = 0;
+            self.end = filled;
+        }
+    }
+
+    /// The first byte from here to the end of the file that is not UTF-8, as the error reading the
+    /// file as text reports it (line and column); `None` if the rest is UTF-8. Consumes the rest.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if reading fails.
+    pub fn utf8_error_in_rest(&mut self, path: &Path) -> Result<Option<Error>> {
+        loop {
+            let data = self.data();
+            let (valid, complete) = match std::str::from_utf8(data) {
+                Ok(_) => (data.len(), true),
+                // A sequence cut by the window's end may go on in the next window.
+                Err(e) if e.error_len().is_none() && !self.eof => (e.valid_up_to(), true),
+                Err(e) => (e.valid_up_to(), false),
+            };
+            if !complete {
+                return Ok(Some(utf8_error(path, self.lines_before, data, valid)));
+            }
+            if self.eof && valid == data.len() {
+                let newlines = count_newlines(data);
+                self.consume(data.len(), newlines);
+                return Ok(None);
+            }
+            // Keep the line holding the cut, so that a column can still be counted from its start.
+            let upto = data[..valid]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let newlines = count_newlines(&data[..upto]);
+            self.consume(upto, newlines);
+            self.read_more(path)?;
+        }
+    }
+}
+
+/// Reading into a buffer: the reader and the stream's flags it updates.
+struct Fill<'a, R> {
+    reader: &'a mut R,
+    eof: &'a mut bool,
+    ends_with_newline: &'a mut bool,
+}
+
+impl<R: Read> Fill<'_, R> {
+    /// Puts `head` at the start of `buf` (or keeps `buf[..keep]` when `head` is empty), then reads
+    /// up to `more` bytes behind it; returns the bytes `buf` holds.
+    fn read_into(
+        &mut self,
+        buf: &mut Vec<u8>,
+        head: &[u8],
+        keep: usize,
+        more: usize,
+    ) -> std::io::Result<usize> {
+        let keep = if head.is_empty() { keep } else { head.len() };
+        let size = keep + more;
+        if buf.len() < size {
+            // A fresh zeroed allocation (the system hands out zeroed pages) rather than zeroing by
+            // hand; the bytes kept move over.
+            let mut bigger = vec![0u8; size];
+            if head.is_empty() {
+                bigger[..keep].copy_from_slice(&buf[..keep]);
+            }
+            *buf = bigger;
+        }
+        if !head.is_empty() {
+            buf[..keep].copy_from_slice(head);
+        }
+        let mut end = keep;
+        while end < size && !*self.eof {
+            match self.reader.read(&mut buf[end..size]) {
+                Ok(0) => *self.eof = true,
+                Ok(k) => {
+                    end += k;
+                    *self.ends_with_newline = buf[end - 1] == b'\n';
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(end)
+    }
+}
+
+/// The error for the invalid byte at `at` of `bytes`, whose first line is the file's line
+/// `lines_before + 1` and starts at `bytes[0]`.
+pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usize) -> Error {
+    let valid = &bytes[..at];
+    let line = lines_before + 1 + count_newlines(valid);
+    let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = 1 + String::from_utf8_lossy(&valid[start..]).chars().count();
+    parse_error(
+        path,
+        line,
+        column,
+        "not UTF-8 text (a binary file, or another encoding)",
+    )
+}
+
+/// Number of `\n` bytes in `bytes`.
+pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
+    // Counting in blocks of at most 255 into a byte lets the compiler use vector instructions.
+    bytes
+        .chunks(255)
+        .map(|block| block.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n')) as usize)
+        .sum()
+}
+
+/// The start of the first line that starts at or after `at` in `data`, if `data` shows one.
+pub(crate) fn line_start_from(data: &[u8], at: usize) -> Option<usize> {
+    if at == 0 {
+        return Some(0);
+    }
+    if data.get(at - 1) == Some(&b'\n') {
+        return (at < data.len()).then_some(at);
+    }
+    let nl = data.get(at..)?.iter().position(|&b| b == b'\n')?;
+    let start = at + nl + 1;
+    (start < data.len()).then_some(start)
+}
+
+/// The line starting at `start` of `data`, as `str::lines` and a stripped `\r` give it (a line ended
+/// by `\r\n` loses up to two `\r`, the last line without a newline one), and where the next line
+/// starts; whether the line ended with a newline.
+#[inline]
+pub(crate) fn line_at(data: &[u8], start: usize) -> (&[u8], usize, bool) {
+    let rest = &data[start..];
+    match rest.iter().position(|&b| b == b'\n') {
+        Some(i) => {
+            let mut line = &rest[..i];
+            line = line.strip_suffix(b"\r").unwrap_or(line);
+            line = line.strip_suffix(b"\r").unwrap_or(line);
+            (line, start + i + 1, true)
+        }
+        None => (rest.strip_suffix(b"\r").unwrap_or(rest), data.len(), false),
+    }
+}
+
+/// Cut points in `data` for chunks of about `chunk` bytes (`first` bytes for the first): 0, then
+/// for each target size the first place at or after it where `cut_at` allows a cut (it returns a
+/// line start below `data.len()`, or `None` when `data` shows none). At the end of the file
+/// `data.len()` closes the last chunk; before it, the bytes after the last cut wait for the next
+/// window, and `[0]` means that no chunk can be closed yet (the window must grow).
+pub(crate) fn plan_cuts(
+    data: &[u8],
+    eof: bool,
+    first: usize,
+    chunk: usize,
+    cut_at: impl Fn(&[u8], usize) -> Option<usize>,
+) -> Vec<usize> {
+    let mut cuts = vec![0];
+    let mut last = 0usize;
+    let mut size = first.max(1);
+    loop {
+        let target = last.saturating_add(size);
+        if target >= data.len() {
+            break;
+        }
+        match cut_at(data, target) {
+            Some(c) if c > last && c < data.len() => {
+                cuts.push(c);
+                last = c;
+            }
+            _ => break,
+        }
+        size = chunk.max(1);
+    }
+    if eof && last < data.len() {
+        cuts.push(data.len());
+    }
+    cuts
+}
+
+/// Turns chunk-local line numbers (from 1) into the file's.
+pub(crate) type LineMap<'a> = &'a dyn Fn(usize) -> usize;
+
+/// An error message that may name other lines of its chunk, so it is written once the chunk's place
+/// in the file is known.
+pub(crate) type Message = Box<dyn FnOnce(LineMap) -> String + Send + Sync>;
+
+/// Where a chunk's error is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Place {
+    /// A line of the chunk, from 1.
+    Line(usize),
+    /// The file's last line.
+    LastLine,
+}
+
+/// A parse error found in a chunk, placed in the chunk's own line numbers.
+pub(crate) struct ChunkError {
+    pub place: Place,
+    pub column: usize,
+    pub message: Message,
+}
+
+impl ChunkError {
+    /// An error at chunk line `line`, column `column`, with a message that names no other line.
+    pub fn at(line: usize, column: usize, message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self {
+            place: Place::Line(line),
+            column,
+            message: Box::new(move |_| message),
+        }
+    }
+
+    /// An error whose message names other lines of the chunk (given the map to file lines).
+    pub fn naming_lines(
+        line: usize,
+        column: usize,
+        message: impl FnOnce(LineMap) -> String + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            place: Place::Line(line),
+            column,
+            message: Box::new(message),
+        }
+    }
+
+    /// The error in the file's terms: the chunk's first line is line `lines_before + 1`, the file has
+    /// `last_line` lines.
+    pub fn into_error(self, path: &Path, lines_before: usize, last_line: usize) -> Error {
+        let map = move |l: usize| lines_before + l;
+        let line = match self.place {
+            Place::Line(l) => map(l),
+            Place::LastLine => last_line,
+        };
+        parse_error(path, line, self.column, (self.message)(&map))
+    }
+}
+
+/// `token` in backquotes, shortened if long.
+pub(crate) fn quote(token: &str) -> String {
+    let mut s: String = token.chars().take(40).collect();
+    if s.len() < token.len() {
+        s.push_str("...");
+    }
+    format!("`{s}`")
+}
+
+/// The column (from 1) of `part`, a subslice of `line`.
+pub(crate) fn column_of(line: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
+    line.get(..offset).map_or(1, |s| s.chars().count() + 1)
+}
+
+/// Skips spaces and tabs from `i`.
+#[inline(always)]
+pub(crate) fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// A decimal `u32` of at most 10 plain digits starting at `i`: its value and where it ends.
+#[inline(always)]
+pub(crate) fn digits_u32(b: &[u8], i: usize) -> Option<(u32, usize)> {
+    let mut j = i;
+    let mut v: u64 = 0;
+    while j < b.len() && b[j].is_ascii_digit() {
+        if j - i == 10 {
+            return None;
+        }
+        v = v * 10 + u64::from(b[j] - b'0');
+        j += 1;
+    }
+    if j == i {
+        return None;
+    }
+    u32::try_from(v).ok().map(|v| (v, j))
+}
+
+/// A plain decimal number token starting at `i` (digits, `.`, `e`, `E`, `+`, `-`), parsed as
+/// [`parse_number`](super::parse_number) would; `None` for anything else (a fraction, a placeholder,
+/// a malformed or infinite number), which the caller's general path then handles.
+#[inline]
+pub(crate) fn plain_number(text: &str, i: usize) -> Option<(f64, usize)> {
+    let j = plain_number_end(text.as_bytes(), i);
+    if j == i {
+        return None;
+    }
+    let v: f64 = text.get(i..j)?.parse().ok()?;
+    v.is_finite().then_some((v, j))
+}
+
+/// Where a plain number token starting at `i` ends.
+#[inline(always)]
+fn plain_number_end(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    while j < b.len() && number_byte(b[j]) {
+        j += 1;
+    }
+    j
+}
+
+/// The last few plain number tokens parsed and their values. Model files repeat a few
+/// probabilities over and over (1/6 on every row of a die, 0.5 in every coin flip), and comparing a
+/// token's bytes with a remembered one costs a fraction of parsing it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NumberCache {
+    slots: [Slot; 4],
+    /// The slot to fill next.
+    next: usize,
+}
+
+/// A remembered token: its bytes in three little-endian words (zero past its end), the masks of
+/// its bytes, its length (0 for an empty slot) and value.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    words: [u64; 3],
+    masks: [u64; 3],
+    len: usize,
+    value: f64,
+}
+
+/// Whether `c` may be part of a plain number token.
+#[inline(always)]
+fn number_byte(c: u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+}
+
+/// The 24 bytes from `i` as three little-endian words, if there are so many.
+#[inline(always)]
+fn words_at(b: &[u8], i: usize) -> Option<[u64; 3]> {
+    let w: &[u8; 24] = b.get(i..i + 24)?.try_into().ok()?;
+    let word = |n: usize| {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&w[n * 8..n * 8 + 8]);
+        u64::from_le_bytes(bytes)
+    };
+    Some([word(0), word(1), word(2)])
+}
+
+impl NumberCache {
+    /// [`plain_number`], remembering tokens of up to 24 bytes: a token that starts with the bytes
+    /// of a remembered one and ends where it ends is not parsed again.
+    #[inline]
+    pub fn plain_number(&mut self, text: &str, i: usize) -> Option<(f64, usize)> {
+        let b = text.as_bytes();
+        let words = words_at(b, i);
+        if let Some(w) = words {
+            for slot in &self.slots {
+                if slot.len > 0
+                    && w[0] & slot.masks[0] == slot.words[0]
+                    && w[1] & slot.masks[1] == slot.words[1]
+                    && w[2] & slot.masks[2] == slot.words[2]
+                    && !number_byte(b[i + slot.len])
+                {
+                    return Some((slot.value, i + slot.len));
+                }
+            }
+        }
+        let (value, j) = plain_number(text, i)?;
+        let len = j - i;
+        if let Some(w) = words
+            && len < 24
+        {
+            let mut masks = [0u64; 3];
+            for (n, mask) in masks.iter_mut().enumerate() {
+                let keep = len.saturating_sub(n * 8).min(8);
+                *mask = if keep == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (keep * 8)) - 1
+                };
+            }
+            self.slots[self.next] = Slot {
+                words: [w[0] & masks[0], w[1] & masks[1], w[2] & masks[2]],
+                masks,
+                len,
+                value,
+            };
+            self.next = (self.next + 1) % self.slots.len();
+        }
+        Some((value, j))
+    }
+}
+
+/// Ends a fast-path line at `i`: an optional `\r`, then a newline or the end of the chunk. Returns
+/// where the next line starts and whether a newline ended this one.
+#[inline]
+pub(crate) fn end_of_line(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    if i < b.len() && b[i] == b'\r' {
+        i += 1;
+    }
+    if i == b.len() {
+        return Some((i, false));
+    }
+    (b[i] == b'\n').then_some((i + 1, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_like_str_lines() {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        for _ in 0..3000 {
+            let len = (state % 12) as usize;
+            let mut text = String::new();
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push(['a', '\r', '\n', ' '][(state % 4) as usize]);
+            }
+            let want: Vec<&str> = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+            let mut got = Vec::new();
+            let mut at = 0;
+            let b = text.as_bytes();
+            while at < b.len() {
+                let (line, next, _) = line_at(b, at);
+                got.push(std::str::from_utf8(line).unwrap());
+                at = next;
+            }
+            assert_eq!(got, want, "{text:?}");
+            let newlines = text.matches('\n').count();
+            assert_eq!(count_newlines(b), newlines);
+            let mut s = Stream::new(b, 3, None);
+            s.read_more(Path::new("x")).unwrap();
+            while !s.at_eof() {
+                s.read_more(Path::new("x")).unwrap();
+            }
+            let n = s.data().len();
+            s.consume(n, newlines);
+            assert_eq!(s.total_lines(), want.len(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn cuts_fall_on_allowed_lines() {
+        let data = b"s 1\nx\nx\ns 2\nx\ns 3\nx\nx\nx\n";
+        let cut = |d: &[u8], at: usize| {
+            let mut ls = line_start_from(d, at)?;
+            loop {
+                if d[ls] == b's' {
+                    return Some(ls);
+                }
+                ls = line_start_from(d, ls + 1)?;
+            }
+        };
+        assert_eq!(plan_cuts(data, true, 1, 1, cut), vec![0, 8, 14, data.len()]);
+        assert_eq!(plan_cuts(data, false, 1, 1, cut), vec![0, 8, 14]);
+        assert_eq!(plan_cuts(data, false, 100, 100, cut), vec![0]);
+        assert_eq!(plan_cuts(b"", true, 1, 1, cut), vec![0]);
+    }
+
+    #[test]
+    fn utf8_errors_are_found_across_windows() {
+        let mut text = b"ok\nfine \xc3\xa9\n".to_vec();
+        text.extend_from_slice(b"ab\xc3");
+        let mut s = Stream::new(&text[..], 4, None);
+        s.read_more(Path::new("f")).unwrap();
+        let e = s.utf8_error_in_rest(Path::new("f")).unwrap().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "f:3:3: not UTF-8 text (a binary file, or another encoding)"
+        );
+        let mut s = Stream::new(&b"a\n\xc3\xa9\xc3\xa9\n"[..], 3, Some(7));
+        s.read_more(Path::new("f")).unwrap();
+        assert!(s.utf8_error_in_rest(Path::new("f")).unwrap().is_none());
+    }
+
+    #[test]
+    fn fast_tokens() {
+        assert_eq!(digits_u32(b"4294967295 ", 0), Some((u32::MAX, 10)));
+        assert_eq!(digits_u32(b"4294967296", 0), None);
+        assert_eq!(digits_u32(b"00000000001", 0), None);
+        assert_eq!(digits_u32(b"x", 0), None);
+        assert_eq!(plain_number("0.25\n", 0), Some((0.25, 4)));
+        assert_eq!(plain_number("1e999", 0), None);
+        assert_eq!(plain_number("1/3", 0), Some((1.0, 1)));
+        let mut cache = NumberCache::default();
+        let pad = " ".repeat(24);
+        for t in [
+            "0.5 ",
+            "0.25",
+            "0.5",
+            "0.50",
+            "1e999",
+            "0.25",
+            "7",
+            "0.5",
+            "0.16666666666666666",
+        ] {
+            for text in [t.to_string(), format!("{t}{pad}"), format!("{t} {t}{pad}")] {
+                assert_eq!(cache.plain_number(&text, 0), plain_number(&text, 0), "{text}");
+            }
+        }
+        assert_eq!(end_of_line(b"a\r\nb", 1), Some((3, true)));
+        assert_eq!(end_of_line(b"a\r", 1), Some((2, false)));
+        assert_eq!(end_of_line(b"a\r\r\n", 1), None);
+    }
+}

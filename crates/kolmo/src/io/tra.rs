@@ -1,0 +1,1367 @@
+//! The transitions file of PRISM's explicit format (`.tra`), read window by window and parsed in
+//! chunks on all cores (see [`super::chunked`]).
+//!
+//! PRISM writes the transitions grouped by source state in increasing order (then by choice). A
+//! chunk starts at a line whose source state differs from the line before, so each chunk holds
+//! whole states, and rows are built, checked and stored in CSR form as they close, as in the DRN
+//! reader ([`super::drn_body`]). The format allows any order, though: a chunk that meets a state or
+//! choice out of order (or a chunk starting at a state not above the previous chunk's last) gives
+//! up, and the file is read again by the sequential reader, which sorts the transitions
+//! ([`super::prism`]'s `read_tra_any_order`); so does everything else that only that reader
+//! handles. Errors keep the order of the sequential reader: malformed lines first (in file order),
+//! then the counts the header announces, then transitions out of range, duplicates, and rows in
+//! state order.
+
+use super::chunked::{
+    ChunkError, NumberCache, Place, Stream, Tuning, column_of, count_newlines, digits_u32, end_of_line,
+    line_at, line_start_from, plan_cuts, quote, skip_blanks, utf8_error,
+};
+use super::rows::{
+    RowFault, SumFault, Written, check_row, choice_gap_message, duplicate_message, entry_fault,
+    no_transitions_message, normalized_note, sum_message,
+};
+use super::{parse_error, parse_number};
+use crate::sparse::CsrMatrix;
+use crate::{Error, Result, StateId};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+/// What a `.tra` file holds.
+pub(super) struct Tra {
+    pub is_mdp: bool,
+    pub n: usize,
+    pub matrix: CsrMatrix,
+    /// Per row, the action label (empty when none), if any choice had one.
+    pub action_names: Option<Vec<String>>,
+    pub initial: Vec<StateId>,
+    pub notes: Vec<String>,
+}
+
+/// The header line: `n m` (DTMC) or `n c m` (MDP).
+struct Header {
+    is_mdp: bool,
+    n: usize,
+    choices: Option<usize>,
+    m: usize,
+    /// Its line, and the column of each of its numbers.
+    line: usize,
+    columns: Vec<usize>,
+}
+
+impl Header {
+    fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
+        let column = self.columns.get(token).copied().unwrap_or(1);
+        parse_error(path, self.line, column, message)
+    }
+}
+
+/// At most this many white-space separated tokens of a line are kept (a line has 5 at most).
+const TOKENS: usize = 6;
+
+/// A line's first [`TOKENS`] tokens and how many it has.
+struct Tokens<'a> {
+    line: &'a str,
+    tokens: [&'a str; TOKENS],
+    len: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn of(line: &'a str) -> Self {
+        let mut tokens = [""; TOKENS];
+        let mut len = 0;
+        for t in line.split_whitespace() {
+            if len < TOKENS {
+                tokens[len] = t;
+            }
+            len += 1;
+        }
+        Self { line, tokens, len }
+    }
+
+    fn get(&self, i: usize) -> Option<&'a str> {
+        (i < self.len.min(TOKENS)).then(|| self.tokens[i])
+    }
+
+    fn column(&self, i: usize) -> usize {
+        self.get(i).map_or(1, |t| column_of(self.line, t))
+    }
+}
+
+/// Refuses a model type other than DTMC and MDP named in a `# Transitions (TYPE)` comment before
+/// the header.
+fn check_comments(path: &Path, comments: &[(usize, &str)]) -> Result<()> {
+    for (number, c) in comments {
+        if let Some(ty) = c
+            .strip_prefix("# Transitions (")
+            .and_then(|t| t.strip_suffix(')'))
+            && ty != "DTMC"
+            && ty != "MDP"
+        {
+            return Err(parse_error(
+                path,
+                *number,
+                1,
+                format!("model type {ty} is not supported: kolmo reads DTMCs and MDPs"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The header line `text` (line `line` of the file).
+fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
+    let tokens = Tokens::of(text);
+    let columns: Vec<usize> = (0..tokens.len.min(TOKENS)).map(|i| tokens.column(i)).collect();
+    let at =
+        |i: usize, message: String| parse_error(path, line, columns.get(i).copied().unwrap_or(1), message);
+    let is_mdp = match tokens.len {
+        2 => false,
+        3 => true,
+        4 => {
+            return Err(at(
+                3,
+                "four numbers in the header mean a POMDP, which kolmo does not read".into(),
+            ));
+        }
+        _ => {
+            return Err(parse_error(
+                path,
+                line,
+                1,
+                format!(
+                    "expected a header `states transitions` (DTMC) or `states choices transitions` (MDP), found {}",
+                    quote(text.trim())
+                ),
+            ));
+        }
+    };
+    let int = |i: usize, what: &str| -> Result<usize> {
+        tokens.tokens[i]
+            .parse::<usize>()
+            .map_err(|_| at(i, format!("expected {what}, found {}", quote(tokens.tokens[i]))))
+    };
+    let n = int(0, "the number of states")?;
+    if n == 0 {
+        return Err(at(0, "the model has no states".into()));
+    }
+    if n > StateId::MAX as usize {
+        return Err(at(
+            0,
+            format!("{n} states is more than kolmo's limit of {}", StateId::MAX),
+        ));
+    }
+    let choices = if is_mdp {
+        Some(int(1, "the number of choices")?)
+    } else {
+        None
+    };
+    let m = int(if is_mdp { 2 } else { 1 }, "the number of transitions")?;
+    Ok(Header {
+        is_mdp,
+        n,
+        choices,
+        m,
+        line,
+        columns,
+    })
+}
+
+/// What the header parse of the text read so far came to.
+enum HeaderRead {
+    /// The header, and the bytes and newlines up to the end of its line.
+    Done(Header, usize, usize),
+    /// The text ran out before the header line.
+    More,
+}
+
+/// Finds and reads the header in `text` (complete lines from the file's start; `complete` when it
+/// is the whole file).
+fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead> {
+    let b = text.as_bytes();
+    let mut comments = Vec::new();
+    let (mut pos, mut number, mut newlines) = (0, 0, 0);
+    while pos < b.len() {
+        let (raw, next, newline) = line_at(b, pos);
+        let mut line = text.get(pos..pos + raw.len()).unwrap_or_default();
+        if number == 0 {
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        }
+        number += 1;
+        newlines += usize::from(newline);
+        pos = next;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if t.starts_with('#') {
+            comments.push((number, t));
+            continue;
+        }
+        check_comments(path, &comments)?;
+        let header = read_header(path, number, line)?;
+        return Ok(HeaderRead::Done(header, pos, newlines));
+    }
+    if !complete {
+        return Ok(HeaderRead::More);
+    }
+    check_comments(path, &comments)?;
+    Err(parse_error(
+        path,
+        number,
+        1,
+        "the file has no header line `n m` or `n c m`",
+    ))
+}
+
+/// Reads the header from the start of the file, reading on while it is not complete; leaves
+/// `stream` after the header line.
+fn header_from<R: Read>(path: &Path, stream: &mut Stream<R>) -> Result<Header> {
+    stream.read_more(path)?;
+    loop {
+        let data = stream.data();
+        let eof = stream.at_eof();
+        let (valid, bad) = match std::str::from_utf8(data) {
+            Ok(_) => (data.len(), false),
+            Err(e) => (e.valid_up_to(), e.error_len().is_some() || eof),
+        };
+        let complete = eof && !bad;
+        let end = if complete {
+            data.len()
+        } else {
+            data[..valid]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+        };
+        let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
+        match header_in(path, text, complete) {
+            Ok(HeaderRead::Done(header, used, newlines)) => {
+                stream.consume(used, newlines);
+                return Ok(header);
+            }
+            Ok(HeaderRead::More) => {
+                if bad {
+                    return Err(utf8_error(path, 0, data, valid));
+                }
+                stream.read_more(path)?;
+            }
+            Err(e) => {
+                // As if the whole file had been read as text first.
+                if complete && text.trim().is_empty() {
+                    return Err(parse_error(path, 1, 1, "the file is empty"));
+                }
+                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
+            }
+        }
+    }
+}
+
+/// What every chunk of a window shares.
+struct Ctx<'a> {
+    header: &'a Header,
+    build: bool,
+    normalize: bool,
+}
+
+/// One chunk's parse, reused from window to window (see the DRN reader's chunks).
+#[derive(Default)]
+struct Chunk {
+    // Results.
+    newlines: usize,
+    utf8: Option<usize>,
+    stop: Option<ChunkError>,
+    /// The chunk met a transition out of order at this line: the file is read again.
+    disorder: Option<usize>,
+    /// Line of the first transition, first and last source state.
+    first_transition: Option<usize>,
+    first_state: Option<StateId>,
+    last_state: Option<StateId>,
+    /// Transition lines.
+    entries: usize,
+    /// (state, choice) rows.
+    rows: usize,
+    row_ends: Vec<usize>,
+    cols: Vec<StateId>,
+    vals: Vec<f64>,
+    /// Rows of each state (MDPs).
+    state_rows: Vec<u32>,
+    /// Per row (MDPs): 0 for no action label, `1 + i` for label `i`.
+    codes: Vec<u32>,
+    labels: Vec<String>,
+    label_index: HashMap<String, u32>,
+    /// Whether a DTMC transition has an action label.
+    dtmc_labels: bool,
+    initial: Vec<StateId>,
+    range: Option<ChunkError>,
+    duplicate: Option<ChunkError>,
+    fault: Option<ChunkError>,
+    rescaled: usize,
+    worst: f64,
+
+    // Position.
+    line: usize,
+    line_start: usize,
+    state: StateId,
+    choice: u32,
+    has_row: bool,
+    rows_in_state: u32,
+    /// The current row's label and the line that set it.
+    row_label: u32,
+    row_label_line: usize,
+    pending: Option<(Written, SumFault, u32)>,
+    row: Vec<Written>,
+    numbers: NumberCache,
+}
+
+/// A transition line of the common form (plain numbers, blanks between, an ASCII label or none):
+/// state, choice, target, probability, where the label is (start, end), where the next line
+/// starts and whether a newline ended this one. `None` sends the line to the general path.
+#[inline]
+#[allow(clippy::type_complexity)]
+fn fast_transition(
+    b: &[u8],
+    text: &str,
+    start: usize,
+    is_mdp: bool,
+    numbers: &mut NumberCache,
+) -> Option<(StateId, u32, StateId, f64, Option<(usize, usize)>, usize, bool)> {
+    let blank = |i: usize| matches!(b.get(i), Some(b' ' | b'\t'));
+    let i = skip_blanks(b, start);
+    let (state, j) = digits_u32(b, i)?;
+    if !blank(j) {
+        return None;
+    }
+    let (choice, j) = if is_mdp {
+        let (c, k) = digits_u32(b, skip_blanks(b, j))?;
+        if !blank(k) {
+            return None;
+        }
+        (c, k)
+    } else {
+        (0, j)
+    };
+    let (target, j) = digits_u32(b, skip_blanks(b, j))?;
+    if !blank(j) {
+        return None;
+    }
+    let (value, j) = numbers.plain_number(text, skip_blanks(b, j))?;
+    let mut k = skip_blanks(b, j);
+    let mut label = None;
+    if k > j && k < b.len() && (0x21..0x7f).contains(&b[k]) {
+        let s = k;
+        while k < b.len() && (0x21..0x7f).contains(&b[k]) {
+            k += 1;
+        }
+        label = Some((s, k));
+        k = skip_blanks(b, k);
+    }
+    let (next, newline) = end_of_line(b, k)?;
+    Some((state, choice, target, value, label, next, newline))
+}
+
+/// A transition read from a line.
+struct Transition<'a> {
+    state: StateId,
+    choice: u32,
+    target: StateId,
+    value: f64,
+    label: Option<&'a str>,
+    /// Column of the line's last token (where a label mismatch is reported).
+    last_column: usize,
+}
+
+impl Chunk {
+    fn parse(&mut self, bytes: &[u8], ctx: &Ctx) {
+        self.reset();
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                self.utf8 = Some(e.valid_up_to());
+                self.newlines = count_newlines(bytes);
+                return;
+            }
+        };
+        match self.run(text, ctx) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.newlines += count_newlines(&bytes[self.line_start..]);
+            }
+            Err(e) => {
+                self.stop = Some(e);
+                self.newlines += count_newlines(&bytes[self.line_start..]);
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        self.newlines = 0;
+        self.utf8 = None;
+        self.stop = None;
+        self.disorder = None;
+        self.first_transition = None;
+        self.first_state = None;
+        self.last_state = None;
+        self.entries = 0;
+        self.rows = 0;
+        self.row_ends.clear();
+        self.cols.clear();
+        self.vals.clear();
+        self.state_rows.clear();
+        self.codes.clear();
+        self.labels.clear();
+        self.label_index.clear();
+        self.dtmc_labels = false;
+        self.initial.clear();
+        self.range = None;
+        self.duplicate = None;
+        self.fault = None;
+        self.rescaled = 0;
+        self.worst = 0.0;
+        self.line = 0;
+        self.line_start = 0;
+        self.state = 0;
+        self.choice = 0;
+        self.has_row = false;
+        self.rows_in_state = 0;
+        self.row_label = 0;
+        self.row_label_line = 0;
+        self.pending = None;
+        self.row.clear();
+    }
+
+    /// Parses the lines; `Ok(false)` when a transition is out of order (`disorder` is set).
+    fn run(&mut self, text: &str, ctx: &Ctx) -> std::result::Result<bool, ChunkError> {
+        let b = text.as_bytes();
+        let is_mdp = ctx.header.is_mdp;
+        let mut pos = 0;
+        while pos < b.len() {
+            self.line += 1;
+            self.line_start = pos;
+            if matches!(b.get(skip_blanks(b, pos)), Some(b'0'..=b'9'))
+                && let Some((state, choice, target, value, label, next, newline)) =
+                    fast_transition(b, text, pos, is_mdp, &mut self.numbers)
+            {
+                let label_text = label.and_then(|(s, e)| text.get(s..e));
+                let last_column = match label {
+                    Some((s, _)) => s - pos + 1,
+                    // Only a label mismatch uses it, and the value is then the last token.
+                    None => 0,
+                };
+                let t = Transition {
+                    state,
+                    choice,
+                    target,
+                    value,
+                    label: label_text,
+                    last_column,
+                };
+                let line = self.line;
+                if !self.transition(ctx, t, || {
+                    let (raw, _, _) = line_at(b, pos);
+                    let l = text.get(pos..pos + raw.len()).unwrap_or_default();
+                    Tokens::of(l).column(Tokens::of(l).len.saturating_sub(1))
+                })? {
+                    self.disorder = Some(line);
+                    return Ok(false);
+                }
+                pos = next;
+                self.newlines += usize::from(newline);
+                continue;
+            }
+            let (raw, next, newline) = line_at(b, pos);
+            let line = text.get(pos..pos + raw.len()).unwrap_or_default();
+            if !self.general_line(ctx, line)? {
+                self.disorder = Some(self.line);
+                return Ok(false);
+            }
+            pos = next;
+            self.newlines += usize::from(newline);
+        }
+        self.line_start = b.len();
+        self.close_state(ctx);
+        Ok(true)
+    }
+
+    /// A line of any form, as the sequential reader reads it; `Ok(false)` for a transition out of
+    /// order.
+    fn general_line(&mut self, ctx: &Ctx, line: &str) -> std::result::Result<bool, ChunkError> {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            return Ok(true);
+        }
+        let tokens = Tokens::of(line);
+        let n = ctx.header.n;
+        let err = |i: usize, message: String| ChunkError::at(self.line, tokens.column(i), message);
+        let int = |i: usize, what: &str| -> std::result::Result<StateId, ChunkError> {
+            let token = tokens.get(i).unwrap_or_default();
+            token
+                .parse::<StateId>()
+                .map_err(|_| err(i, format!("expected {what}, found {}", quote(token))))
+        };
+        if tokens.get(0) == Some("-") {
+            let Some(i) = (0..tokens.len.min(TOKENS)).find(|&i| tokens.tokens[i] != "-") else {
+                return Err(err(0, "expected an initial state `- s -`".into()));
+            };
+            let s = int(i, "an initial state number")?;
+            if s as usize >= n {
+                return Err(err(
+                    i,
+                    format!("initial state {s} does not exist: the model has {n} states"),
+                ));
+            }
+            self.initial.push(s);
+            return Ok(true);
+        }
+        let is_mdp = ctx.header.is_mdp;
+        let (counts, layout) = if is_mdp {
+            ([4, 5], "`state choice target probability [action]`")
+        } else {
+            ([3, 4], "`state target probability [action]`")
+        };
+        if !counts.contains(&tokens.len) {
+            return Err(ChunkError::at(
+                self.line,
+                1,
+                format!("expected {layout}, found {} value(s)", tokens.len),
+            ));
+        }
+        let number = |i: usize, what: &str| -> std::result::Result<f64, ChunkError> {
+            let token = tokens.get(i).unwrap_or_default();
+            parse_number(token).ok_or_else(|| err(i, format!("expected {what}, found {}", quote(token))))
+        };
+        let (state, choice, target, value) = if is_mdp {
+            (
+                int(0, "a state number")?,
+                int(1, "a choice number")?,
+                int(2, "a target state number")?,
+                number(3, "a probability")?,
+            )
+        } else {
+            (
+                int(0, "a state number")?,
+                0,
+                int(1, "a target state number")?,
+                number(2, "a probability")?,
+            )
+        };
+        let label = tokens.get(if is_mdp { 4 } else { 3 });
+        let last_column = tokens.column(tokens.len - 1);
+        self.transition(
+            ctx,
+            Transition {
+                state,
+                choice,
+                target,
+                value,
+                label,
+                last_column,
+            },
+            || last_column,
+        )
+    }
+
+    /// Files transition `t` of the current line; `Ok(false)` when it is out of order.
+    /// `last_column` gives the column of the line's last token if `t` lacks it.
+    fn transition(
+        &mut self,
+        ctx: &Ctx,
+        t: Transition,
+        last_column: impl FnOnce() -> usize,
+    ) -> std::result::Result<bool, ChunkError> {
+        let is_mdp = ctx.header.is_mdp;
+        if !self.has_row {
+            self.first_state = Some(t.state);
+            self.first_transition = Some(self.line);
+            self.rows_in_state = 0;
+            self.open_row(ctx, &t);
+        } else if (t.state, t.choice) != (self.state, self.choice) {
+            if t.state < self.state || (t.state == self.state && t.choice < self.choice) {
+                return Ok(false);
+            }
+            if t.state == self.state {
+                self.close_row(ctx);
+            } else {
+                self.close_state(ctx);
+                // t.state > self.state here, so self.state + 1 does not overflow.
+                if t.state > self.state + 1 && self.fault.is_none() {
+                    let message = no_transitions_message(self.state + 1);
+                    self.fault = Some(ChunkError {
+                        place: Place::LastLine,
+                        column: 1,
+                        message: Box::new(move |_| message),
+                    });
+                }
+                self.rows_in_state = 0;
+            }
+            self.open_row(ctx, &t);
+        } else if is_mdp {
+            let label = t.label.unwrap_or("");
+            if label != self.label_text(self.row_label) {
+                let earlier = self.label_text(self.row_label).to_string();
+                let (state, choice, at) = (t.state, t.choice, self.row_label_line);
+                let label = label.to_string();
+                let column = if t.last_column > 0 {
+                    t.last_column
+                } else {
+                    last_column()
+                };
+                return Err(ChunkError::naming_lines(self.line, column, move |map| {
+                    format!(
+                        "choice {choice} of state {state} has action {} here but {} on line {}; a choice has one action",
+                        quote(&label),
+                        quote(&earlier),
+                        map(at)
+                    )
+                }));
+            }
+        }
+        if !is_mdp && t.label.is_some() {
+            self.dtmc_labels = true;
+        }
+        self.entries += 1;
+        let fine = (t.state as usize) < ctx.header.n
+            && (t.target as usize) < ctx.header.n
+            && t.value >= 0.0
+            && t.value.is_finite();
+        if !fine
+            && self.range.is_none()
+            && let Some(message) = entry_fault(ctx.header.n, Some(t.state), t.target, t.value)
+        {
+            self.range = Some(ChunkError::at(self.line, 1, message));
+        }
+        self.row.push(Written {
+            target: t.target,
+            value: t.value,
+            line: self.line,
+            column: 1,
+        });
+        Ok(true)
+    }
+
+    fn label_text(&self, code: u32) -> &str {
+        if code == 0 {
+            ""
+        } else {
+            self.labels.get(code as usize - 1).map_or("", String::as_str)
+        }
+    }
+
+    /// Starts the row of `t`'s state and choice.
+    fn open_row(&mut self, ctx: &Ctx, t: &Transition) {
+        self.has_row = true;
+        self.state = t.state;
+        self.choice = t.choice;
+        self.rows += 1;
+        if ctx.header.is_mdp {
+            let label = t.label.unwrap_or("");
+            self.row_label = if label.is_empty() {
+                0
+            } else if label == self.label_text(self.row_label) {
+                // As the row before (the usual case: few labels, often repeated).
+                self.row_label
+            } else {
+                match self.label_index.get(label) {
+                    Some(&c) => c,
+                    None => {
+                        self.labels.push(label.to_string());
+                        let c = self.labels.len() as u32;
+                        self.label_index.insert(label.to_string(), c);
+                        c
+                    }
+                }
+            };
+            self.row_label_line = self.line;
+            if ctx.build {
+                self.codes.push(self.row_label);
+            }
+        }
+    }
+
+    /// Checks and stores the current row.
+    fn close_row(&mut self, ctx: &Ctx) {
+        if self.row.is_empty() {
+            return;
+        }
+        let (state, choice) = (self.state, self.choice);
+        let expected = self.rows_in_state;
+        self.rows_in_state += 1;
+        match check_row(&mut self.row, ctx.normalize) {
+            Err(RowFault::Duplicate { second, first_line }) => {
+                if self.duplicate.is_none() {
+                    self.duplicate = Some(ChunkError::naming_lines(second.line, second.column, move |map| {
+                        duplicate_message(state, second.target, choice, map(first_line))
+                    }));
+                }
+            }
+            result => {
+                // The first entry by target, where a refused row is reported.
+                let first = self.row[0];
+                if choice != expected {
+                    if self.fault.is_none() && self.pending.is_none() {
+                        self.fault = Some(ChunkError::at(
+                            first.line,
+                            first.column,
+                            choice_gap_message(state, choice, expected),
+                        ));
+                    }
+                } else {
+                    match result {
+                        Ok(scale) => {
+                            if let Some(d) = scale.deviation {
+                                self.rescaled += 1;
+                                self.worst = self.worst.max(d);
+                            }
+                            if ctx.build {
+                                for w in self.row.iter().filter(|w| w.value > 0.0) {
+                                    self.cols.push(w.target);
+                                    self.vals.push(w.value * scale.factor);
+                                }
+                                self.row_ends.push(self.cols.len());
+                            }
+                        }
+                        Err(RowFault::Sum { at, fault }) => {
+                            if self.fault.is_none() && self.pending.is_none() {
+                                self.pending = Some((at, fault, choice));
+                            }
+                        }
+                        Err(RowFault::Duplicate { .. }) => {}
+                    }
+                }
+            }
+        }
+        self.row.clear();
+    }
+
+    /// Closes the current state: a refused row sum is reported (naming the choice when the state
+    /// has several).
+    fn close_state(&mut self, ctx: &Ctx) {
+        if !self.has_row {
+            return;
+        }
+        self.close_row(ctx);
+        if let Some((at, fault, choice)) = self.pending.take() {
+            let several = self.rows_in_state > choice + 1;
+            self.fault = Some(ChunkError::at(
+                at.line,
+                at.column,
+                sum_message(self.state, choice, several, fault),
+            ));
+        }
+        if ctx.build && ctx.header.is_mdp {
+            self.state_rows.push(self.rows_in_state);
+        }
+        self.last_state = Some(self.state);
+    }
+}
+
+/// Where a `.tra` chunk may start: the first line after `at` whose source state (its first token)
+/// differs from that of the transition line before it.
+fn cut_at(data: &[u8], at: usize) -> Option<usize> {
+    let mut start = line_start_from(data, at)?;
+    let mut previous: Option<&[u8]> = None;
+    loop {
+        let i = skip_blanks(data, start);
+        let mut j = i;
+        while j < data.len() && data[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j > i && matches!(data.get(j), Some(b' ' | b'\t')) {
+            let token = &data[i..j];
+            match previous {
+                Some(p) if p != token => return Some(start),
+                _ => previous = Some(token),
+            }
+        }
+        start = line_start_from(data, j.max(start + 1))?;
+    }
+}
+
+/// What one window came to.
+enum Window {
+    /// All its chunks were read; they hold this many newlines.
+    Read(usize),
+    /// A malformed line (reported unless the rest of the file holds a byte that is not UTF-8);
+    /// the window holds this many newlines.
+    Stopped(Error, usize),
+    /// An error to report as it is.
+    Failed(Error),
+    /// A transition out of order: the file is read by the sequential reader.
+    OutOfOrder,
+}
+
+/// A chunk's error kept until the end, with the line before the chunk.
+type Late = Option<(ChunkError, usize)>;
+
+/// The model as it grows, window by window.
+struct Reader<'a> {
+    path: &'a Path,
+    header: &'a Header,
+    normalize: bool,
+    pool: Vec<Chunk>,
+    row_ptr: Vec<usize>,
+    cols: Vec<StateId>,
+    vals: Vec<f64>,
+    group_ptr: Vec<usize>,
+    /// Per row (MDP): 0 or `1 + i` for label `i`.
+    codes: Vec<u32>,
+    labels: Vec<String>,
+    label_index: HashMap<String, u32>,
+    initial: Vec<StateId>,
+    entries: usize,
+    rows: usize,
+    rescaled: usize,
+    worst: f64,
+    dtmc_labels: bool,
+    /// The last source state read so far.
+    last_state: Option<StateId>,
+    range: Late,
+    duplicate: Late,
+    fault: Late,
+    reserved: bool,
+}
+
+impl Reader<'_> {
+    fn refused(&self) -> bool {
+        self.range.is_some() || self.duplicate.is_some() || self.fault.is_some()
+    }
+
+    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`) and
+    /// adds them to the model.
+    fn window(&mut self, data: &[u8], cuts: &[usize], lines_before: usize) -> Window {
+        let path = self.path;
+        let count = cuts.len() - 1;
+        if self.pool.len() < count {
+            self.pool.resize_with(count, Chunk::default);
+        }
+        let build = !self.refused();
+        let ctx = Ctx {
+            header: self.header,
+            build,
+            normalize: self.normalize,
+        };
+        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
+        self.pool[..count]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| c.parse(piece(i), &ctx));
+        let mut starts = Vec::with_capacity(count);
+        let mut lines = lines_before;
+        for c in &self.pool[..count] {
+            starts.push(lines);
+            lines += c.newlines;
+        }
+        let newlines = lines - lines_before;
+        if let Some(i) = (0..count).find(|&i| self.pool[i].utf8.is_some()) {
+            let at = self.pool[i].utf8.expect("found above");
+            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
+        }
+        for (i, c) in self.pool[..count].iter_mut().enumerate() {
+            if let (Some(first), Some(last)) = (c.first_state, self.last_state)
+                && first <= last
+            {
+                // The chunk's first transition continues or precedes the states before it: out of
+                // order, unless a malformed line comes first.
+                match &c.stop {
+                    Some(e) if e.place < Place::Line(c.first_transition.unwrap_or(0)) => {}
+                    _ => return Window::OutOfOrder,
+                }
+            }
+            if c.disorder.is_some() {
+                return Window::OutOfOrder;
+            }
+            if let Some(e) = c.stop.take() {
+                return Window::Stopped(e.into_error(path, starts[i], 0), newlines);
+            }
+            if let Some(first) = c.first_state {
+                let expected = self.last_state.map_or(0, |l| l.saturating_add(1));
+                if first > expected && self.fault.is_none() {
+                    self.fault = Some((missing_state(expected), 0));
+                }
+            }
+            if self.range.is_none() {
+                self.range = c.range.take().map(|e| (e, starts[i]));
+            }
+            if self.duplicate.is_none() {
+                self.duplicate = c.duplicate.take().map(|e| (e, starts[i]));
+            }
+            if self.fault.is_none() {
+                self.fault = c.fault.take().map(|e| (e, starts[i]));
+            }
+            if c.last_state.is_some() {
+                self.last_state = c.last_state;
+            }
+            self.entries += c.entries;
+            self.rows += c.rows;
+            self.rescaled += c.rescaled;
+            self.worst = self.worst.max(c.worst);
+            self.dtmc_labels |= c.dtmc_labels;
+            self.initial.extend_from_slice(&c.initial);
+        }
+        if build && !self.refused() {
+            self.append(count);
+        }
+        Window::Read(newlines)
+    }
+
+    /// Appends the first `count` chunks' rows, the large arrays on two threads.
+    fn append(&mut self, count: usize) {
+        let is_mdp = self.header.is_mdp;
+        let chunks = &self.pool[..count];
+        let (cols, row_ptr, vals, group_ptr) = (
+            &mut self.cols,
+            &mut self.row_ptr,
+            &mut self.vals,
+            &mut self.group_ptr,
+        );
+        rayon::join(
+            || {
+                let mut nnz = cols.len();
+                for c in chunks {
+                    cols.extend_from_slice(&c.cols);
+                    row_ptr.extend(c.row_ends.iter().map(|&e| nnz + e));
+                    nnz += c.cols.len();
+                }
+            },
+            || {
+                for c in chunks {
+                    vals.extend_from_slice(&c.vals);
+                }
+                if is_mdp {
+                    let mut last = group_ptr.last().copied().unwrap_or(0);
+                    for c in chunks {
+                        group_ptr.extend(c.state_rows.iter().map(|&r| {
+                            last += r as usize;
+                            last
+                        }));
+                    }
+                }
+            },
+        );
+        if is_mdp {
+            for c in chunks {
+                let map: Vec<u32> = c
+                    .labels
+                    .iter()
+                    .map(|l| match self.label_index.get(l) {
+                        Some(&code) => code,
+                        None => {
+                            self.labels.push(l.clone());
+                            let code = self.labels.len() as u32;
+                            self.label_index.insert(l.clone(), code);
+                            code
+                        }
+                    })
+                    .collect();
+                self.codes.extend(
+                    c.codes
+                        .iter()
+                        .map(|&code| if code == 0 { 0 } else { map[code as usize - 1] }),
+                );
+            }
+        }
+    }
+
+    /// Reserves room for the whole model, estimated from the share of the file read so far.
+    fn reserve(&mut self, read: u64, size: Option<u64>) {
+        let Some(size) = size else { return };
+        if self.reserved || read == 0 || size <= read {
+            return;
+        }
+        self.reserved = true;
+        let scale = size as f64 / read as f64 * 1.02;
+        let more = |len: usize| ((len as f64 * scale) as usize).saturating_sub(len) + 64;
+        self.cols.reserve_exact(more(self.cols.len()));
+        self.vals.reserve_exact(more(self.vals.len()));
+        self.row_ptr.reserve_exact(more(self.row_ptr.len()));
+    }
+}
+
+/// The error for state `s` without transitions (reported at the file's last line).
+fn missing_state(s: StateId) -> ChunkError {
+    let message = no_transitions_message(s);
+    ChunkError {
+        place: Place::LastLine,
+        column: 1,
+        message: Box::new(move |_| message),
+    }
+}
+
+/// Reads the `.tra` transitions from `reader` (the contents of `path`, `size` bytes if known);
+/// `Ok(None)` when they are not grouped by source state in increasing order (the caller then reads
+/// the file with the sequential reader). While the chunks of a window are parsed, the next window
+/// is read.
+///
+/// # Errors
+/// As the sequential reader: [`Error::Parse`] for malformed lines, counts that differ from the
+/// header, transitions out of range, duplicates and refused rows; [`Error::Io`] if reading fails.
+pub(super) fn read_from<R: Read + Send>(
+    path: &Path,
+    reader: R,
+    size: Option<u64>,
+    normalize: bool,
+    tuning: Tuning,
+) -> Result<Option<Tra>> {
+    let mut stream = Stream::new(reader, tuning.window, size);
+    let header = header_from(path, &mut stream)?;
+    let (n, is_mdp) = (header.n, header.is_mdp);
+    let mut r = Reader {
+        path,
+        header: &header,
+        normalize,
+        pool: Vec::new(),
+        row_ptr: vec![0],
+        cols: Vec::new(),
+        vals: Vec::new(),
+        group_ptr: vec![0],
+        codes: Vec::new(),
+        labels: Vec::new(),
+        label_index: HashMap::new(),
+        initial: Vec::new(),
+        entries: 0,
+        rows: 0,
+        rescaled: 0,
+        worst: 0.0,
+        dtmc_labels: false,
+        last_state: None,
+        range: None,
+        duplicate: None,
+        fault: None,
+        reserved: false,
+    };
+    loop {
+        if !stream.at_eof() && stream.data().len() < tuning.window {
+            stream.read_more(path)?;
+        }
+        let cuts = plan_cuts(stream.data(), stream.at_eof(), tuning.chunk, tuning.chunk, cut_at);
+        if cuts.len() < 2 {
+            if stream.at_eof() {
+                break;
+            }
+            stream.read_more(path)?;
+            continue;
+        }
+        let end = cuts[cuts.len() - 1];
+        let lines_before = stream.lines_before();
+        match stream.read_ahead_while(path, end, |data| r.window(data, &cuts, lines_before))? {
+            Window::Read(newlines) => stream.advance(newlines),
+            Window::Stopped(e, newlines) => {
+                // Reading the file as text first would have found a byte that is not UTF-8
+                // anywhere.
+                stream.advance(newlines);
+                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
+            }
+            Window::Failed(e) => return Err(e),
+            Window::OutOfOrder => return Ok(None),
+        }
+        r.reserve(stream.offset(), size);
+    }
+    let last_line = stream.total_lines();
+    let m_index = if is_mdp { 2 } else { 1 };
+    if r.entries != header.m {
+        return Err(header.error(
+            path,
+            m_index,
+            format!(
+                "the header announces {} transitions but the file has {}",
+                header.m, r.entries
+            ),
+        ));
+    }
+    if let Some(c) = header.choices
+        && c != r.rows
+    {
+        return Err(header.error(
+            path,
+            1,
+            format!("the header announces {c} choices but the file has {}", r.rows),
+        ));
+    }
+    let missing = r.last_state.map_or(0, |l| l as usize + 1);
+    if r.fault.is_none() && missing < n {
+        r.fault = Some((missing_state(missing as StateId), 0));
+    }
+    if let Some((e, lines_before)) = r.range.or(r.duplicate).or(r.fault) {
+        return Err(e.into_error(path, lines_before, last_line));
+    }
+    let mut notes = Vec::new();
+    if r.rescaled > 0 {
+        notes.push(normalized_note(r.rescaled, r.worst));
+    }
+    let labels = r.labels;
+    let action_names = (is_mdp && !labels.is_empty()).then(|| {
+        r.codes
+            .iter()
+            .map(|&c| {
+                if c == 0 {
+                    String::new()
+                } else {
+                    labels[c as usize - 1].clone()
+                }
+            })
+            .collect()
+    });
+    if r.dtmc_labels {
+        notes.push(format!(
+            "{}: the action labels of the DTMC's transitions are ignored",
+            path.display()
+        ));
+    }
+    let mut initial = r.initial;
+    initial.sort_unstable();
+    initial.dedup();
+    let (mut row_ptr, mut cols, mut vals) = (r.row_ptr, r.cols, r.vals);
+    cols.shrink_to_fit();
+    vals.shrink_to_fit();
+    row_ptr.shrink_to_fit();
+    let group_ptr = if is_mdp {
+        r.group_ptr
+    } else {
+        (0..=n).into_par_iter().collect()
+    };
+    Ok(Some(Tra {
+        is_mdp,
+        n,
+        matrix: CsrMatrix::from_grouped_parts(n, row_ptr, cols, vals, group_ptr),
+        action_names,
+        initial,
+        notes,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Windows and chunks small enough to cut the test files in many places.
+    const TINY: [Tuning; 3] = [
+        Tuning {
+            window: 1,
+            chunk: 1,
+            first_chunk: 1,
+        },
+        Tuning {
+            window: 9,
+            chunk: 3,
+            first_chunk: 3,
+        },
+        Tuning {
+            window: 200,
+            chunk: 40,
+            first_chunk: 40,
+        },
+    ];
+
+    fn show(tra: &Tra) -> String {
+        format!(
+            "{} {:?} {:?} {:?} {:?}",
+            tra.is_mdp, tra.matrix, tra.action_names, tra.initial, tra.notes
+        )
+    }
+
+    /// What the sequential reader (the one before this module, which sorts) makes of `bytes`,
+    /// after the checks of reading the file as text.
+    fn sequential(bytes: &[u8], normalize: bool) -> std::result::Result<String, String> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| utf8_error(Path::new("m.tra"), 0, bytes, e.valid_up_to()).to_string())?;
+        if text.trim().is_empty() {
+            return Err("m.tra:1:1: the file is empty".into());
+        }
+        super::super::prism::read_tra_any_order(Path::new("m.tra"), text, normalize)
+            .map(|t| show(&t))
+            .map_err(|e| e.to_string())
+    }
+
+    /// What the streaming reader makes of `bytes` (falling back as `prism::read` does), and
+    /// whether it fell back.
+    fn streamed(
+        bytes: &[u8],
+        tuning: Tuning,
+        normalize: bool,
+    ) -> (std::result::Result<String, String>, bool) {
+        let path = Path::new("m.tra");
+        match read_from(path, bytes, Some(bytes.len() as u64), normalize, tuning) {
+            Ok(Some(t)) => (Ok(show(&t)), false),
+            Ok(None) => (sequential(bytes, normalize), true),
+            Err(e) => (Err(e.to_string()), false),
+        }
+    }
+
+    /// Reads `bytes` with every tuning and both ways; all must agree with the sequential reader.
+    /// Returns whether the streaming reader fell back.
+    fn agree(bytes: &[u8]) -> bool {
+        let want = sequential(bytes, false);
+        let (got, fell_back) = streamed(bytes, Tuning::FILES, false);
+        assert_eq!(got, want, "{:?}", String::from_utf8_lossy(bytes));
+        assert_eq!(streamed(bytes, TINY[1], true).0, sequential(bytes, true));
+        for tuning in TINY {
+            assert_eq!(
+                streamed(bytes, tuning, false).0,
+                got,
+                "{tuning:?} {:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+        fell_back
+    }
+
+    /// A random model in PRISM's order: `n` states, MDP or DTMC, labels, CRLF ends, comments,
+    /// initial-state lines, fractions.
+    fn random_tra(n: usize, mdp: bool, seed: u64) -> String {
+        let mut state = seed | 1;
+        let mut next = move |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let mut lines = Vec::new();
+        let mut choices = 0;
+        for s in 0..n {
+            let k = if mdp { 1 + next(3) } else { 1 };
+            for c in 0..k {
+                choices += 1;
+                let mut t = vec![next(n as u64), next(n as u64), next(n as u64)];
+                t.sort_unstable();
+                t.dedup();
+                let label = match next(3) {
+                    0 => String::new(),
+                    _ => format!(" a{}", next(2)),
+                };
+                for (i, x) in t.iter().enumerate() {
+                    let p = if t.len() == 2 && next(2) == 0 {
+                        "1/2".to_string()
+                    } else if i + 1 == t.len() {
+                        number(1.0 - (t.len() - 1) as f64 / t.len() as f64)
+                    } else {
+                        number(1.0 / t.len() as f64)
+                    };
+                    if mdp {
+                        lines.push(format!("{s} {c} {x} {p}{label}"));
+                    } else {
+                        lines.push(format!("{s} {x} {p}{label}"));
+                    }
+                }
+            }
+            if next(13) == 0 {
+                lines.push(format!("- {s} -"));
+            }
+            if next(17) == 0 {
+                lines.push("# a comment".to_string());
+            }
+        }
+        let entries = lines.iter().filter(|l| !l.starts_with(['-', '#'])).count();
+        let header = if mdp {
+            format!("{n} {choices} {entries}")
+        } else {
+            format!("{n} {entries}")
+        };
+        let mut out = format!("# Transitions ({})\n{header}\n", if mdp { "MDP" } else { "DTMC" });
+        for (i, l) in lines.iter().enumerate() {
+            out.push_str(l);
+            out.push_str(if i % 7 == 3 { "\r\n" } else { "\n" });
+        }
+        out
+    }
+
+    fn number(v: f64) -> String {
+        super::super::drn::number(v)
+    }
+
+    #[test]
+    fn chunks_read_like_the_sequential_reader() {
+        for (i, mdp) in [false, true].into_iter().enumerate() {
+            let text = random_tra(300, mdp, 5 + i as u64);
+            assert!(
+                !agree(text.as_bytes()),
+                "a file in PRISM's order is read in chunks"
+            );
+            assert!(sequential(text.as_bytes(), false).is_ok());
+        }
+    }
+
+    #[test]
+    fn garbage_reads_like_the_sequential_reader() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let alphabet = b"0123456789 \t\n\r-#/.e+ab";
+        for (i, mdp) in [false, true].into_iter().enumerate() {
+            let text = random_tra(40, mdp, 11 + i as u64);
+            let b = text.as_bytes();
+            for cut in (0..b.len()).step_by(7) {
+                agree(&b[..cut]);
+            }
+            for _ in 0..800 {
+                let mut bytes = b.to_vec();
+                for _ in 0..1 + next(3) {
+                    let at = next(bytes.len() as u64) as usize;
+                    bytes[at] = if next(4) == 0 {
+                        next(256) as u8
+                    } else {
+                        alphabet[next(alphabet.len() as u64) as usize]
+                    };
+                }
+                agree(&bytes);
+            }
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let mut fell_back = 0;
+            for k in 0..300usize {
+                let mut l = lines.clone();
+                let at = 1 + (k * 7919) % (l.len() - 1);
+                match k % 3 {
+                    0 => {
+                        l.remove(at);
+                    }
+                    1 => l.insert(at, lines[1 + (at + k) % (lines.len() - 1)]),
+                    _ => l.swap(at, 1 + (at * 31 + k) % (lines.len() - 1)),
+                }
+                fell_back += usize::from(agree(l.concat().as_bytes()));
+            }
+            assert!(fell_back > 0, "some files out of order");
+        }
+    }
+
+    #[test]
+    fn errors_in_later_chunks_name_the_files_line() {
+        let text = random_tra(300, true, 3);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = 1 + lines.iter().position(|l| l.starts_with("250 ")).unwrap();
+        let with = |i: usize, new: &str| {
+            let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+            l[i - 1] = new.to_string();
+            l.join("\n") + "\n"
+        };
+        let tuning = TINY[2];
+        let first = |s: &str| streamed(s.as_bytes(), tuning, false).0.unwrap_err();
+        let e = first(&with(at, "250 0 1 zz"));
+        assert!(
+            e.starts_with(&format!("m.tra:{at}:9: expected a probability, found `zz`")),
+            "{e}"
+        );
+        let mut far: Vec<&str> = lines[at - 1].split_whitespace().collect();
+        far[2] = "9999";
+        let e = first(&with(at, &far.join(" ")));
+        assert!(
+            e.starts_with(&format!("m.tra:{at}:1: target state 9999 does not exist")),
+            "{e}"
+        );
+        // A label that differs within a choice names the choice's first line.
+        let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        let tokens: Vec<&str> = lines[at - 1].split_whitespace().collect();
+        l.insert(at, format!("{} {} {} 0 other", tokens[0], tokens[1], tokens[2]));
+        let e = first(&(l.join("\n") + "\n"));
+        assert!(
+            e.starts_with(&format!("m.tra:{}:", at + 1)) && e.contains(&format!("on line {at}")),
+            "{e}"
+        );
+        for bytes in [with(at, "250 0 1 zz"), l.join("\n") + "\n"] {
+            agree(bytes.as_bytes());
+        }
+    }
+}
