@@ -35,7 +35,9 @@ pub struct StepSums {
 ///   `max_sparse` states (default `n /` [`SPARSE_FRACTION`]), a sequential scatter of the rows
 ///   of the support in ascending order, O(entries of those rows + support · log support);
 /// - full: afterwards, gathers over a [`SlicedTranspose`] of `A` (built at the first full step,
-///   O(nnz) on the rayon pool), O(nnz) per step on all threads.
+///   O(nnz) on the rayon pool), O(nnz) per step on all threads. When the sparse kernel ran first,
+///   the copy leaves out the rows that can no longer carry mass (those not reachable from the
+///   support without passing through the sink; found by a search of O(entries of the others)).
 ///
 /// # Examples
 /// ```
@@ -69,6 +71,8 @@ pub struct Propagator<'a> {
     support: Option<Vec<StateId>>,
     /// While sparse: a sorted superset of the nonzero entries of `y`.
     stale: Vec<StateId>,
+    /// After the last sparse step, until the first full one: the support of `x`.
+    last_support: Option<Vec<StateId>>,
     sink: Vec<StateId>,
     max_sparse: usize,
     sparse_steps: u64,
@@ -99,6 +103,7 @@ impl<'a> Propagator<'a> {
             x,
             support: None,
             stale: Vec::new(),
+            last_support: None,
             sink: Vec::new(),
             max_sparse,
             sparse_steps: 0,
@@ -202,14 +207,21 @@ impl<'a> Propagator<'a> {
         self.stale = support;
         if next.len() <= self.max_sparse {
             self.support = Some(next);
+        } else {
+            self.last_support = Some(next);
         }
         total
     }
 
     fn full_step(&mut self) -> StepSums {
         self.full_steps += 1;
-        let a = self.a;
-        let pull = self.pull.get_or_insert_with(|| SlicedTranspose::new(a));
+        if self.pull.is_none() {
+            self.pull = Some(match self.last_support.take() {
+                Some(support) => SlicedTranspose::with_rows(self.a, &self.live_rows(&support)),
+                None => SlicedTranspose::new(self.a),
+            });
+        }
+        let pull = self.pull.as_ref().expect("built above");
         let sink = &self.sink;
         let parts = pull.vec_mul_then(&self.x, &mut self.y, |lo, part| {
             let from = sink.partition_point(|&s| (s as usize) < lo);
@@ -229,6 +241,36 @@ impl<'a> Propagator<'a> {
             total.absorbed += s.absorbed;
         }
         total
+    }
+
+    /// The rows that can carry mass from now on: the states of `support` where `x` is nonzero,
+    /// and the states outside the sink reachable from them through states outside the sink
+    /// (a sink entry is zero after every step). O(entries of those rows).
+    fn live_rows(&self, support: &[StateId]) -> Vec<bool> {
+        let n = self.x.len();
+        let mut in_sink = vec![false; if self.sink.is_empty() { 0 } else { n }];
+        for &s in &self.sink {
+            in_sink[s as usize] = true;
+        }
+        let mut live = vec![false; n];
+        let mut stack: Vec<StateId> = support
+            .iter()
+            .copied()
+            .filter(|&s| self.x[s as usize] != 0.0)
+            .collect();
+        for &s in &stack {
+            live[s as usize] = true;
+        }
+        while let Some(s) = stack.pop() {
+            for &t in self.a.row(s as usize).0 {
+                let t_live = &mut live[t as usize];
+                if !*t_live && !in_sink.get(t as usize).copied().unwrap_or(false) {
+                    *t_live = true;
+                    stack.push(t);
+                }
+            }
+        }
+        live
     }
 
     /// The current vector.
@@ -393,6 +435,36 @@ mod tests {
         one[7] = 1.0;
         let (sparse, full) = agree(&a, one, vec![], 20);
         assert!(sparse > 0 && full > 0);
+    }
+
+    #[test]
+    fn rows_that_cannot_carry_mass_are_left_out() {
+        // A walk on 0..m (sink m), states beyond m entered only from m, and states m + 1.. of a
+        // second walk never entered at all: full sweeps leave out every row past m.
+        let (m, n) = (3000usize, 6000usize);
+        let mut b = crate::sparse::CsrBuilder::new(n);
+        for s in 0..n {
+            if s < m {
+                b.add(s.saturating_sub(1) as u32, 0.25);
+                b.add(s as u32, 0.25);
+                b.add((s + 1) as u32, 0.5);
+            } else {
+                b.add(((s + 1) % n).max(m) as u32, 0.5);
+                b.add(((s + 7) % n).max(m) as u32, 0.5);
+            }
+            b.finish_row();
+        }
+        let a = b.build();
+        let mut start = vec![0.0; n];
+        start[0] = 1.0;
+        let (sparse, full) = agree(&a, start.clone(), vec![m as StateId], 1200);
+        assert!(sparse > 0 && full > 0);
+        let mut p = Propagator::new(&a, start).with_sink(vec![m as StateId]);
+        while p.full_steps() == 0 {
+            p.step();
+        }
+        let kept = p.pull.as_ref().map(SlicedTranspose::nnz);
+        assert_eq!(kept, Some((0..m).map(|s| a.row(s).0.len()).sum()));
     }
 
     #[test]
