@@ -100,6 +100,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         1e3 * t.elapsed().as_secs_f64() / 20.0,
         1e3 * (cpu_seconds() - cpu) / 20.0
     );
+    let (mut a, mut b) = (x.clone(), vec![0.0; x.len()]);
+    let (t, cpu) = (Instant::now(), cpu_seconds());
+    for _ in 0..10 {
+        sliced.vec_mul(&a, &mut b);
+        sliced.vec_mul(&b, &mut a);
+    }
+    println!(
+        "parts: 20 products ping-pong: {:.2} ms each ({:.2} CPU ms)",
+        1e3 * t.elapsed().as_secs_f64() / 20.0,
+        1e3 * (cpu_seconds() - cpu) / 20.0
+    );
     drop(sliced);
     println!(
         "parts: {} sparse steps {sparse:.4} s; first full step (with the transpose) {first_full:.4} s; {rest} more full steps {full:.4} s ({:.2} ms each, {:.2} CPU ms each)",
