@@ -452,6 +452,80 @@ mod tests {
         assert_eq!(p2, vec![0.25, 0.0, 0.5, 0.0, 0.25]);
     }
 
+    /// A slowly spreading walk on 20 000 states: the propagator steps its sparse frontier, then
+    /// sweeps the whole chain in parallel.
+    fn spreading_walk() -> Dtmc {
+        Dtmc::new(crate::sparse::random::local_walk(20_000, 0.002, 5), vec![10_000]).unwrap()
+    }
+
+    #[test]
+    fn stepping_equals_the_plain_products() {
+        let d = spreading_walk();
+        let mut x = vec![0.0; d.n()];
+        x[10_000] = 1.0;
+        let got = transient_distribution(&d, &x, 400, u64::MAX).unwrap();
+        for _ in 0..400 {
+            let mut y = vec![0.0; d.n()];
+            d.matrix().vec_mul(&x, &mut y);
+            x = y;
+        }
+        assert!(
+            got.probabilities
+                .iter()
+                .zip(&x)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        );
+        assert_eq!(got.method, STEPPING);
+        // Both kernels ran.
+        let start: Vec<f64> = (0..d.n()).map(|s| f64::from(u8::from(s == 10_000))).collect();
+        let p = step(&d, &start, 400);
+        assert!(p.sparse_steps() > 0 && p.full_steps() > 0);
+        assert!(got.mass_error < 1e-13, "{}", got.mass_error);
+        assert_eq!(got.mass_error, mass_error(&x));
+    }
+
+    #[test]
+    fn absorption_time_equals_the_plain_computation() {
+        let d = spreading_walk();
+        let target = StateSet::from_states(d.n(), [0, 123, 19_999]);
+        let mut x = vec![0.0; d.n()];
+        x[10_000] = 0.75;
+        x[123] = 0.25;
+        let options = TimeDistributionOptions {
+            min_steps: 500,
+            max_steps: 500,
+            ..Default::default()
+        };
+        let got = absorption_time_distribution(&d, &x, &target, &options).unwrap();
+        assert_eq!(got.horizon(), 500);
+        assert_eq!(got.pmf[0], 0.25);
+        // The plain computation: a product, then the target's mass taken out.
+        x[123] = 0.0;
+        for t in 1..=500 {
+            let mut y = vec![0.0; d.n()];
+            d.matrix().vec_mul(&x, &mut y);
+            let absorbed: f64 = target.iter().map(|s| std::mem::take(&mut y[s as usize])).sum();
+            let left: f64 = y.iter().sum();
+            x = y;
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 + 1e-13 * b;
+            assert!(
+                close(got.pmf[t], absorbed),
+                "t = {t}: {} vs {absorbed}",
+                got.pmf[t]
+            );
+            assert!(
+                close(got.survival[t], left),
+                "t = {t}: {} vs {left}",
+                got.survival[t]
+            );
+        }
+        assert!(got.mass_error() < 1e-13);
+        // At the horizon the cdf is the summed pmf (below 1/2), not 1 − survival.
+        assert!(got.survival[500] > 0.5);
+        assert_eq!(got.cdf(500), got.pmf.iter().sum::<f64>());
+        assert_eq!(got.cdf(501), 1.0 - got.tail);
+    }
+
     #[test]
     fn trapped_start_is_an_error() {
         let d = walk(0.5);
