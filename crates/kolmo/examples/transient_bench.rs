@@ -59,28 +59,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = Qualitative::new(&dtmc, &goal);
     println!("parts: qualitative analysis {:.4} s", t.elapsed().as_secs_f64());
     let mut walk = Propagator::new(dtmc.matrix(), initial.clone());
-    let t = Instant::now();
-    let mut k = 0;
-    while walk.support().is_some() && k < steps {
-        walk.step();
-        k += 1;
-    }
-    let sparse = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    if k < steps {
-        walk.step();
-        k += 1;
-    }
-    let first_full = t.elapsed().as_secs_f64();
-    let (t, cpu) = (Instant::now(), cpu_seconds());
-    let rest = steps - k;
-    let mut each = Vec::new();
-    for _ in 0..rest {
+    // Inside the pool, as the library runs its steps.
+    let (sparse, first_full, rest, full, full_cpu, mut each) = walk.run(|walk| {
         let t = Instant::now();
-        walk.step();
-        each.push(t.elapsed().as_secs_f64());
-    }
-    let (full, full_cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+        let mut k = 0;
+        while walk.support().is_some() && k < steps {
+            walk.step();
+            k += 1;
+        }
+        let sparse = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        if k < steps {
+            walk.step();
+            k += 1;
+        }
+        let first_full = t.elapsed().as_secs_f64();
+        let (t, cpu) = (Instant::now(), cpu_seconds());
+        let rest = steps - k;
+        let mut each = Vec::new();
+        for _ in 0..rest {
+            let t = Instant::now();
+            walk.step();
+            each.push(t.elapsed().as_secs_f64());
+        }
+        (
+            sparse,
+            first_full,
+            rest,
+            t.elapsed().as_secs_f64(),
+            cpu_seconds() - cpu,
+            each,
+        )
+    });
     each.sort_by(f64::total_cmp);
     if !each.is_empty() {
         println!(

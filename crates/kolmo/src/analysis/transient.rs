@@ -31,9 +31,11 @@ pub fn distribution_after(dtmc: &Dtmc, initial: &[f64], k: u64) -> Result<Vec<f6
 
 fn step<'a>(dtmc: &'a Dtmc, initial: &[f64], k: u64) -> Propagator<'a> {
     let mut p = Propagator::new(dtmc.matrix(), initial.to_vec());
-    for _ in 0..k {
-        p.step();
-    }
+    p.run(|p| {
+        for _ in 0..k {
+            p.step();
+        }
+    });
     p
 }
 
@@ -386,14 +388,16 @@ pub fn absorption_time_distribution(
     let max_steps = options.max_steps.min(options.max_work / per_step);
     let mut walk = Propagator::new(dtmc.matrix(), start).with_sink(sink);
     let mut t = 0u64;
-    // Once no mass is left every later pmf entry is exactly 0: stop even before `min_steps`.
-    while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps && left > 0.0 {
-        let moved = walk.step();
-        left = moved.mass;
-        pmf.push(moved.absorbed);
-        survival.push(left);
-        t += 1;
-    }
+    walk.run(|walk| {
+        // Once no mass is left every later pmf entry is exactly 0: stop even before `min_steps`.
+        while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps && left > 0.0 {
+            let moved = walk.step();
+            left = moved.mass;
+            pmf.push(moved.absorbed);
+            survival.push(left);
+            t += 1;
+        }
+    });
     Ok(TimeDistribution {
         pmf,
         survival,

@@ -152,6 +152,13 @@ impl<'a> Propagator<'a> {
         self.support = (support.len() <= self.max_sparse).then_some(support);
     }
 
+    /// Runs `f` (which steps this propagator) on a thread of the rayon pool: the parallel work of
+    /// each step then starts there and is shared by stealing, instead of waking the pool from
+    /// outside at every step (which costs about as much as a step of a 10⁵-state chain).
+    pub fn run<R: Send>(&mut self, f: impl FnOnce(&mut Self) -> R + Send) -> R {
+        rayon::scope(|_| f(self))
+    }
+
     /// One step: `x ← xᵀA`, then the sink taken out.
     pub fn step(&mut self) -> StepSums {
         let sums = if self.support.is_some() {
