@@ -63,11 +63,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (sparse, first_full, rest, full, full_cpu, mut each) = walk.run(|walk| {
         let t = Instant::now();
         let mut k = 0;
-        while walk.support().is_some() && k < steps {
+        let mut last = Vec::new();
+        while let Some(support) = walk.support() {
+            if k == steps {
+                break;
+            }
+            let (len, t) = (support.len(), Instant::now());
             walk.step();
+            last.push((len, t.elapsed().as_secs_f64()));
             k += 1;
         }
         let sparse = t.elapsed().as_secs_f64();
+        for (len, secs) in last.iter().rev().take(4).rev() {
+            println!(
+                "parts: a sparse step from a support of {len} states: {:.2} ms",
+                1e3 * secs
+            );
+        }
         let t = Instant::now();
         if k < steps {
             walk.step();

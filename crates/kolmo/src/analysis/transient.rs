@@ -3,9 +3,10 @@
 //! falls below a tolerance.
 //!
 //! Both move a distribution on with a [`Propagator`]: while its support is small (a start in one
-//! state), only the rows of the support are multiplied; once it covers more than an eighth of
-//! the states, every step is a parallel sweep over a sliced transpose of `P`. Each step equals the
-//! plain sequential product bit for bit, so the results do not depend on the number of threads.
+//! state), only the rows of the support are multiplied; once it covers more than
+//! `1/`[`SPARSE_FRACTION`](crate::sparse::SPARSE_FRACTION) of the states, every step is a
+//! parallel sweep over a sliced transpose of `P`. Each step equals the plain sequential product
+//! bit for bit, so the results do not depend on the number of threads.
 
 use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};

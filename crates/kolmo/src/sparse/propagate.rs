@@ -7,10 +7,12 @@ use super::CsrMatrix;
 use super::gather::{SLICE_COLUMNS, SlicedTranspose};
 use crate::StateId;
 
-/// A support of more than `n / SPARSE_FRACTION` states switches to full sweeps: there a
-/// sequential scatter (random updates, plus sorting the next support) costs about as much as a
-/// parallel sweep over the whole matrix on two cores.
-pub const SPARSE_FRACTION: usize = 8;
+/// A support of more than `n / SPARSE_FRACTION` states switches to full sweeps: a sequential
+/// scatter (scattered updates, then listing the next support) costs about 80 ns per state of the
+/// support on a random Snakes and Ladders board of 10⁶ cells (6 entries a row), a parallel sweep
+/// about 2.5 ns per state of the whole chain on two cores (shared/peers boards, 2 cores): they
+/// break even near `n / 30`.
+pub const SPARSE_FRACTION: usize = 32;
 
 /// What one step moved: sums over the new vector in a fixed grouping, the same in both kernels
 /// (so the sums do not depend on which ran, nor on the number of threads): within each slice of
@@ -59,7 +61,6 @@ pub struct StepSums {
 /// let third = walk.step();
 /// assert_eq!(third.absorbed, 0.125); // P(T = 3): right three times
 /// assert_eq!(third.mass, 0.875); // P(T > 3)
-/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct Propagator<'a> {
@@ -73,6 +74,8 @@ pub struct Propagator<'a> {
     stale: Vec<StateId>,
     /// After the last sparse step, until the first full one: the support of `x`.
     last_support: Option<Vec<StateId>>,
+    /// One bit per state, all zero between sparse steps (allocated by the first long support).
+    marks: Vec<u64>,
     sink: Vec<StateId>,
     max_sparse: usize,
     sparse_steps: u64,
@@ -104,6 +107,7 @@ impl<'a> Propagator<'a> {
             support: None,
             stale: Vec::new(),
             last_support: None,
+            marks: Vec::new(),
             sink: Vec::new(),
             max_sparse,
             sparse_steps: 0,
@@ -193,9 +197,27 @@ impl<'a> Propagator<'a> {
                 *yj += xi * p;
             }
         }
-        // A state is listed again when a product underflowed to zero before it.
-        next.sort_unstable();
-        next.dedup();
+        // Ascending, once each (a state is listed again when a product underflowed to zero
+        // before it): a short list by sorting, a long one through a bitmap of the states.
+        let n = x.len();
+        if next.len() < n / 1024 {
+            next.sort_unstable();
+            next.dedup();
+        } else {
+            let marks = &mut self.marks;
+            marks.resize(n.div_ceil(64), 0);
+            for &j in &next {
+                marks[j as usize / 64] |= 1 << (j % 64);
+            }
+            next.clear();
+            for (w, word) in marks.iter_mut().enumerate() {
+                let mut bits = std::mem::take(word);
+                while bits != 0 {
+                    next.push((w * 64) as StateId + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
+            }
+        }
         let mut total = StepSums::default();
         for part in next.chunk_by(|&a, &b| a as usize / SLICE_COLUMNS == b as usize / SLICE_COLUMNS) {
             let (mut mass, mut absorbed) = ([0.0; SUM_LANES], 0.0);
@@ -420,7 +442,7 @@ mod tests {
 
     #[test]
     fn kernels_agree_with_the_sequential_product() {
-        // A slowly spreading walk: the support grows from one state past n/8, so the switching
+        // A slowly spreading walk: the support grows from one state past n/32, so the switching
         // propagator runs both kernels.
         for (seed, n) in [(1, 3000usize), (2, 5000), (3, 20_000)] {
             let a = random::local_walk(n, 0.002, seed);
