@@ -6,6 +6,7 @@
 use super::CsrMatrix;
 use super::gather::{SLICE_COLUMNS, SlicedTranspose};
 use crate::StateId;
+use rayon::prelude::*;
 
 /// A support of more than `n / SPARSE_FRACTION` states switches to full sweeps: a sequential
 /// scatter (scattered updates, then listing the next support) costs about 80 ns per state of the
@@ -38,8 +39,8 @@ pub struct StepSums {
 ///   of the support in ascending order, O(entries of those rows + support · log support);
 /// - full: afterwards, gathers over a [`SlicedTranspose`] of `A` (built at the first full step,
 ///   O(nnz) on the rayon pool), O(nnz) per step on all threads. When the sparse kernel ran first,
-///   the copy leaves out the rows that can no longer carry mass (those not reachable from the
-///   support without passing through the sink; found by a search of O(entries of the others)).
+///   the copy leaves out rows that can no longer carry mass: those of states outside the support
+///   that no state outside the sink enters (the unreachable cells of a board read from a file).
 ///
 /// # Examples
 /// ```
@@ -272,32 +273,40 @@ impl<'a> Propagator<'a> {
         total
     }
 
-    /// The rows that can carry mass from now on: the states of `support` where `x` is nonzero,
-    /// and the states outside the sink reachable from them through states outside the sink
-    /// (a sink entry is zero after every step). O(entries of those rows).
+    /// Rows that may carry mass from now on: the states of `support` where `x` is nonzero, and
+    /// the states outside the sink with a transition from a state outside the sink (a sink entry
+    /// is zero after every step, and a state without such a transition gets no mass). On a file's
+    /// chain whose unreachable states are never entered (the portal entrances of a Snakes and
+    /// Ladders board) that is exactly the reachable part. O(nnz) on the rayon pool.
     fn live_rows(&self, support: &[StateId]) -> Vec<bool> {
         let n = self.x.len();
-        let mut in_sink = vec![false; if self.sink.is_empty() { 0 } else { n }];
+        let words = n.div_ceil(64);
+        let bit = |set: &[u64], s: usize| set[s / 64] >> (s % 64) & 1 == 1;
+        let mut sink = vec![0u64; words];
         for &s in &self.sink {
-            in_sink[s as usize] = true;
+            sink[s as usize / 64] |= 1 << (s % 64);
         }
-        let mut live = vec![false; n];
-        let mut stack: Vec<StateId> = support
-            .iter()
-            .copied()
-            .filter(|&s| self.x[s as usize] != 0.0)
-            .collect();
-        for &s in &stack {
-            live[s as usize] = true;
-        }
-        while let Some(s) = stack.pop() {
-            for &t in self.a.row(s as usize).0 {
-                let t_live = &mut live[t as usize];
-                if !*t_live && !in_sink.get(t as usize).copied().unwrap_or(false) {
-                    *t_live = true;
-                    stack.push(t);
+        let (row_ptr, cols, _) = self.a.as_parts();
+        let blocks = rayon::current_num_threads().clamp(1, 64);
+        let entered = (0..blocks)
+            .into_par_iter()
+            .map(|b| {
+                let mut set = vec![0u64; words];
+                for i in (b * n / blocks..(b + 1) * n / blocks).filter(|&i| !bit(&sink, i)) {
+                    for &t in &cols[row_ptr[i]..row_ptr[i + 1]] {
+                        set[t as usize / 64] |= 1 << (t % 64);
+                    }
                 }
-            }
+                set
+            })
+            .reduce_with(|mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a |= b);
+                a
+            })
+            .unwrap_or_default();
+        let mut live: Vec<bool> = (0..n).map(|s| bit(&entered, s) && !bit(&sink, s)).collect();
+        for &s in support {
+            live[s as usize] |= self.x[s as usize] != 0.0;
         }
         live
     }
@@ -468,8 +477,8 @@ mod tests {
 
     #[test]
     fn rows_that_cannot_carry_mass_are_left_out() {
-        // A walk on 0..m (sink m), states beyond m entered only from m, and states m + 1.. of a
-        // second walk never entered at all: full sweeps leave out every row past m.
+        // A walk on 0..m with the sink m, which leads to the states past m; they lead back into
+        // the walk but nothing else enters them: full sweeps leave out every row from m on.
         let (m, n) = (3000usize, 6000usize);
         let mut b = crate::sparse::CsrBuilder::new(n);
         for s in 0..n {
@@ -477,9 +486,11 @@ mod tests {
                 b.add(s.saturating_sub(1) as u32, 0.25);
                 b.add(s as u32, 0.25);
                 b.add((s + 1) as u32, 0.5);
+            } else if s == m {
+                b.add((m + 1) as u32, 0.5);
+                b.add((n - 1) as u32, 0.5);
             } else {
-                b.add(((s + 1) % n).max(m) as u32, 0.5);
-                b.add(((s + 7) % n).max(m) as u32, 0.5);
+                b.add((s % m) as u32, 1.0);
             }
             b.finish_row();
         }
