@@ -532,6 +532,37 @@ mod tests {
     }
 
     #[test]
+    fn results_do_not_depend_on_the_threads() {
+        let d = spreading_walk();
+        let target = StateSet::from_states(d.n(), [0, 19_999]);
+        let mut x = vec![0.0; d.n()];
+        x[10_000] = 1.0;
+        let options = TimeDistributionOptions {
+            min_steps: 300,
+            max_steps: 300,
+            ..Default::default()
+        };
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let time = absorption_time_distribution(&d, &x, &target, &options).unwrap();
+                (time.pmf, time.survival, distribution_after(&d, &x, 300).unwrap())
+            })
+        };
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (pmf, survival, after) = run(1);
+        for threads in [2, 3] {
+            let (p, s, a) = run(threads);
+            assert_eq!(bits(&p), bits(&pmf));
+            assert_eq!(bits(&s), bits(&survival));
+            assert_eq!(bits(&a), bits(&after));
+        }
+    }
+
+    #[test]
     fn trapped_start_is_an_error() {
         let d = walk(0.5);
         let e = absorption_time_distribution(
