@@ -6,7 +6,12 @@
 //!
 //! For a chain with a `goal` label (a Snakes and Ladders board from `shared/peers/gen_board.py`):
 //! the distribution after `STEPS` (default 100) steps from the initial state and its mass in the
-//! goal, and the absorption-time distribution to the goal for `STEPS` steps, `P(T ≤ STEPS)`.
+//! goal, and the absorption-time distribution to the goal for `STEPS` steps, `P(T ≤ STEPS)`, each
+//! `REPEATS` (default 3) times, wall and CPU time. First the parts (`parts:` lines): building the
+//! sliced transpose, the qualitative analysis, the last sparse steps, the full steps (min and
+//! median), and bare products with the sliced transpose (the same vector each time, and ping-pong).
+//! The machine's other load shows as CPU time well above twice the wall time on two cores, or as
+//! a wide spread between repeats.
 
 use kolmo::analysis::{TimeDistributionOptions, absorption_time_distribution, distribution_after};
 use kolmo::graph::Qualitative;
