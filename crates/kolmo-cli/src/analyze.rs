@@ -10,8 +10,8 @@ use kolmo::analysis::stationary::GainBias;
 use kolmo::analysis::stationary::RecurrentClass;
 use kolmo::analysis::{
     AbsorbingChain, AbsorptionTime, ClassAnalysis, FirstPassage, FundamentalMatrix, LongRun,
-    MAX_FIRST_PASSAGE_MATRIX, ReachProbability, distribution_after_limited, mean_first_passage_matrix,
-    reach_probability,
+    MAX_FIRST_PASSAGE_MATRIX, ReachProbability, TransientDistribution, mean_first_passage_matrix,
+    reach_probability, transient_distribution,
 };
 use kolmo::exact::{Rational, rationalize_matrix};
 use kolmo::io::{Model, ModelFile, ReadOptions};
@@ -47,7 +47,7 @@ struct Report<'a> {
     fundamental: Option<FundamentalMatrix>,
     passage: Option<FirstPassage>,
     target: Option<TargetReport>,
-    after: Option<(u64, Vec<f64>)>,
+    after: Option<TransientDistribution>,
     rewards: Vec<RewardReport>,
     exact: Option<ExactReport>,
     /// Why --exact gave no fractions.
@@ -222,7 +222,7 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
         _ => None,
     };
     let after = match args.steps {
-        Some(k) => Some((k, distribution_after_limited(dtmc, &initial, k, MAX_WORK)?)),
+        Some(k) => Some(transient_distribution(dtmc, &initial, k, MAX_WORK)?),
         None => None,
     };
     let mut rewards = Vec::new();
@@ -486,10 +486,15 @@ fn json_report(r: &Report) -> Value {
         t["variance_exact"] = optional_fractions(&x.1.variance);
         t["method_exact"] = json!(x.1.method);
     }
-    if let Some((k, dist)) = &r.after {
+    if let Some(d) = &r.after {
         doc.insert(
             "distribution_after".into(),
-            json!({"steps": k, "distribution": per_state(dist)}),
+            json!({
+                "steps": d.steps,
+                "distribution": per_state(&d.probabilities),
+                "mass_error": num(d.mass_error),
+                "method": d.method,
+            }),
         );
     }
     if !r.rewards.is_empty() {
@@ -821,10 +826,17 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             )?;
         }
     }
-    if let Some((k, dist)) = &r.after {
+    if let Some(d) = &r.after {
         writeln!(out)?;
-        writeln!(out, "Distribution after {k} steps from {}:", r.from)?;
-        print_distribution(out, &r.names, dist, rows, all, width)?;
+        writeln!(
+            out,
+            "Distribution after {} steps from {} (total mass off 1 by {}, rounding; {}):",
+            d.steps,
+            r.from,
+            fmt_bound(d.mass_error),
+            d.method
+        )?;
+        print_distribution(out, &r.names, &d.probabilities, rows, all, width)?;
     }
     for rr in &r.rewards {
         writeln!(out)?;

@@ -1,8 +1,9 @@
 //! `kolmo snakes`: load the board, run the engine's analyses, print the report.
 
 use crate::cli::SnakesArgs;
-use crate::output::{fmt_prob, fmt_sig, num};
+use crate::output::{fmt_bound, fmt_prob, fmt_sig, num};
 use anyhow::{Context, Result, bail};
+use kolmo::analysis::transient::mass_error;
 use kolmo::exact::{Rational, decimal};
 use kolmo::games::snakes::{
     AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, ExactBoardAnalysis, PortalKind,
@@ -97,6 +98,7 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
             doc["game_length"] = json!({
                 "pmf": analysis.time.pmf.iter().map(|&p| num(p)).collect::<Vec<_>>(),
                 "survival": analysis.time.survival.iter().map(|&p| num(p)).collect::<Vec<_>>(),
+                "mass_error": num(analysis.time.mass_error()),
             });
         }
         serde_json::to_writer_pretty(&mut out, &doc)?;
@@ -134,7 +136,11 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         }
         if args.curve {
             writeln!(out)?;
-            writeln!(out, "Game length distribution")?;
+            writeln!(
+                out,
+                "Game length distribution (P(finish at t) and the tail sum to 1 within {}, rounding)",
+                fmt_bound(analysis.time.mass_error())
+            )?;
             writeln!(
                 out,
                 "  {:>8}  {:>22}  {:>22}  {:>22}",
@@ -473,7 +479,11 @@ fn human_report(
     }
     for (k, d) in &a.distributions {
         writeln!(out)?;
-        writeln!(out, "Where the token is after {k} roll(s)")?;
+        writeln!(
+            out,
+            "Where the token is after {k} roll(s) (total probability off 1 by {}, rounding)",
+            fmt_bound(mass_error(d))
+        )?;
         for (c, p) in d.iter().enumerate().filter(|(_, p)| **p > 0.0) {
             writeln!(out, "  cell {:>6}  {}", c, fmt_prob(*p))?;
         }
@@ -651,7 +661,13 @@ fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels
             Value::Array(
                 a.distributions
                     .iter()
-                    .map(|(k, d)| json!({"turn": k, "probabilities": d.iter().map(|&p| num(p)).collect::<Vec<_>>()}))
+                    .map(|(k, d)| {
+                        json!({
+                            "turn": k,
+                            "probabilities": d.iter().map(|&p| num(p)).collect::<Vec<_>>(),
+                            "mass_error": num(mass_error(d)),
+                        })
+                    })
                     .collect(),
             ),
         );

@@ -182,6 +182,14 @@ fn ehrenfest_matrix_market() {
         &[0.25, 0.0, 0.75, 0.0, 0.0],
         1e-15,
     );
+    // The error figure: every product keeps the mass, here exactly.
+    assert_eq!(v["distribution_after"]["mass_error"], 0.0);
+    assert!(
+        v["distribution_after"]["method"]
+            .as_str()
+            .unwrap()
+            .contains("vector-matrix products")
+    );
 }
 
 // Two closed classes ({0, 1}; {4}) and transient states 2, 3 in Storm's DRN format with a reward

@@ -251,6 +251,8 @@ fn curve_is_the_whole_distribution() {
     assert!((surv[20] - (1.0 - 0.2748926611928901)).abs() < 1e-13);
     assert_eq!(pmf[6], 0.0);
     assert!(pmf[7] > 0.0);
+    let mass_error = v["game_length"]["mass_error"].as_f64().unwrap();
+    assert!((0.0..1e-13).contains(&mass_error));
     kolmo()
         .args(["snakes", "--mc", "0", "--curve"])
         .assert()
@@ -490,6 +492,11 @@ fn distribution_by_squaring_agrees_with_stepping() {
         .unwrap();
     for (x, y) in a.iter().zip(b) {
         assert!((x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-14);
+    }
+    // Both report how far the total is from 1.
+    for v in [&stepped, &squared] {
+        let e = v["distribution_after"][0]["mass_error"].as_f64().unwrap();
+        assert!((0.0..1e-13).contains(&e), "{e}");
     }
     let far = json(&["snakes", "--mc", "0", "--distribution", "1000000000000"]);
     assert!(

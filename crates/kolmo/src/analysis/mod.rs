@@ -31,6 +31,6 @@ pub use passage::{FirstPassage, MAX_FIRST_PASSAGE_MATRIX, mean_first_passage_mat
 pub use race::{MAX_PLAYERS, Race, race};
 pub use reach::{ReachProbability, reach_probability};
 pub use transient::{
-    TimeDistribution, TimeDistributionOptions, absorption_time_distribution, distribution_after,
-    distribution_after_limited,
+    TimeDistribution, TimeDistributionOptions, TransientDistribution, absorption_time_distribution,
+    distribution_after, distribution_after_limited, transient_distribution,
 };

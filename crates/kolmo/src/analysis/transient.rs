@@ -1,48 +1,117 @@
 //! Transient analysis: the distribution after `k` steps, `π_k = π_0 P^k`, and the distribution of
 //! the absorption time `T` computed forward, step by step, until the probability not yet absorbed
 //! falls below a tolerance.
+//!
+//! Both move a distribution on with a [`Propagator`]: while its support is small (a start in one
+//! state), only the rows of the support are multiplied; once it covers more than
+//! `1/`[`SPARSE_FRACTION`](crate::sparse::SPARSE_FRACTION) of the states, every step is a
+//! parallel sweep over a sliced transpose of `P`. Each step equals the plain sequential product
+//! bit for bit, so the results do not depend on the number of threads.
 
-use super::subsystem::Subsystem;
 use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};
-use crate::{Error, Result};
+use crate::numeric::NeumaierSum;
+use crate::sparse::Propagator;
+use crate::{Error, Result, StateId};
 
 /// The distribution after `k` steps from the initial distribution `initial` (length `n`):
-/// `π_k = π_0 P^k`, by `k` vector–matrix products.
+/// `π_k = π_0 P^k`, by `k` vector–matrix products. See [`transient_distribution`] for the same
+/// with its error figure and a work limit.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] if `initial` has the wrong length, negative or non-finite entries, or
 /// does not sum to 1 within 1e-12.
 ///
 /// # Complexity
-/// O(k · nnz).
+/// O(k · nnz) time, on all threads once the support is large; O(nnz) extra memory for the sliced
+/// transpose (built only then).
 pub fn distribution_after(dtmc: &Dtmc, initial: &[f64], k: u64) -> Result<Vec<f64>> {
     check_initial(dtmc, initial)?;
-    let mut p = initial.to_vec();
-    let mut q = vec![0.0; dtmc.n()];
-    for _ in 0..k {
-        dtmc.matrix().vec_mul(&p, &mut q);
-        std::mem::swap(&mut p, &mut q);
-    }
-    Ok(p)
+    Ok(step(dtmc, initial, k).into_vector())
+}
+
+fn step<'a>(dtmc: &'a Dtmc, initial: &[f64], k: u64) -> Propagator<'a> {
+    let mut p = Propagator::new(dtmc.matrix(), initial.to_vec());
+    p.run(|p| {
+        for _ in 0..k {
+            p.step();
+        }
+    });
+    p
 }
 
 /// Largest chain whose `P^k` is formed by repeated squaring when `k` steps one at a time would
 /// exceed the work limit of [`distribution_after_limited`].
 pub const MAX_SQUARING_STATES: usize = 400;
 
-/// [`distribution_after`] within a work limit: `k` vector–matrix products when `k · nnz ≤
-/// max_work`; otherwise, for chains of at most [`MAX_SQUARING_STATES`] states, `π_0 P^k` with
-/// `P^k` by repeated squaring of the dense matrix (O(n³ log k); Golub & Van Loan, *Matrix
-/// Computations*, §11.2.5), each power's rows renormalised to sum to 1.
+/// A distribution after `k` steps, with how it was computed.
+#[derive(Clone, Debug)]
+pub struct TransientDistribution {
+    /// `π_k(s)` for every state `s`; length `n`.
+    pub probabilities: Vec<f64>,
+    /// `k`.
+    pub steps: u64,
+    /// `|Σ_s π_k(s) − 1|`, the sum taken with compensated (Neumaier) summation: every step keeps
+    /// the total mass in exact arithmetic (rows sum to 1), so this is the mass gained or lost to
+    /// rounding (and to rows or an initial distribution that sum to 1 only within their
+    /// tolerance) — the error figure of the result.
+    pub mass_error: f64,
+    /// How it was computed.
+    pub method: &'static str,
+}
+
+/// `|Σ p − 1|` with compensated summation: the error figure of a distribution (see
+/// [`TransientDistribution::mass_error`]).
+#[must_use]
+pub fn mass_error(p: &[f64]) -> f64 {
+    let mut sum = NeumaierSum::default();
+    p.iter().for_each(|&v| sum.add(v));
+    (sum.value() - 1.0).abs()
+}
+
+/// Method name of stepping.
+const STEPPING: &str = "k vector-matrix products (sparse frontier, then parallel sweeps)";
+/// Method name of squaring.
+const SQUARING: &str = "repeated squaring of the dense matrix, rows renormalised";
+
+/// [`distribution_after`] within a work limit, with its error figure: `k` vector–matrix products
+/// when `k · nnz ≤ max_work`; otherwise, for chains of at most [`MAX_SQUARING_STATES`] states,
+/// `π_0 P^k` with `P^k` by repeated squaring of the dense matrix (O(n³ log k); Golub & Van Loan,
+/// *Matrix Computations*, §11.2.5), each power's rows renormalised to sum to 1.
 ///
 /// # Errors
 /// As [`distribution_after`]; [`Error::InvalidArgument`] if neither method fits the limit.
-pub fn distribution_after_limited(dtmc: &Dtmc, initial: &[f64], k: u64, max_work: u64) -> Result<Vec<f64>> {
+pub fn transient_distribution(
+    dtmc: &Dtmc,
+    initial: &[f64],
+    k: u64,
+    max_work: u64,
+) -> Result<TransientDistribution> {
     let nnz = dtmc.matrix().nnz() as u64;
-    if k.saturating_mul(nnz) <= max_work {
-        return distribution_after(dtmc, initial, k);
-    }
+    let (probabilities, method) = if k.saturating_mul(nnz) <= max_work {
+        (distribution_after(dtmc, initial, k)?, STEPPING)
+    } else {
+        (squared(dtmc, initial, k, max_work)?, SQUARING)
+    };
+    Ok(TransientDistribution {
+        mass_error: mass_error(&probabilities),
+        probabilities,
+        steps: k,
+        method,
+    })
+}
+
+/// [`transient_distribution`]'s probabilities alone.
+///
+/// # Errors
+/// As [`transient_distribution`].
+pub fn distribution_after_limited(dtmc: &Dtmc, initial: &[f64], k: u64, max_work: u64) -> Result<Vec<f64>> {
+    Ok(transient_distribution(dtmc, initial, k, max_work)?.probabilities)
+}
+
+fn squared(dtmc: &Dtmc, initial: &[f64], k: u64, max_work: u64) -> Result<Vec<f64>> {
+    check_initial(dtmc, initial)?;
+    let nnz = dtmc.matrix().nnz() as u64;
     let n = dtmc.n();
     if n > MAX_SQUARING_STATES {
         return Err(Error::arg(
@@ -52,7 +121,6 @@ pub fn distribution_after_limited(dtmc: &Dtmc, initial: &[f64], k: u64, max_work
             ),
         ));
     }
-    check_initial(dtmc, initial)?;
     // Binary powering: x ← x·P^(2^i) for the set bits of k.
     let mut power = vec![0.0; n * n];
     for s in 0..n {
@@ -95,7 +163,7 @@ pub fn distribution_after_limited(dtmc: &Dtmc, initial: &[f64], k: u64, max_work
         // Each row of P^(2^i) is a distribution: renormalising keeps rounding errors from
         // compounding through the squarings (without it the row sums drift like (1 + ε)^(2^i)).
         for row in next.chunks_mut(n) {
-            let mut acc = crate::numeric::NeumaierSum::default();
+            let mut acc = NeumaierSum::default();
             row.iter().for_each(|&v| acc.add(v));
             let sum = acc.value();
             row.iter_mut().for_each(|v| *v /= sum);
@@ -185,7 +253,7 @@ impl TimeDistribution {
     /// mass is left). Beyond the horizon it returns `1 − tail`.
     #[must_use]
     pub fn cdf(&self, t: u64) -> f64 {
-        if t >= self.horizon() {
+        if t > self.horizon() {
             return 1.0 - self.tail;
         }
         let s = self.survival[t as usize];
@@ -254,6 +322,17 @@ impl TimeDistribution {
         self.pmf.iter().position(|&p| p > 0.0).map(|t| t as u64)
     }
 
+    /// `|Σ_t P(T = t) + P(T > horizon) − 1|` (compensated sums): the mass gained or lost to
+    /// rounding while the distribution was moved on (and to rows that sum to 1 only within their
+    /// tolerance) — the error figure of the pmf.
+    #[must_use]
+    pub fn mass_error(&self) -> f64 {
+        let mut sum = NeumaierSum::default();
+        self.pmf.iter().for_each(|&p| sum.add(p));
+        sum.add(self.tail);
+        (sum.value() - 1.0).abs()
+    }
+
     /// `Σ t·P(T = t)` over the computed horizon: the mean, short by at most the tail's share.
     #[must_use]
     pub fn truncated_mean(&self) -> f64 {
@@ -272,8 +351,12 @@ impl TimeDistribution {
 /// `initial` puts mass on a state that does not reach the target with probability 1 (the tail would
 /// never vanish).
 ///
+/// `survival` is each step's sum of the mass left (in fixed slices, see
+/// [`StepSums`](crate::sparse::StepSums)), not `1 −` the summed pmf.
+///
 /// # Complexity
-/// O(steps · nnz).
+/// O(nnz) for the qualitative analysis, then O(steps · nnz): a sparse frontier while the mass is
+/// on few states, then parallel sweeps (see [`Propagator`]).
 pub fn absorption_time_distribution(
     dtmc: &Dtmc,
     initial: &[f64],
@@ -289,32 +372,33 @@ pub fn absorption_time_distribution(
             states: q.yes.complement().to_vec(),
         });
     }
-    // Work on the transient states only (the states reaching the target almost surely, outside
-    // it): `p Q` moves the mass, and `p · e` with `e_s = P(s → target)` is the mass absorbed.
-    let transient = StateSet::from_states(dtmc.n(), q.yes.iter().filter(|&s| !target.contains(s)));
-    let sub = Subsystem::new(dtmc, &transient);
-    let exit = sub.probabilities_into(dtmc.matrix(), target);
-    let absorbed0: f64 = target.iter().map(|s| initial[s as usize]).sum();
-    let mut p: Vec<f64> = sub.states.iter().map(|&s| initial[s as usize]).collect();
-    let mut left: f64 = p.iter().sum();
+    // Move the mass on in the whole chain with the target as a sink: what enters the target at
+    // step t is P(T = t), and is taken out. States outside `q.yes` never get mass: the successors
+    // of a state that reaches the target almost surely do too, or are in the target.
+    let sink: Vec<StateId> = target.to_vec();
+    let absorbed0 = sink.iter().fold(0.0, |a, &s| a + initial[s as usize]);
+    let mut start = initial.to_vec();
+    for &s in &sink {
+        start[s as usize] = 0.0;
+    }
+    let mut left = crate::sparse::sliced_sum(&start);
     let mut pmf = vec![absorbed0];
     let mut survival = vec![left];
-    let mut next = vec![0.0; p.len()];
-    let mut t = 0u64;
-    // Pull form, `p' = Qᵀ p`: gathers instead of scattered updates.
-    let qt = sub.q().transpose();
-    let per_step = (qt.nnz() + qt.nrows()).max(1) as u64;
+    let n = dtmc.n() as u64;
+    let per_step = (dtmc.matrix().nnz() as u64 + n).max(1);
     let max_steps = options.max_steps.min(options.max_work / per_step);
-    // Once no mass is left every later pmf entry is exactly 0: stop even before `min_steps`.
-    while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps && left > 0.0 {
-        let absorbed: f64 = p.iter().zip(&exit).map(|(a, b)| a * b).sum();
-        qt.mul_vec(&p, &mut next);
-        std::mem::swap(&mut p, &mut next);
-        left = p.iter().sum();
-        pmf.push(absorbed);
-        survival.push(left);
-        t += 1;
-    }
+    let mut walk = Propagator::new(dtmc.matrix(), start).with_sink(sink);
+    let mut t = 0u64;
+    walk.run(|walk| {
+        // Once no mass is left every later pmf entry is exactly 0: stop even before `min_steps`.
+        while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps && left > 0.0 {
+            let moved = walk.step();
+            left = moved.mass;
+            pmf.push(moved.absorbed);
+            survival.push(left);
+            t += 1;
+        }
+    });
     Ok(TimeDistribution {
         pmf,
         survival,
@@ -371,6 +455,111 @@ mod tests {
         assert_eq!(dist.survival(2), 0.5);
         let p2 = distribution_after(&d, &init, 2).unwrap();
         assert_eq!(p2, vec![0.25, 0.0, 0.5, 0.0, 0.25]);
+    }
+
+    /// A slowly spreading walk on 20 000 states: the propagator steps its sparse frontier, then
+    /// sweeps the whole chain in parallel.
+    fn spreading_walk() -> Dtmc {
+        Dtmc::new(crate::sparse::random::local_walk(20_000, 0.002, 5), vec![10_000]).unwrap()
+    }
+
+    #[test]
+    fn stepping_equals_the_plain_products() {
+        let d = spreading_walk();
+        let mut x = vec![0.0; d.n()];
+        x[10_000] = 1.0;
+        let got = transient_distribution(&d, &x, 400, u64::MAX).unwrap();
+        for _ in 0..400 {
+            let mut y = vec![0.0; d.n()];
+            d.matrix().vec_mul(&x, &mut y);
+            x = y;
+        }
+        assert!(
+            got.probabilities
+                .iter()
+                .zip(&x)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        );
+        assert_eq!(got.method, STEPPING);
+        // Both kernels ran.
+        let start: Vec<f64> = (0..d.n()).map(|s| f64::from(u8::from(s == 10_000))).collect();
+        let p = step(&d, &start, 400);
+        assert!(p.sparse_steps() > 0 && p.full_steps() > 0);
+        assert!(got.mass_error < 1e-13, "{}", got.mass_error);
+        assert_eq!(got.mass_error, mass_error(&x));
+    }
+
+    #[test]
+    fn absorption_time_equals_the_plain_computation() {
+        let d = spreading_walk();
+        let target = StateSet::from_states(d.n(), [0, 123, 19_999]);
+        let mut x = vec![0.0; d.n()];
+        x[10_000] = 0.75;
+        x[123] = 0.25;
+        let options = TimeDistributionOptions {
+            min_steps: 500,
+            max_steps: 500,
+            ..Default::default()
+        };
+        let got = absorption_time_distribution(&d, &x, &target, &options).unwrap();
+        assert_eq!(got.horizon(), 500);
+        assert_eq!(got.pmf[0], 0.25);
+        // The plain computation: a product, then the target's mass taken out.
+        x[123] = 0.0;
+        for t in 1..=500 {
+            let mut y = vec![0.0; d.n()];
+            d.matrix().vec_mul(&x, &mut y);
+            let absorbed: f64 = target.iter().map(|s| std::mem::take(&mut y[s as usize])).sum();
+            let left: f64 = y.iter().sum();
+            x = y;
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 + 1e-13 * b;
+            assert!(
+                close(got.pmf[t], absorbed),
+                "t = {t}: {} vs {absorbed}",
+                got.pmf[t]
+            );
+            assert!(
+                close(got.survival[t], left),
+                "t = {t}: {} vs {left}",
+                got.survival[t]
+            );
+        }
+        assert!(got.mass_error() < 1e-13);
+        // At the horizon the cdf is the summed pmf (below 1/2), not 1 − survival.
+        assert!(got.survival[500] > 0.5);
+        assert_eq!(got.cdf(500), got.pmf.iter().sum::<f64>());
+        assert_eq!(got.cdf(501), 1.0 - got.tail);
+    }
+
+    #[test]
+    fn results_do_not_depend_on_the_threads() {
+        let d = spreading_walk();
+        let target = StateSet::from_states(d.n(), [0, 19_999]);
+        let mut x = vec![0.0; d.n()];
+        x[10_000] = 1.0;
+        let options = TimeDistributionOptions {
+            min_steps: 300,
+            max_steps: 300,
+            ..Default::default()
+        };
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let time = absorption_time_distribution(&d, &x, &target, &options).unwrap();
+                (time.pmf, time.survival, distribution_after(&d, &x, 300).unwrap())
+            })
+        };
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (pmf, survival, after) = run(1);
+        for threads in [2, 3] {
+            let (p, s, a) = run(threads);
+            assert_eq!(bits(&p), bits(&pmf));
+            assert_eq!(bits(&s), bits(&survival));
+            assert_eq!(bits(&a), bits(&after));
+        }
     }
 
     #[test]
