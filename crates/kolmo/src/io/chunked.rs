@@ -315,6 +315,43 @@ pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usi
     )
 }
 
+/// How much of a window of the file can be read as text: see [`whole_lines`].
+pub(crate) struct WholeLines {
+    /// End of the longest prefix made of whole lines of valid UTF-8 (all of the window when it
+    /// runs to the end of the file and is valid).
+    pub end: usize,
+    /// Whether that is the whole rest of the file.
+    pub complete: bool,
+    /// End of the valid UTF-8 prefix.
+    pub valid: usize,
+    /// Whether the window holds invalid UTF-8 (not merely a character cut by the window's end).
+    pub bad: bool,
+}
+
+/// The whole lines of valid UTF-8 at the start of `data`, a window of the file (`eof`: it runs to
+/// the end of the file).
+pub(crate) fn whole_lines(data: &[u8], eof: bool) -> WholeLines {
+    let (valid, bad) = match std::str::from_utf8(data) {
+        Ok(_) => (data.len(), false),
+        Err(e) => (e.valid_up_to(), e.error_len().is_some() || eof),
+    };
+    let complete = eof && !bad;
+    let end = if complete {
+        data.len()
+    } else {
+        data[..valid]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+    };
+    WholeLines {
+        end,
+        complete,
+        valid,
+        bad,
+    }
+}
+
 /// Number of `\n` bytes in `bytes`.
 pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
     // Counting in blocks of at most 255 into a byte lets the compiler use vector instructions.

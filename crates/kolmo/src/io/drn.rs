@@ -339,20 +339,12 @@ fn header_from<R: Read>(path: &Path, stream: &mut Stream<R>) -> Result<Header> {
     loop {
         let data = stream.data();
         let eof = stream.at_eof();
-        let (valid, bad) = match std::str::from_utf8(data) {
-            Ok(_) => (data.len(), false),
-            Err(e) => (e.valid_up_to(), e.error_len().is_some() || eof),
-        };
-        // Whole lines only, unless the text runs to the end of the file.
-        let complete = eof && !bad;
-        let end = if complete {
-            data.len()
-        } else {
-            data[..valid]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1)
-        };
+        let super::chunked::WholeLines {
+            end,
+            complete,
+            valid,
+            bad,
+        } = super::chunked::whole_lines(data, eof);
         let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
         let mut lines = Lines {
             text,

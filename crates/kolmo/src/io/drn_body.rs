@@ -834,19 +834,13 @@ impl Chunk {
         }
         let choice = self.choices_in_state - 1;
         match check_row(&mut self.row, ctx.normalize) {
-            Ok(scale) => {
-                if let Some(d) = scale.deviation {
-                    self.rescaled += 1;
-                    self.worst = self.worst.max(d);
-                }
-                if ctx.build {
-                    for w in self.row.iter().filter(|w| w.value > 0.0) {
-                        self.cols.push(w.target);
-                        self.vals.push(w.value * scale.factor);
-                    }
-                    self.row_ends.push(self.cols.len());
-                }
-            }
+            Ok(scale) => super::rows::append_row(
+                &self.row,
+                &scale,
+                ctx.build,
+                (&mut self.cols, &mut self.vals, &mut self.row_ends),
+                (&mut self.rescaled, &mut self.worst),
+            ),
             Err(RowFault::Duplicate { second, first_line }) => {
                 if self.duplicate.is_none() {
                     let state = self.state_id();

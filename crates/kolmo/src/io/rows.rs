@@ -278,6 +278,29 @@ pub(crate) fn check_row(row: &mut [Written], normalize: bool) -> std::result::Re
         .map_err(|fault| RowFault::Sum { at: row[0], fault })
 }
 
+/// The common end of a chunked reader's row once [`check_row`] accepted it: counts a rescaled row
+/// (`rescaled`, largest deviation in `worst`) and, when `build`, appends the positive entries times
+/// the scale's factor to the CSR arrays `(cols, vals, row_ends)`.
+pub(crate) fn append_row(
+    row: &[Written],
+    scale: &RowScale,
+    build: bool,
+    (cols, vals, row_ends): (&mut Vec<StateId>, &mut Vec<f64>, &mut Vec<usize>),
+    (rescaled, worst): (&mut usize, &mut f64),
+) {
+    if let Some(d) = scale.deviation {
+        *rescaled += 1;
+        *worst = worst.max(d);
+    }
+    if build {
+        for w in row.iter().filter(|w| w.value > 0.0) {
+            cols.push(w.target);
+            vals.push(w.value * scale.factor);
+        }
+        row_ends.push(cols.len());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -222,19 +222,12 @@ fn header_from<R: Read>(path: &Path, stream: &mut Stream<R>) -> Result<Header> {
     loop {
         let data = stream.data();
         let eof = stream.at_eof();
-        let (valid, bad) = match std::str::from_utf8(data) {
-            Ok(_) => (data.len(), false),
-            Err(e) => (e.valid_up_to(), e.error_len().is_some() || eof),
-        };
-        let complete = eof && !bad;
-        let end = if complete {
-            data.len()
-        } else {
-            data[..valid]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1)
-        };
+        let super::chunked::WholeLines {
+            end,
+            complete,
+            valid,
+            bad,
+        } = super::chunked::whole_lines(data, eof);
         let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
         match header_in(path, text, complete) {
             Ok(HeaderRead::Done(header, used, newlines)) => {
@@ -708,19 +701,13 @@ impl Chunk {
                     }
                 } else {
                     match result {
-                        Ok(scale) => {
-                            if let Some(d) = scale.deviation {
-                                self.rescaled += 1;
-                                self.worst = self.worst.max(d);
-                            }
-                            if ctx.build {
-                                for w in self.row.iter().filter(|w| w.value > 0.0) {
-                                    self.cols.push(w.target);
-                                    self.vals.push(w.value * scale.factor);
-                                }
-                                self.row_ends.push(self.cols.len());
-                            }
-                        }
+                        Ok(scale) => super::rows::append_row(
+                            &self.row,
+                            &scale,
+                            ctx.build,
+                            (&mut self.cols, &mut self.vals, &mut self.row_ends),
+                            (&mut self.rescaled, &mut self.worst),
+                        ),
                         Err(RowFault::Sum { at, fault }) => {
                             if self.fault.is_none() && self.pending.is_none() {
                                 self.pending = Some((at, fault, choice));
