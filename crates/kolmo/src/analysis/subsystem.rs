@@ -57,23 +57,59 @@ impl<T: Scalar> Subsystem<T> {
     }
 
     /// `Q`: the rows of `states` restricted to the columns `position` maps (to `NONE` otherwise).
-    fn restrict(m: &CsrMatrix<T>, states: &[StateId], position: impl Fn(StateId) -> u32) -> CsrMatrix<T> {
-        // Positions increase with state ids, so each row stays sorted by column.
-        let mut row_ptr = Vec::with_capacity(states.len() + 1);
+    fn restrict(
+        m: &CsrMatrix<T>,
+        states: &[StateId],
+        position: impl Fn(StateId) -> u32 + Sync,
+    ) -> CsrMatrix<T> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 1 << 14;
+        // Positions increase with state ids, so each row stays sorted by column. Two parallel
+        // passes: the length of every row, then each chunk of rows fills its own part of arrays
+        // allocated once.
+        let k = states.len();
+        let lengths: Vec<usize> = states
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|&s| {
+                m.row(s as usize)
+                    .0
+                    .iter()
+                    .filter(|&&t| position(t) != NONE)
+                    .count()
+            })
+            .collect();
+        let mut row_ptr = Vec::with_capacity(k + 1);
         row_ptr.push(0);
-        let (mut cols, mut vals) = (Vec::new(), Vec::new());
-        for &s in states {
-            let (c, v) = m.row(s as usize);
-            for (&t, p) in c.iter().zip(v) {
-                let l = position(t);
-                if l != NONE {
-                    cols.push(l);
-                    vals.push(p.clone());
+        for l in lengths {
+            row_ptr.push(row_ptr[row_ptr.len() - 1] + l);
+        }
+        let mut cols = vec![0u32; row_ptr[k]];
+        let mut vals = vec![T::zero(); row_ptr[k]];
+        let mut pieces = Vec::with_capacity(k.div_ceil(CHUNK));
+        let (mut cs, mut vs) = (&mut cols[..], &mut vals[..]);
+        for c in 0..k.div_ceil(CHUNK) {
+            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(k));
+            let (a, b) = std::mem::take(&mut cs).split_at_mut(row_ptr[hi] - row_ptr[lo]);
+            let (e, f) = std::mem::take(&mut vs).split_at_mut(row_ptr[hi] - row_ptr[lo]);
+            pieces.push((lo..hi, a, e));
+            (cs, vs) = (b, f);
+        }
+        pieces.into_par_iter().for_each(|(rows, cs, vs)| {
+            let mut o = 0;
+            for i in rows {
+                let (c, v) = m.row(states[i] as usize);
+                for (&t, p) in c.iter().zip(v) {
+                    let l = position(t);
+                    if l != NONE {
+                        cs[o] = l;
+                        vs[o] = p.clone();
+                        o += 1;
+                    }
                 }
             }
-            row_ptr.push(cols.len());
-        }
-        CsrMatrix::from_sorted_parts(states.len(), row_ptr, cols, vals)
+        });
+        CsrMatrix::from_grouped_parts(k, row_ptr, cols, vals, (0..=k).collect())
     }
 
     /// For each state of the subsystem, the one-step probability of entering `set` (from `m`).

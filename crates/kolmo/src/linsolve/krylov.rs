@@ -240,54 +240,67 @@ impl Iterative {
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         if nblocks == 1 && sweep {
             // One block: M is the heavier triangle (divided by the diagonal), R the other, each a
-            // slice of the sorted row; rows in parallel chunks, then joined in order.
-            let parts: Vec<_> = (0..n.div_ceil(CHUNK))
+            // slice of the sorted row. Two parallel passes: the split of every row (its diagonal
+            // position), then each chunk of rows fills its own part of arrays allocated once.
+            let split = |i: usize| {
+                let r = row_ptr[i]..row_ptr[i + 1];
+                let d = r.start + cols[r.clone()].partition_point(|&j| (j as usize) < i);
+                let e = if d < r.end && cols[d] as usize == i {
+                    d + 1
+                } else {
+                    d
+                };
+                if sweep_upper {
+                    (e..r.end, r.start..d)
+                } else {
+                    (r.start..d, e..r.end)
+                }
+            };
+            let counts: Vec<(usize, usize)> = (0..n)
                 .into_par_iter()
-                .map(|c| {
-                    let (mut mp, mut mc, mut mv, mut rp, mut rc, mut rv) = (
-                        Vec::new(),
-                        Vec::new(),
-                        Vec::new(),
-                        Vec::new(),
-                        Vec::new(),
-                        Vec::new(),
-                    );
-                    for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                        let r = row_ptr[i]..row_ptr[i + 1];
-                        let d = r.start + cols[r.clone()].partition_point(|&j| (j as usize) < i);
-                        let e = if d < r.end && cols[d] as usize == i {
-                            d + 1
-                        } else {
-                            d
-                        };
-                        let (m, rr) = if sweep_upper {
-                            (e..r.end, r.start..d)
-                        } else {
-                            (r.start..d, e..r.end)
-                        };
-                        mc.extend_from_slice(&cols[m.clone()]);
-                        mv.extend(vals[m].iter().map(|&v| off(v) / diag[i]));
-                        rc.extend_from_slice(&cols[rr.clone()]);
-                        rv.extend(vals[rr].iter().map(|&v| off(v)));
-                        mp.push(mc.len());
-                        rp.push(rc.len());
-                    }
-                    (mp, mc, mv, rp, rc, rv)
+                .with_min_len(CHUNK)
+                .map(|i| {
+                    let (m, rr) = split(i);
+                    (m.len(), rr.len())
                 })
                 .collect();
-            m_cols.reserve(parts.iter().map(|p| p.1.len()).sum());
-            m_vals.reserve(m_cols.capacity());
-            r_cols.reserve(parts.iter().map(|p| p.4.len()).sum());
-            r_vals.reserve(r_cols.capacity());
-            for (mp, mc, mv, rp, rc, rv) in parts {
-                let (mb, rb) = (m_cols.len(), r_cols.len());
-                m_ptr.extend(mp.iter().map(|o| o + mb));
-                r_ptr.extend(rp.iter().map(|o| o + rb));
-                m_cols.extend_from_slice(&mc);
-                m_vals.extend_from_slice(&mv);
-                r_cols.extend_from_slice(&rc);
-                r_vals.extend_from_slice(&rv);
+            for &(m, rr) in &counts {
+                m_ptr.push(m_ptr.last().unwrap() + m);
+                r_ptr.push(r_ptr.last().unwrap() + rr);
             }
+            m_cols = vec![0u32; m_ptr[n]];
+            m_vals = vec![0.0; m_ptr[n]];
+            r_cols = vec![0u32; r_ptr[n]];
+            r_vals = vec![0.0; r_ptr[n]];
+            // Disjoint pieces of the four arrays, one per chunk of rows.
+            let mut pieces = Vec::with_capacity(n.div_ceil(CHUNK));
+            let (mut mc, mut mv, mut rc, mut rv) =
+                (&mut m_cols[..], &mut m_vals[..], &mut r_cols[..], &mut r_vals[..]);
+            for c in 0..n.div_ceil(CHUNK) {
+                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                let (ml, rl) = (m_ptr[hi] - m_ptr[lo], r_ptr[hi] - r_ptr[lo]);
+                let (a, b) = std::mem::take(&mut mc).split_at_mut(ml);
+                let (e, f) = std::mem::take(&mut mv).split_at_mut(ml);
+                let (g, h) = std::mem::take(&mut rc).split_at_mut(rl);
+                let (k, l) = std::mem::take(&mut rv).split_at_mut(rl);
+                pieces.push((lo..hi, a, e, g, k));
+                (mc, mv, rc, rv) = (b, f, h, l);
+            }
+            pieces.into_par_iter().for_each(|(rows, mc, mv, rc, rv)| {
+                let (m0, r0) = (m_ptr[rows.start], r_ptr[rows.start]);
+                for i in rows {
+                    let (m, rr) = split(i);
+                    let (mo, ro) = (m_ptr[i] - m0, r_ptr[i] - r0);
+                    mc[mo..mo + m.len()].copy_from_slice(&cols[m.clone()]);
+                    for (t, &v) in mv[mo..mo + m.len()].iter_mut().zip(&vals[m]) {
+                        *t = off(v) / diag[i];
+                    }
+                    rc[ro..ro + rr.len()].copy_from_slice(&cols[rr.clone()]);
+                    for (t, &v) in rv[ro..ro + rr.len()].iter_mut().zip(&vals[rr]) {
+                        *t = off(v);
+                    }
+                }
+            });
         }
         for i in (0..n).filter(|_| !(nblocks == 1 && sweep)) {
             let b = block_of(i);
