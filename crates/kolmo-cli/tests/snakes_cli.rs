@@ -557,7 +557,11 @@ fn every_method_gives_the_published_expected_rolls() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("one of: auto, dense-lu"));
-    for (method, why) in [("woodbury", "rank"), ("sparse-lu", "fill in")] {
+    for (method, why) in [
+        ("woodbury", "rank"),
+        ("sparse-lu", "fill in"),
+        ("dense-lu", "dense factorisation"),
+    ] {
         kolmo()
             .args([
                 "snakes",

@@ -207,6 +207,16 @@ impl<T: Scalar> Factored<T> {
                 ));
             }
         }
+        if method == SolveMethod::DenseLu && n > T::DENSE_LIMIT {
+            return Err(crate::Error::arg(
+                "method",
+                format!(
+                    "dense-lu on {what}: {n} unknowns, more than the {} a dense factorisation handles; use auto{}",
+                    T::DENSE_LIMIT,
+                    if T::EXACT { "" } else { " or bicgstab" }
+                ),
+            ));
+        }
         if method == SolveMethod::SparseLu && !T::EXACT && n > SPARSE_ANY_UP_TO && !band_is_narrow(n, &rows) {
             return Err(crate::Error::arg(
                 "method",
