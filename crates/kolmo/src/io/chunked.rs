@@ -315,6 +315,54 @@ pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usi
     )
 }
 
+/// What a header parse of the text read so far came to.
+pub(crate) enum HeaderRead<H> {
+    /// The header, and the bytes and newlines up to the end of its last line.
+    Done(H, usize, usize),
+    /// The text ran out before the header did.
+    More,
+}
+
+/// Reads a file's header from the start of `stream`, reading on while it is not complete;
+/// `parse(text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
+/// `stream` after the header. Errors as if the whole file had been read as text first: a byte
+/// that is not UTF-8, or nothing but white space, is what is wrong with it.
+pub(crate) fn header_from<R: Read, H>(
+    path: &Path,
+    stream: &mut Stream<R>,
+    mut parse: impl FnMut(&str, bool) -> Result<HeaderRead<H>>,
+) -> Result<H> {
+    stream.read_more(path)?;
+    loop {
+        let data = stream.data();
+        let WholeLines {
+            end,
+            complete,
+            valid,
+            bad,
+        } = whole_lines(data, stream.at_eof());
+        let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
+        match parse(text, complete) {
+            Ok(HeaderRead::Done(header, used, newlines)) => {
+                stream.consume(used, newlines);
+                return Ok(header);
+            }
+            Ok(HeaderRead::More) => {
+                if bad {
+                    return Err(utf8_error(path, 0, data, valid));
+                }
+                stream.read_more(path)?;
+            }
+            Err(e) => {
+                if complete && text.trim().is_empty() {
+                    return Err(parse_error(path, 1, 1, "the file is empty"));
+                }
+                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
+            }
+        }
+    }
+}
+
 /// How much of a window of the file can be read as text: see [`whole_lines`].
 pub(crate) struct WholeLines {
     /// End of the longest prefix made of whole lines of valid UTF-8 (all of the window when it

@@ -60,7 +60,7 @@
 //! `f64`s. DRN has no transition rewards: a reward model's transition part is folded into its action
 //! rewards as `Σ_t P(a, t) · r(a, t)`, which keeps every expected reward the same.
 
-use super::chunked::{Stream, Tuning, line_at, utf8_error};
+use super::chunked::{HeaderRead, Stream, Tuning, header_from, line_at};
 use super::text_out::{Numbers, push_uint, write_states};
 use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
@@ -332,48 +332,20 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// Reads the header from the start of the file, up to and including the `@model` line, reading
-/// more of the file while the header goes on; leaves `stream` after it.
-fn header_from<R: Read>(path: &Path, stream: &mut Stream<R>) -> Result<Header> {
-    stream.read_more(path)?;
-    loop {
-        let data = stream.data();
-        let eof = stream.at_eof();
-        let super::chunked::WholeLines {
-            end,
-            complete,
-            valid,
-            bad,
-        } = super::chunked::whole_lines(data, eof);
-        let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
-        let mut lines = Lines {
-            text,
-            pos: 0,
-            number: 0,
-            newlines: 0,
-            exhausted: false,
-        };
-        match read_header(path, &mut lines) {
-            Ok(header) => {
-                let (used, newlines) = (lines.pos, lines.newlines);
-                stream.consume(used, newlines);
-                return Ok(header);
-            }
-            Err(_) if lines.exhausted && !complete => {
-                if bad {
-                    return Err(utf8_error(path, 0, data, valid));
-                }
-                stream.read_more(path)?;
-            }
-            Err(e) => {
-                // As if the whole file had been read as text first: a byte that is not UTF-8, or
-                // nothing but white space, is what is wrong with it.
-                if complete && text.trim().is_empty() {
-                    return Err(parse_error(path, 1, 1, "the file is empty"));
-                }
-                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-            }
-        }
+/// The header in `text` (whole lines from the file's start; `complete`: the whole file), up to and
+/// including the `@model` line, or [`HeaderRead::More`] if the text ends first.
+fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Header>> {
+    let mut lines = Lines {
+        text,
+        pos: 0,
+        number: 0,
+        newlines: 0,
+        exhausted: false,
+    };
+    match read_header(path, &mut lines) {
+        Ok(header) => Ok(HeaderRead::Done(header, lines.pos, lines.newlines)),
+        Err(_) if lines.exhausted && !complete => Ok(HeaderRead::More),
+        Err(e) => Err(e),
     }
 }
 
@@ -411,7 +383,9 @@ pub(crate) fn read_from<R: Read + Send>(
     tuning: Tuning,
 ) -> Result<(Model, Vec<String>)> {
     let mut stream = Stream::new(reader, tuning.window, size);
-    let header = header_from(path, &mut stream)?;
+    let header = header_from(path, &mut stream, |text, complete| {
+        header_in(path, text, complete)
+    })?;
     let body = super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)?;
     let n = header.nr_states;
     let mut notes = body.notes;

@@ -13,8 +13,8 @@
 //! state order.
 
 use super::chunked::{
-    ChunkError, NumberCache, Place, Stream, Tuning, column_of, count_newlines, digits_u32, end_of_line,
-    line_at, line_start_from, plan_cuts, quote, skip_blanks, utf8_error,
+    ChunkError, HeaderRead, NumberCache, Place, Stream, Tuning, column_of, count_newlines, digits_u32,
+    end_of_line, header_from, line_at, line_start_from, plan_cuts, quote, skip_blanks, utf8_error,
 };
 use super::rows::{
     RowFault, SumFault, Written, check_row, choice_gap_message, duplicate_message, entry_fault,
@@ -168,17 +168,9 @@ fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
     })
 }
 
-/// What the header parse of the text read so far came to.
-enum HeaderRead {
-    /// The header, and the bytes and newlines up to the end of its line.
-    Done(Header, usize, usize),
-    /// The text ran out before the header line.
-    More,
-}
-
 /// Finds and reads the header in `text` (complete lines from the file's start; `complete` when it
 /// is the whole file).
-fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead> {
+fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Header>> {
     let b = text.as_bytes();
     let mut comments = Vec::new();
     let (mut pos, mut number, mut newlines) = (0, 0, 0);
@@ -213,42 +205,6 @@ fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead> {
         1,
         "the file has no header line `n m` or `n c m`",
     ))
-}
-
-/// Reads the header from the start of the file, reading on while it is not complete; leaves
-/// `stream` after the header line.
-fn header_from<R: Read>(path: &Path, stream: &mut Stream<R>) -> Result<Header> {
-    stream.read_more(path)?;
-    loop {
-        let data = stream.data();
-        let eof = stream.at_eof();
-        let super::chunked::WholeLines {
-            end,
-            complete,
-            valid,
-            bad,
-        } = super::chunked::whole_lines(data, eof);
-        let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
-        match header_in(path, text, complete) {
-            Ok(HeaderRead::Done(header, used, newlines)) => {
-                stream.consume(used, newlines);
-                return Ok(header);
-            }
-            Ok(HeaderRead::More) => {
-                if bad {
-                    return Err(utf8_error(path, 0, data, valid));
-                }
-                stream.read_more(path)?;
-            }
-            Err(e) => {
-                // As if the whole file had been read as text first.
-                if complete && text.trim().is_empty() {
-                    return Err(parse_error(path, 1, 1, "the file is empty"));
-                }
-                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-            }
-        }
-    }
 }
 
 /// What every chunk of a window shares.
@@ -991,7 +947,9 @@ pub(super) fn read_from<R: Read + Send>(
     tuning: Tuning,
 ) -> Result<Option<Tra>> {
     let mut stream = Stream::new(reader, tuning.window, size);
-    let header = header_from(path, &mut stream)?;
+    let header = header_from(path, &mut stream, |text, complete| {
+        header_in(path, text, complete)
+    })?;
     let (n, is_mdp) = (header.n, header.is_mdp);
     let mut r = Reader {
         path,
