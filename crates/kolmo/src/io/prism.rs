@@ -251,21 +251,7 @@ impl Line<'_> {
 pub(super) fn read_tra_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
     let mut lines = split_lines(text);
     let first = lines.next();
-    for (number, c) in &lines.comments {
-        if let Some(ty) = c
-            .strip_prefix("# Transitions (")
-            .and_then(|t| t.strip_suffix(')'))
-            && ty != "DTMC"
-            && ty != "MDP"
-        {
-            return Err(parse_error(
-                path,
-                *number,
-                1,
-                format!("model type {ty} is not supported: kolmo reads DTMCs and MDPs"),
-            ));
-        }
-    }
+    super::tra::check_comments(path, &lines.comments)?;
     let Some(header) = first else {
         return Err(parse_error(
             path,

@@ -91,7 +91,7 @@ impl<'a> Tokens<'a> {
 
 /// Refuses a model type other than DTMC and MDP named in a `# Transitions (TYPE)` comment before
 /// the header.
-fn check_comments(path: &Path, comments: &[(usize, &str)]) -> Result<()> {
+pub(super) fn check_comments(path: &Path, comments: &[(usize, &str)]) -> Result<()> {
     for (number, c) in comments {
         if let Some(ty) = c
             .strip_prefix("# Transitions (")
