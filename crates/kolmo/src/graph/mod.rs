@@ -8,4 +8,4 @@ mod scc;
 
 pub use classes::{Class, Classes, classes};
 pub use reach::{Qualitative, backward_reachable, forward_reachable, prob0, prob1, shortest_distance};
-pub use scc::{Sccs, sccs};
+pub use scc::{Sccs, sccs, sccs_of};

@@ -40,9 +40,7 @@ impl Sccs {
     }
 }
 
-/// Strongly connected components by Tarjan's algorithm (R. Tarjan, "Depth-first search and
-/// linear graph algorithms", SIAM J. Comput. 1(2), 1972), iterative so that long chains cannot
-/// overflow the stack.
+/// Strongly connected components of a matrix's graph: [`sccs_of`] over its row groups.
 ///
 /// # Returns
 /// [`Sccs`], components numbered in reverse topological order.
@@ -51,76 +49,95 @@ impl Sccs {
 /// O(n + nnz) time, O(n) auxiliary space.
 #[must_use]
 pub fn sccs(matrix: &CsrMatrix) -> Sccs {
-    const UNSEEN: u32 = u32::MAX;
-    let n = matrix.row_groups();
     let (row_ptr, cols, _) = matrix.as_parts();
     // Successors of group g: cols[row_ptr[first row]..row_ptr[last row + 1]] (rows of a group are
     // consecutive); duplicates across choices are harmless.
-    let adj = |g: usize| {
+    sccs_of(matrix.row_groups(), |g| {
         let r = matrix.group_rows(g);
         &cols[row_ptr[r.start]..row_ptr[r.end]]
-    };
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut component = vec![UNSEEN; n];
+    })
+}
+
+/// Strongly connected components of the graph on `n` vertices whose successors of `v` are
+/// `successors(v)` (repeats and self-loops allowed), by Pearce's space-efficient variant of
+/// Tarjan's algorithm (D. J. Pearce, "A space-efficient algorithm for finding strongly connected
+/// components", Inf. Process. Lett. 116(1), 2016, algorithm PEA_FIND_SCC2; R. Tarjan, "Depth-first
+/// search and linear graph algorithms", SIAM J. Comput. 1(2), 1972): one `u32` per vertex serves
+/// as discovery index, low link and finally component number, and the depth-first search keeps
+/// its own call stack, so long chains cannot overflow the thread's stack.
+///
+/// # Returns
+/// [`Sccs`], components numbered in reverse topological order (component 0 has no edge out of
+/// itself).
+///
+/// # Panics
+/// - panics if a successor is `>= n` or `n >= u32::MAX`.
+///
+/// # Complexity
+/// O(n + edges) time, 4n bytes plus the depth of the search in auxiliary space.
+pub fn sccs_of<'a>(n: usize, successors: impl Fn(usize) -> &'a [u32]) -> Sccs {
+    assert!(n < u32::MAX as usize, "more than 2^32 - 2 vertices");
+    // rindex[v]: 0 unvisited; 1..=active while v is on the search path or its stack (its low
+    // link); after v's component is complete, `next_component` counting down from n — always
+    // above every active value, so the low-link comparisons ignore finished vertices.
+    let mut rindex = vec![0u32; n];
+    let mut index = 1u32;
+    let mut next_component = n as u32;
     let mut stack: Vec<u32> = Vec::new();
-    let mut count = 0u32;
-    let mut next = 0u32;
-    // Call stack of (node, position in its successor list).
-    let mut calls: Vec<(u32, usize)> = Vec::new();
-    for root in 0..n as u32 {
-        if index[root as usize] != UNSEEN {
+    // The search path: (vertex, position in its successors, whether it is still a root).
+    let mut calls: Vec<(u32, u32, bool)> = Vec::new();
+    for start in 0..n {
+        if rindex[start] != 0 {
             continue;
         }
-        calls.push((root, 0));
-        while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
-            let vu = v as usize;
-            if *pos == 0 && index[vu] == UNSEEN {
-                index[vu] = next;
-                low[vu] = next;
-                next += 1;
-                stack.push(v);
-                on_stack[vu] = true;
-            }
-            let mut descended = false;
-            let targets = adj(vu);
-            while *pos < targets.len() {
-                let w = targets[*pos];
-                *pos += 1;
-                let wu = w as usize;
-                if index[wu] == UNSEEN {
-                    calls.push((w, 0));
-                    descended = true;
+        rindex[start] = index;
+        index += 1;
+        calls.push((start as u32, 0, true));
+        while let Some(frame) = calls.last_mut() {
+            let v = frame.0 as usize;
+            let succ = successors(v);
+            let mut child = None;
+            while let Some(&w) = succ.get(frame.1 as usize) {
+                let w = w as usize;
+                if rindex[w] == 0 {
+                    // Descend; on return this successor is looked at again for its low link.
+                    rindex[w] = index;
+                    index += 1;
+                    child = Some(w as u32);
                     break;
-                } else if on_stack[wu] {
-                    low[vu] = low[vu].min(index[wu]);
                 }
+                if rindex[w] < rindex[v] {
+                    rindex[v] = rindex[w];
+                    frame.2 = false;
+                }
+                frame.1 += 1;
             }
-            if descended {
+            if let Some(w) = child {
+                calls.push((w, 0, true));
                 continue;
             }
-            calls.pop();
-            if let Some(&(parent, _)) = calls.last() {
-                low[parent as usize] = low[parent as usize].min(low[vu]);
-            }
-            if low[vu] == index[vu] {
-                loop {
-                    let w = stack.pop().expect("v is on the stack");
-                    on_stack[w as usize] = false;
-                    component[w as usize] = count;
-                    if w == v {
+            let (_, _, root) = calls.pop().expect("the frame just read");
+            if root {
+                index -= 1;
+                while let Some(&w) = stack.last() {
+                    if rindex[w as usize] < rindex[v] {
                         break;
                     }
+                    stack.pop();
+                    rindex[w as usize] = next_component;
+                    index -= 1;
                 }
-                count += 1;
+                rindex[v] = next_component;
+                next_component -= 1;
+            } else {
+                stack.push(v as u32);
             }
         }
     }
-    Sccs {
-        component,
-        count: count as usize,
-    }
+    let count = n - next_component as usize;
+    let top = n as u32;
+    let component = rindex.into_iter().map(|r| top - r).collect();
+    Sccs { component, count }
 }
 
 #[cfg(test)]
@@ -151,6 +168,57 @@ mod tests {
         let bottom = s.bottom(&g);
         assert!(bottom[c[3] as usize] && bottom[c[4] as usize]);
         assert!(!bottom[c[1] as usize] && !bottom[c[0] as usize]);
+    }
+
+    #[test]
+    fn random_graphs_match_mutual_reachability() {
+        // A small linear congruential generator keeps the test free of dependencies.
+        let mut seed = 0x2545_f491_u64;
+        let mut next = move |m: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % m
+        };
+        for trial in 0..200 {
+            let n = 1 + next(12) as usize;
+            let edges: Vec<Vec<u32>> = (0..n)
+                .map(|_| (0..next(4)).map(|_| next(n as u64) as u32).collect())
+                .collect();
+            let s = sccs_of(n, |v| &edges[v]);
+            // reach[a][b]: b reachable from a (reflexive), by repeated relaxation.
+            let mut reach = vec![vec![false; n]; n];
+            for (a, r) in reach.iter_mut().enumerate() {
+                r[a] = true;
+                let mut todo = vec![a];
+                while let Some(v) = todo.pop() {
+                    for &w in &edges[v] {
+                        if !r[w as usize] {
+                            r[w as usize] = true;
+                            todo.push(w as usize);
+                        }
+                    }
+                }
+            }
+            let mut seen = vec![false; s.count];
+            for a in 0..n {
+                seen[s.component[a] as usize] = true;
+                for (b, back) in reach.iter().enumerate() {
+                    let same = reach[a][b] && back[a];
+                    assert_eq!(s.component[a] == s.component[b], same, "trial {trial}: {a}, {b}");
+                }
+                for &w in &edges[a] {
+                    assert!(
+                        s.component[w as usize] <= s.component[a],
+                        "trial {trial}: edge {a} -> {w}"
+                    );
+                }
+            }
+            assert!(
+                seen.iter().all(|&x| x),
+                "trial {trial}: component numbers 0..count"
+            );
+        }
     }
 
     #[test]

@@ -1,3 +1,4 @@
+use super::topological::Topological;
 use super::{KrylovMethod, KrylovOptions, Preconditioner, TriangularWoodbury};
 use crate::Result;
 use crate::exact::{DenseSolve, Scalar};
@@ -94,6 +95,8 @@ pub enum Factored<T: Scalar = f64> {
     /// A preconditioned Krylov method ([`Iterative`](super::Iterative) for `f64`): solves are
     /// approximate and must be refined against a residual.
     Iterative(Box<dyn DenseSolve<T>>, usize),
+    /// Block triangular form by strongly connected components, each block by its own method.
+    Topological(Box<Topological<T>>),
 }
 
 impl<T: Scalar> Factored<T> {
@@ -128,7 +131,7 @@ impl<T: Scalar> Factored<T> {
     where
         I: Iterator<Item = (u32, T)>,
     {
-        Self::choose(n, what, method, rows, None)
+        Self::choose(n, what, method, rows, None, true)
     }
 
     /// As [`with_method`](Self::with_method) for `I − Q`, with `Q` also given in CSR form
@@ -147,15 +150,19 @@ impl<T: Scalar> Factored<T> {
     where
         I: Iterator<Item = (u32, T)>,
     {
-        Self::choose(n, what, method, rows, Some(q))
+        Self::choose(n, what, method, rows, Some(q), true)
     }
 
+    /// The automatic choice (or the forced `method`) for the matrix with rows `rows`, given as
+    /// `I − Q` by `q` when present; with `split`, first by strongly connected components
+    /// ([`Topological`]) when that pays.
     fn choose<I>(
         n: usize,
         what: &'static str,
         method: SolveMethod,
         rows: impl Fn(usize) -> I,
         q: Option<(&[usize], &[u32], &[T])>,
+        split: bool,
     ) -> Result<Self>
     where
         I: Iterator<Item = (u32, T)>,
@@ -166,6 +173,29 @@ impl<T: Scalar> Factored<T> {
                     method,
                     SolveMethod::SparseLu | SolveMethod::BiCgStab | SolveMethod::Gmres
                 ));
+        if split
+            && auto
+            && n >= SPARSE_FROM
+            && let Some(t) = Topological::new(n, what, &rows, q)?
+        {
+            return Ok(Self::Topological(Box::new(t)));
+        }
+        Self::choose_whole(n, what, method, rows, q, auto)
+    }
+
+    /// [`choose`](Self::choose) without the split: one method for the whole matrix (`auto`:
+    /// whether the method is chosen automatically).
+    pub(super) fn choose_whole<I>(
+        n: usize,
+        what: &'static str,
+        method: SolveMethod,
+        rows: impl Fn(usize) -> I,
+        q: Option<(&[usize], &[u32], &[T])>,
+        auto: bool,
+    ) -> Result<Self>
+    where
+        I: Iterator<Item = (u32, T)>,
+    {
         let mut woodbury = method == SolveMethod::Woodbury || (auto && Self::woodbury_pays(n, &rows));
         let krylov = match method {
             SolveMethod::BiCgStab | SolveMethod::Gmres => !T::EXACT,
@@ -285,6 +315,7 @@ impl<T: Scalar> Factored<T> {
         match self {
             Self::Dense(lu, _) | Self::Sparse(lu, _) | Self::Iterative(lu, _) => lu.solve_in_place(b),
             Self::Woodbury(w) => w.solve_in_place(b),
+            Self::Topological(t) => t.solve(b, None, false),
         }
     }
 
@@ -299,6 +330,7 @@ impl<T: Scalar> Factored<T> {
                 lu.solve_transpose_in_place(b)
             }
             Self::Woodbury(w) => w.solve_transpose_in_place(b),
+            Self::Topological(t) => t.solve(b, None, true),
         }
     }
 
@@ -311,6 +343,7 @@ impl<T: Scalar> Factored<T> {
     pub fn solve_to(&self, b: &mut [T], tolerance: f64, transpose: bool) {
         match self {
             Self::Iterative(s, _) => s.solve_to(b, tolerance, transpose),
+            Self::Topological(t) => t.solve(b, Some(tolerance), transpose),
             _ if transpose => self.solve_transpose_in_place(b),
             _ => self.solve_in_place(b),
         }
@@ -319,7 +352,21 @@ impl<T: Scalar> Factored<T> {
     /// Whether solves are approximate (a Krylov method), so that callers must refine them.
     #[must_use]
     pub fn is_iterative(&self) -> bool {
-        matches!(self, Self::Iterative(..))
+        match self {
+            Self::Iterative(..) => true,
+            Self::Topological(t) => t.is_iterative(),
+            _ => false,
+        }
+    }
+
+    /// The number of unknowns.
+    #[must_use]
+    pub fn n(&self) -> usize {
+        match self {
+            Self::Dense(_, n) | Self::Sparse(_, n) | Self::Iterative(_, n) => *n,
+            Self::Woodbury(w) => w.n(),
+            Self::Topological(t) => t.n(),
+        }
     }
 
     /// A one-line description of the method, for reports.
@@ -329,6 +376,7 @@ impl<T: Scalar> Factored<T> {
         match self {
             Self::Dense(lu, n) | Self::Sparse(lu, n) => format!("{}, n = {n}{arithmetic}", lu.method()),
             Self::Iterative(s, n) => format!("{}, n = {n}, {}", s.method(), s.work()),
+            Self::Topological(t) => t.method(),
             Self::Woodbury(w) if w.rank() == 0 => {
                 format!("sparse triangular solve, n = {}{arithmetic}", w.n())
             }
@@ -400,7 +448,7 @@ fn ball_proves_wide<T: Scalar, I: Iterator<Item = (u32, T)>>(
 }
 
 /// The matrix with rows `rows(i)` in CSR form, each row sorted by column with repeats summed.
-fn sorted_csr<T: Scalar, I: Iterator<Item = (u32, T)>>(
+pub(super) fn sorted_csr<T: Scalar, I: Iterator<Item = (u32, T)>>(
     n: usize,
     rows: &impl Fn(usize) -> I,
 ) -> (Vec<usize>, Vec<u32>, Vec<T>) {

@@ -9,13 +9,15 @@
 //! - [`SparseLu`]: sparse LU with a fill-reducing ordering (faer), for large `f64` systems with
 //!   local structure;
 //! - [`Iterative`]: preconditioned GMRES or BiCGSTAB, for large systems with long-range structure;
-//! - [`Factored`]: whichever suits, chosen by [`Factored::new`].
+//! - [`Factored`]: whichever suits, chosen by [`Factored::new`] — beyond a few hundred unknowns
+//!   first block by block along the strongly connected components (topological solving).
 
 mod dense;
 mod factored;
 mod gauss;
 mod krylov;
 mod sparse_lu;
+mod topological;
 mod woodbury;
 
 pub use dense::DenseLu;
