@@ -409,9 +409,11 @@ pub struct SnakesArgs {
     /// expansions, in JSON as "p/q" strings under the field names plus `_exact`.
     #[arg(long)]
     pub exact: bool,
-    /// How to solve the linear systems: auto (by structure: dense LU, triangular + Woodbury,
-    /// sparse LU for narrow bands, BiCGSTAB beyond 20,000 cells with long-range portals),
-    /// dense-lu, sparse-lu, woodbury, bicgstab or gmres. Every answer is certified the same way.
+    /// How to solve the linear systems: auto (by structure: from 600 cells the strongly connected
+    /// components one after another in reverse topological order, then per component dense LU,
+    /// triangular + Woodbury, sparse LU for narrow bands, or BiCGSTAB for large components with
+    /// long-range portals), or one method for the whole system: dense-lu, sparse-lu, woodbury,
+    /// bicgstab or gmres. Every answer is certified the same way.
     #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
     pub method: kolmo::linsolve::SolveMethod,
     /// Also write the board's Markov chain to FILE (.drn Storm, .tra PRISM explicit with .lab and
