@@ -368,41 +368,17 @@ impl Subsystem<f64> {
     /// `x + lo` rounded to `f64` and the max-norm residual of the pair (the caller adds the final
     /// rounding to its bound).
     fn refine_iterative(&self, lu: &Factored, b: &[f64], transpose: bool) -> (Vec<f64>, f64) {
-        let n = b.len();
-        let target = b.iter().fold(0.0f64, |a, v| a.max(v.abs())) * REFINE_TARGET;
-        let mut hi = b.to_vec();
-        lu.solve_to(&mut hi, 100.0 * REFINE_TARGET, transpose);
-        let mut lo = vec![0.0; n];
-        let mut r = vec![0.0; n];
-        let mut best = f64::INFINITY;
-        let mut residual;
-        let mut steps = 0;
-        loop {
-            if transpose {
-                self.residual_transposed_pair(&hi, Some(&lo), b, &mut r);
-            } else {
-                self.residual_vector_pair(&hi, Some(&lo), b, &mut r);
-            }
-            residual = r
-                .iter()
-                .fold(0.0f64, |a, v| if v.is_nan() { f64::NAN } else { a.max(v.abs()) });
-            if !(residual > target && residual < 0.5 * best) || steps == 12 {
-                break;
-            }
-            best = residual;
-            steps += 1;
-            // Only as accurate as the target needs.
-            lu.solve_to(&mut r, (0.25 * target / residual).clamp(1e-6, 0.5), transpose);
-            for ((h, l), d) in hi.iter_mut().zip(lo.iter_mut()).zip(&r) {
-                // TwoSum: h + d = s + e exactly.
-                let s = *h + d;
-                let bb = s - *h;
-                *l += (*h - (s - bb)) + (d - bb);
-                *h = s;
-            }
-        }
-        let x = hi.iter().zip(&lo).map(|(h, l)| h + l).collect();
-        (x, residual)
+        refine_pair(
+            b,
+            |r, tolerance| lu.solve_to(r, tolerance, transpose),
+            |hi, lo, b, r| {
+                if transpose {
+                    self.residual_transposed_pair(hi, Some(lo), b, r);
+                } else {
+                    self.residual_vector_pair(hi, Some(lo), b, r);
+                }
+            },
+        )
     }
 
     /// Solves `xᵀ(I − Q) = bᵀ` with the factorisation `lu` and iterative refinement, as
@@ -443,17 +419,61 @@ impl Subsystem<f64> {
     }
 }
 
+/// Iterative refinement of an approximate solver, the solution carried as an unevaluated pair
+/// `hi + lo` (see `Subsystem::refine_iterative`): `solve(r, tolerance)` overwrites `r` with an
+/// approximate solution of `A d = r` to the relative 2-norm `tolerance`; `residual(hi, lo, b, r)`
+/// writes `b − A(hi + lo)` into `r` in twice the working precision. Stops when
+/// `‖r‖∞ ≤ REFINE_TARGET · ‖b‖∞`, when a correction fails to halve the residual, or after 12
+/// corrections. Returns `hi + lo` rounded to `f64` and the max-norm residual of the pair.
+pub(crate) fn refine_pair(
+    b: &[f64],
+    mut solve: impl FnMut(&mut [f64], f64),
+    mut residual_of: impl FnMut(&[f64], &[f64], &[f64], &mut [f64]),
+) -> (Vec<f64>, f64) {
+    let n = b.len();
+    let target = b.iter().fold(0.0f64, |a, v| a.max(v.abs())) * REFINE_TARGET;
+    let mut hi = b.to_vec();
+    solve(&mut hi, 100.0 * REFINE_TARGET);
+    let mut lo = vec![0.0; n];
+    let mut r = vec![0.0; n];
+    let mut best = f64::INFINITY;
+    let mut residual;
+    let mut steps = 0;
+    loop {
+        residual_of(&hi, &lo, b, &mut r);
+        residual = r
+            .iter()
+            .fold(0.0f64, |a, v| if v.is_nan() { f64::NAN } else { a.max(v.abs()) });
+        if !(residual > target && residual < 0.5 * best) || steps == 12 {
+            break;
+        }
+        best = residual;
+        steps += 1;
+        // Only as accurate as the target needs.
+        solve(&mut r, (0.25 * target / residual).clamp(1e-6, 0.5));
+        for ((h, l), d) in hi.iter_mut().zip(lo.iter_mut()).zip(&r) {
+            // TwoSum: h + d = s + e exactly.
+            let s = *h + d;
+            let bb = s - *h;
+            *l += (*h - (s - bb)) + (d - bb);
+            *h = s;
+        }
+    }
+    let x = hi.iter().zip(&lo).map(|(h, l)| h + l).collect();
+    (x, residual)
+}
+
 /// A sum of terms and exact products kept as an unevaluated pair (sum, error), giving the result
 /// as if computed in twice the working precision (TwoSum and FMA-based TwoProduct).
 #[derive(Default, Clone, Copy)]
-struct Dot2 {
+pub(crate) struct Dot2 {
     sum: f64,
     err: f64,
 }
 
 impl Dot2 {
     #[inline(always)]
-    fn add(&mut self, a: f64) {
+    pub(crate) fn add(&mut self, a: f64) {
         let s = self.sum + a;
         let bb = s - self.sum;
         self.err += (self.sum - (s - bb)) + (a - bb);
@@ -461,7 +481,7 @@ impl Dot2 {
     }
 
     #[inline(always)]
-    fn add_product(&mut self, a: f64, b: f64) {
+    pub(crate) fn add_product(&mut self, a: f64, b: f64) {
         let p = a * b;
         let e = a.mul_add(b, -p);
         self.add(p);
@@ -469,7 +489,7 @@ impl Dot2 {
     }
 
     #[inline]
-    fn value(self) -> f64 {
+    pub(crate) fn value(self) -> f64 {
         self.sum + self.err
     }
 }

@@ -372,12 +372,6 @@ impl Iterative {
         s
     }
 
-    /// `z ← M⁻¹ z`.
-    fn precondition(&self, z: &mut [f64]) {
-        let src = z.to_vec();
-        self.precondition_from(&src, z);
-    }
-
     /// `z ← M⁻¹ src`: the sweep within each block, blocks in parallel.
     fn precondition_from(&self, src: &[f64], z: &mut [f64]) {
         if self.options.preconditioner == Preconditioner::Jacobi {
@@ -516,177 +510,7 @@ impl Iterative {
     /// Solves `A x = b` approximately from `x = 0` to the relative `tolerance`, overwriting `b`
     /// with `x`; returns the relative 2-norm residual reached.
     fn solve(&self, b: &mut [f64], tolerance: f64) -> f64 {
-        assert_eq!(b.len(), self.n, "right-hand side of the wrong length");
-        let norm_b = norm2(b);
-        let (products, rel) = if norm_b == 0.0 {
-            (0, 0.0)
-        } else if !norm_b.is_finite() {
-            (0, f64::NAN)
-        } else {
-            match self.options.method {
-                KrylovMethod::Gmres(m) => self.gmres(b, norm_b, m.max(1), tolerance),
-                KrylovMethod::BiCgStab => self.bicgstab(b, norm_b, tolerance),
-            }
-        };
-        let mut s = self.stats.lock().unwrap();
-        s.solves += 1;
-        s.products += products;
-        s.last_relative_residual = rel;
-        if rel.is_nan() || rel > tolerance {
-            s.unconverged += 1;
-        }
-        rel
-    }
-
-    /// Right-preconditioned BiCGSTAB (Saad, Algorithm 7.7 with right preconditioning), the
-    /// preconditioned product by Eisenstat's splitting and the vector updates fused with the dot
-    /// products that follow them.
-    fn bicgstab(&self, b: &mut [f64], norm_b: f64, tolerance: f64) -> (usize, f64) {
-        let n = self.n;
-        let tol2 = (tolerance * norm_b).powi(2);
-        let mut x = vec![0.0; n];
-        let mut r = b.to_vec();
-        // The shadow residual: r plus a fixed pseudo-random positive perturbation, so that a sparse
-        // right-hand side (a unit vector) does not break the method down at once.
-        let size = r.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let r0: Vec<f64> = r
-            .iter()
-            .enumerate()
-            .map(|(i, ri)| ri + size * shadow(i))
-            .collect();
-        let (mut p, mut v) = (vec![0.0; n], vec![0.0; n]);
-        let (mut ph, mut sh, mut t) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut rho, mut alpha, mut omega) = (1.0, 1.0, 1.0);
-        let mut products = 0;
-        let mut res2 = norm_b * norm_b;
-        let mut rho1 = dot(&r0, &r);
-        while res2 > tol2 && products + 2 <= self.options.max_products {
-            if rho1 == 0.0 || !rho1.is_finite() {
-                break;
-            }
-            let beta = (rho1 / rho) * (alpha / omega);
-            rho = rho1;
-            zip_chunks(&mut p, &r, &v, |pi, ri, vi| {
-                *pi = ri + beta * (*pi - omega * vi);
-                0.0
-            });
-            self.precondition_from(&p, &mut ph);
-            let (d, _) = self.remainder(&p, &ph, &mut v, &r0);
-            products += 1;
-            if d == 0.0 || !d.is_finite() {
-                break;
-            }
-            alpha = rho / d;
-            // s = r − αv (overwriting r), x += α·ph, ‖s‖².
-            res2 = zip_chunks2(&mut r, &mut x, &v, &ph, |ri, xi, vi, phi| {
-                *ri -= alpha * vi;
-                *xi += alpha * phi;
-                (*ri * *ri, 0.0)
-            })
-            .0;
-            if res2 <= tol2 {
-                break;
-            }
-            self.precondition_from(&r, &mut sh);
-            let (ts, tt) = self.remainder(&r, &sh, &mut t, &r);
-            products += 1;
-            if tt == 0.0 || !tt.is_finite() {
-                break;
-            }
-            omega = ts / tt;
-            // x += ω·sh, r = s − ω·t, ‖r‖², (r0, r).
-            (res2, rho1) = zip_chunks3(&mut r, &mut x, &t, &sh, &r0, |ri, xi, ti, shi, r0i| {
-                *xi += omega * shi;
-                *ri -= omega * ti;
-                (*ri * *ri, *ri * r0i)
-            });
-            if omega == 0.0 {
-                break;
-            }
-        }
-        // The recurrence drifts from the true residual: report the true one.
-        self.residual(&x, b, &mut t);
-        let true_res = norm2(&t);
-        b.copy_from_slice(&x);
-        (products, true_res / norm_b)
-    }
-
-    /// Restarted right-preconditioned GMRES, modified Gram–Schmidt and Givens rotations.
-    fn gmres(&self, b: &mut [f64], norm_b: f64, m: usize, tolerance: f64) -> (usize, f64) {
-        let n = self.n;
-        let tol = tolerance * norm_b;
-        let mut x = vec![0.0; n];
-        let mut r = b.to_vec();
-        let (mut w, mut z) = (vec![0.0; n], vec![0.0; n]);
-        let mut basis: Vec<Vec<f64>> = Vec::with_capacity(m + 1);
-        let mut h = vec![0.0; (m + 1) * m]; // column-major, column j has m + 1 entries
-        let (mut cs, mut sn, mut g) = (vec![0.0; m], vec![0.0; m], vec![0.0; m + 1]);
-        let mut products = 0;
-        let mut beta = norm_b;
-        while beta > tol && products < self.options.max_products && beta.is_finite() {
-            basis.clear();
-            let mut v0 = r.clone();
-            scale(&mut v0, 1.0 / beta);
-            basis.push(v0);
-            g.iter_mut().for_each(|e| *e = 0.0);
-            g[0] = beta;
-            let mut k = 0;
-            while k < m && products < self.options.max_products {
-                z.copy_from_slice(&basis[k]);
-                self.precondition(&mut z);
-                self.remainder_plain(&basis[k], &z, &mut w);
-                products += 1;
-                let col = &mut h[k * (m + 1)..(k + 1) * (m + 1)];
-                for (j, v) in basis.iter().enumerate() {
-                    let hj = dot(&w, v);
-                    col[j] = hj;
-                    axpy(&mut w, -hj, v);
-                }
-                let hn = norm2(&w);
-                col[k + 1] = hn;
-                for j in 0..k {
-                    let (a, c) = (col[j], col[j + 1]);
-                    col[j] = cs[j] * a + sn[j] * c;
-                    col[j + 1] = -sn[j] * a + cs[j] * c;
-                }
-                let (a, c) = (col[k], col[k + 1]);
-                let d = a.hypot(c);
-                (cs[k], sn[k]) = if d == 0.0 { (1.0, 0.0) } else { (a / d, c / d) };
-                col[k] = d;
-                col[k + 1] = 0.0;
-                g[k + 1] = -sn[k] * g[k];
-                g[k] *= cs[k];
-                k += 1;
-                if g[k].abs() <= tol || hn == 0.0 || !hn.is_finite() {
-                    break;
-                }
-                let mut v = w.clone();
-                scale(&mut v, 1.0 / hn);
-                basis.push(v);
-            }
-            // y = H⁻¹ g (upper triangular k × k), then x += M⁻¹ (V y).
-            let mut y = g[..k].to_vec();
-            for i in (0..k).rev() {
-                let mut s = y[i];
-                for j in i + 1..k {
-                    s -= h[j * (m + 1) + i] * y[j];
-                }
-                y[i] = s / h[i * (m + 1) + i];
-            }
-            z.iter_mut().for_each(|e| *e = 0.0);
-            for (v, &yj) in basis.iter().zip(&y) {
-                axpy(&mut z, yj, v);
-            }
-            self.precondition(&mut z);
-            axpy(&mut x, 1.0, &z);
-            self.residual(&x, b, &mut r);
-            beta = norm2(&r);
-            if k == 0 {
-                break;
-            }
-        }
-        b.copy_from_slice(&x);
-        (products, beta / norm_b)
+        solve_counted(self, self.options, &self.stats, b, tolerance)
     }
 
     /// The solver for `Aᵀ` (set up on first use, same settings).
@@ -743,6 +567,327 @@ impl Iterative {
             (KrylovMethod::Gmres(_), Preconditioner::Jacobi) => "GMRES, Jacobi preconditioned",
         }
     }
+}
+
+impl SplitOperator for Iterative {
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    fn precondition_from(&self, src: &[f64], z: &mut [f64]) {
+        Iterative::precondition_from(self, src, z);
+    }
+
+    fn remainder(&self, v: &[f64], z: &[f64], out: &mut [f64], w: &[f64]) -> (f64, f64) {
+        Iterative::remainder(self, v, z, out, w)
+    }
+
+    fn remainder_plain(&self, v: &[f64], z: &[f64], out: &mut [f64]) {
+        Iterative::remainder_plain(self, v, z, out);
+    }
+
+    fn residual(&self, x: &[f64], b: &[f64], out: &mut [f64]) {
+        Iterative::residual(self, x, b, out);
+    }
+}
+
+/// An `n × n` matrix `A` split as `A = M + R` for a right-preconditioned Krylov method: `M` is
+/// the preconditioner (easy to invert: the diagonal and one triangle of `A`, solved by
+/// substitution), `R = A − M` the remainder. With this split the preconditioned product is
+/// `A M⁻¹ v = v + R (M⁻¹ v)` (Eisenstat 1981), so one product costs one substitution and one
+/// product with `R` — the form [`Iterative`] stores as CSR and a model with a closed form (a
+/// board's jump table, `games::snakes::BoardOperator`) computes without a matrix.
+///
+/// Implementations are deterministic: the kernels split rows into fixed chunks, so results do not
+/// depend on the number of threads.
+pub trait SplitOperator: Sync {
+    /// Number of unknowns `n`.
+    fn n(&self) -> usize;
+
+    /// `z ← M⁻¹ src` (both of length `n`; `z`'s previous contents are ignored).
+    fn precondition_from(&self, src: &[f64], z: &mut [f64]);
+
+    /// `out ← v + R z` (all of length `n`); returns `(Σ outᵢwᵢ, Σ outᵢ²)`.
+    fn remainder(&self, v: &[f64], z: &[f64], out: &mut [f64], w: &[f64]) -> (f64, f64);
+
+    /// `out ← v + R z` without the dot products.
+    fn remainder_plain(&self, v: &[f64], z: &[f64], out: &mut [f64]) {
+        self.remainder(v, z, out, v);
+    }
+
+    /// `out ← b − A x` in working precision (the solver's check of its own recurrence; callers
+    /// certify with a residual in extended precision of their own).
+    fn residual(&self, x: &[f64], b: &[f64], out: &mut [f64]);
+}
+
+/// A Krylov solver for a matrix given as a [`SplitOperator`] (no transposed solves): the same
+/// BiCGSTAB and GMRES as [`Iterative`], on an operator that need not store the matrix.
+#[derive(Debug)]
+pub struct MatrixFree<O> {
+    op: O,
+    options: KrylovOptions,
+    stats: Mutex<KrylovStats>,
+}
+
+impl<O: SplitOperator> MatrixFree<O> {
+    /// The solver for `op` with `options` (`options.preconditioner` is ignored: `op` brings its
+    /// own split).
+    pub fn new(op: O, options: KrylovOptions) -> Self {
+        Self {
+            op,
+            options,
+            stats: Mutex::new(KrylovStats::default()),
+        }
+    }
+
+    /// The operator.
+    #[must_use]
+    pub fn operator(&self) -> &O {
+        &self.op
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn options(&self) -> KrylovOptions {
+        self.options
+    }
+
+    /// The work done so far.
+    #[must_use]
+    pub fn stats(&self) -> KrylovStats {
+        *self.stats.lock().unwrap()
+    }
+
+    /// Solves `A x = b` approximately from `x = 0` until `‖b − A x‖₂ ≤ tolerance · ‖b‖₂` or
+    /// `options.max_products` products, overwriting `b` (length `n`) with `x`; returns the relative
+    /// 2-norm residual reached (`NaN` after a breakdown).
+    ///
+    /// # Panics
+    /// - panics if `b.len() != n`.
+    #[track_caller]
+    pub fn solve_to(&self, b: &mut [f64], tolerance: f64) -> f64 {
+        solve_counted(&self.op, self.options, &self.stats, b, tolerance)
+    }
+
+    /// A one-line description of the method.
+    #[must_use]
+    pub fn describe(&self) -> &'static str {
+        match self.options.method {
+            KrylovMethod::BiCgStab => "BiCGSTAB, Gauss-Seidel preconditioned",
+            KrylovMethod::Gmres(_) => "GMRES, Gauss-Seidel preconditioned",
+        }
+    }
+
+    /// The work done so far, for reports.
+    #[must_use]
+    pub fn work(&self) -> String {
+        let s = self.stats();
+        let mut text = format!("{} preconditioned products in {} solves", s.products, s.solves);
+        if s.unconverged > 0 {
+            text.push_str(&format!(", {} short of their tolerance", s.unconverged));
+        }
+        text
+    }
+}
+
+/// One solve by `options.method` on `op`, its work added to `stats`.
+fn solve_counted<O: SplitOperator + ?Sized>(
+    op: &O,
+    options: KrylovOptions,
+    stats: &Mutex<KrylovStats>,
+    b: &mut [f64],
+    tolerance: f64,
+) -> f64 {
+    assert_eq!(b.len(), op.n(), "right-hand side of the wrong length");
+    let norm_b = norm2(b);
+    let (products, rel) = if norm_b == 0.0 {
+        (0, 0.0)
+    } else if !norm_b.is_finite() {
+        (0, f64::NAN)
+    } else {
+        match options.method {
+            KrylovMethod::Gmres(m) => gmres(op, options.max_products, b, norm_b, m.max(1), tolerance),
+            KrylovMethod::BiCgStab => bicgstab(op, options.max_products, b, norm_b, tolerance),
+        }
+    };
+    let mut s = stats.lock().unwrap();
+    s.solves += 1;
+    s.products += products;
+    s.last_relative_residual = rel;
+    if rel.is_nan() || rel > tolerance {
+        s.unconverged += 1;
+    }
+    rel
+}
+
+/// `z ← M⁻¹ z`.
+fn precondition_in_place<O: SplitOperator + ?Sized>(op: &O, z: &mut [f64]) {
+    let src = z.to_vec();
+    op.precondition_from(&src, z);
+}
+
+/// Right-preconditioned BiCGSTAB (Saad, Algorithm 7.7 with right preconditioning), the
+/// preconditioned product by Eisenstat's splitting and the vector updates fused with the dot
+/// products that follow them.
+fn bicgstab<O: SplitOperator + ?Sized>(
+    op: &O,
+    max_products: usize,
+    b: &mut [f64],
+    norm_b: f64,
+    tolerance: f64,
+) -> (usize, f64) {
+    let n = op.n();
+    let tol2 = (tolerance * norm_b).powi(2);
+    let mut x = vec![0.0; n];
+    let mut r = b.to_vec();
+    // The shadow residual: r plus a fixed pseudo-random positive perturbation, so that a sparse
+    // right-hand side (a unit vector) does not break the method down at once.
+    let size = r.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let r0: Vec<f64> = r
+        .iter()
+        .enumerate()
+        .map(|(i, ri)| ri + size * shadow(i))
+        .collect();
+    let (mut p, mut v) = (vec![0.0; n], vec![0.0; n]);
+    let (mut ph, mut sh, mut t) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let (mut rho, mut alpha, mut omega) = (1.0, 1.0, 1.0);
+    let mut products = 0;
+    let mut res2 = norm_b * norm_b;
+    let mut rho1 = dot(&r0, &r);
+    while res2 > tol2 && products + 2 <= max_products {
+        if rho1 == 0.0 || !rho1.is_finite() {
+            break;
+        }
+        let beta = (rho1 / rho) * (alpha / omega);
+        rho = rho1;
+        zip_chunks(&mut p, &r, &v, |pi, ri, vi| {
+            *pi = ri + beta * (*pi - omega * vi);
+            0.0
+        });
+        op.precondition_from(&p, &mut ph);
+        let (d, _) = op.remainder(&p, &ph, &mut v, &r0);
+        products += 1;
+        if d == 0.0 || !d.is_finite() {
+            break;
+        }
+        alpha = rho / d;
+        // s = r − αv (overwriting r), x += α·ph, ‖s‖².
+        res2 = zip_chunks2(&mut r, &mut x, &v, &ph, |ri, xi, vi, phi| {
+            *ri -= alpha * vi;
+            *xi += alpha * phi;
+            (*ri * *ri, 0.0)
+        })
+        .0;
+        if res2 <= tol2 {
+            break;
+        }
+        op.precondition_from(&r, &mut sh);
+        let (ts, tt) = op.remainder(&r, &sh, &mut t, &r);
+        products += 1;
+        if tt == 0.0 || !tt.is_finite() {
+            break;
+        }
+        omega = ts / tt;
+        // x += ω·sh, r = s − ω·t, ‖r‖², (r0, r).
+        (res2, rho1) = zip_chunks3(&mut r, &mut x, &t, &sh, &r0, |ri, xi, ti, shi, r0i| {
+            *xi += omega * shi;
+            *ri -= omega * ti;
+            (*ri * *ri, *ri * r0i)
+        });
+        if omega == 0.0 {
+            break;
+        }
+    }
+    // The recurrence drifts from the true residual: report the true one.
+    op.residual(&x, b, &mut t);
+    let true_res = norm2(&t);
+    b.copy_from_slice(&x);
+    (products, true_res / norm_b)
+}
+
+/// Restarted right-preconditioned GMRES, modified Gram–Schmidt and Givens rotations.
+fn gmres<O: SplitOperator + ?Sized>(
+    op: &O,
+    max_products: usize,
+    b: &mut [f64],
+    norm_b: f64,
+    m: usize,
+    tolerance: f64,
+) -> (usize, f64) {
+    let n = op.n();
+    let tol = tolerance * norm_b;
+    let mut x = vec![0.0; n];
+    let mut r = b.to_vec();
+    let (mut w, mut z) = (vec![0.0; n], vec![0.0; n]);
+    let mut basis: Vec<Vec<f64>> = Vec::with_capacity(m + 1);
+    let mut h = vec![0.0; (m + 1) * m]; // column-major, column j has m + 1 entries
+    let (mut cs, mut sn, mut g) = (vec![0.0; m], vec![0.0; m], vec![0.0; m + 1]);
+    let mut products = 0;
+    let mut beta = norm_b;
+    while beta > tol && products < max_products && beta.is_finite() {
+        basis.clear();
+        let mut v0 = r.clone();
+        scale(&mut v0, 1.0 / beta);
+        basis.push(v0);
+        g.iter_mut().for_each(|e| *e = 0.0);
+        g[0] = beta;
+        let mut k = 0;
+        while k < m && products < max_products {
+            z.copy_from_slice(&basis[k]);
+            precondition_in_place(op, &mut z);
+            op.remainder_plain(&basis[k], &z, &mut w);
+            products += 1;
+            let col = &mut h[k * (m + 1)..(k + 1) * (m + 1)];
+            for (j, v) in basis.iter().enumerate() {
+                let hj = dot(&w, v);
+                col[j] = hj;
+                axpy(&mut w, -hj, v);
+            }
+            let hn = norm2(&w);
+            col[k + 1] = hn;
+            for j in 0..k {
+                let (a, c) = (col[j], col[j + 1]);
+                col[j] = cs[j] * a + sn[j] * c;
+                col[j + 1] = -sn[j] * a + cs[j] * c;
+            }
+            let (a, c) = (col[k], col[k + 1]);
+            let d = a.hypot(c);
+            (cs[k], sn[k]) = if d == 0.0 { (1.0, 0.0) } else { (a / d, c / d) };
+            col[k] = d;
+            col[k + 1] = 0.0;
+            g[k + 1] = -sn[k] * g[k];
+            g[k] *= cs[k];
+            k += 1;
+            if g[k].abs() <= tol || hn == 0.0 || !hn.is_finite() {
+                break;
+            }
+            let mut v = w.clone();
+            scale(&mut v, 1.0 / hn);
+            basis.push(v);
+        }
+        // y = H⁻¹ g (upper triangular k × k), then x += M⁻¹ (V y).
+        let mut y = g[..k].to_vec();
+        for i in (0..k).rev() {
+            let mut s = y[i];
+            for j in i + 1..k {
+                s -= h[j * (m + 1) + i] * y[j];
+            }
+            y[i] = s / h[i * (m + 1) + i];
+        }
+        z.iter_mut().for_each(|e| *e = 0.0);
+        for (v, &yj) in basis.iter().zip(&y) {
+            axpy(&mut z, yj, v);
+        }
+        precondition_in_place(op, &mut z);
+        axpy(&mut x, 1.0, &z);
+        op.residual(&x, b, &mut r);
+        beta = norm2(&r);
+        if k == 0 {
+            break;
+        }
+    }
+    b.copy_from_slice(&x);
+    (products, beta / norm_b)
 }
 
 impl DenseSolve<f64> for Iterative {

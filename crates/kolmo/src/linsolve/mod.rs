@@ -23,6 +23,8 @@ mod woodbury;
 pub use dense::DenseLu;
 pub use factored::{Factored, MAX_DENSE, SPARSE_FROM, SolveMethod};
 pub use gauss::GaussLu;
-pub use krylov::{Iterative, KrylovMethod, KrylovOptions, KrylovStats, Preconditioner};
+pub use krylov::{
+    Iterative, KrylovMethod, KrylovOptions, KrylovStats, MatrixFree, Preconditioner, SplitOperator,
+};
 pub use sparse_lu::SparseLu;
 pub use woodbury::TriangularWoodbury;

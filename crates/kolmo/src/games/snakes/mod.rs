@@ -15,10 +15,14 @@ mod analysis;
 mod board;
 mod chain;
 mod file;
+mod operator;
 mod race;
 
-pub use analysis::{AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, MAX_ERROR_BOUND, PortalUsage};
+pub use analysis::{
+    AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, MATRIX_FREE_FROM, MAX_ERROR_BOUND, PortalUsage,
+};
 pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
 pub use chain::BoardChain;
 pub use file::MAX_FILE_BYTES;
+pub use operator::{BoardOperator, MAX_OPERATOR_FACES};
 pub use race::{ExactRace, MAX_EXACT_RACE_STATES, RaceChain};
