@@ -31,10 +31,24 @@ const TOP_KEYS: &[&str] = &[
     "comment",
 ];
 /// Keys allowed in a reward model.
-const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
+pub(super) const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
 
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
+///
+/// Tries the one-pass reader ([`super::json_fast`]) first; when it gives up (on any error, or a
+/// file it does not stream), reads the text again with [`read_located`], whose result (the same
+/// model, or an error at its line and column) is the answer.
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
+    match super::json_fast::read(path, text, options) {
+        Some(done) => Ok(done),
+        None => read_located(path, text, options),
+    }
+}
+
+/// Reads a model from `text` in two passes (serde_json's syntax check, then a tree of located
+/// values): slow and memory-hungry for big files, but every error names its line, column and
+/// JSON path. The reference that [`super::json_fast`] must agree with.
+pub(super) fn read_located(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
     let root = located::parse(path, text)?;
     let top = object(path, &root, "the model", TOP_KEYS)?;
     let get = |key: &str| top.iter().find(|m| m.key == key).map(|m| &m.value);
@@ -86,36 +100,78 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         }
     }
 
-    // The matrix was validated row by row above, so these constructors only restate it.
-    let model = if mdp {
-        let mut model = Mdp::new(matrix, initial)?;
-        if let Some(names) = states.names {
-            model = model.with_names(names);
-        }
-        if let Some(names) = action_names {
-            model = model.with_action_names(names);
-        }
-        for (name, set) in labels {
-            model.set_label(name, set);
-        }
-        for (name, r) in rewards {
-            model.set_reward_model(name, r)?;
-        }
-        Model::Mdp(model)
-    } else {
-        let mut model = Dtmc::new(matrix, initial)?;
-        if let Some(names) = states.names {
-            model = model.with_names(names);
-        }
-        for (name, set) in labels {
-            model.set_label(name, set);
-        }
-        for (name, r) in rewards {
-            model.set_reward_model(name, r)?;
-        }
-        Model::Dtmc(model)
+    let parts = Parts {
+        mdp,
+        matrix,
+        initial,
+        names: states.names,
+        action_names,
+        labels,
+        rewards,
     };
-    Ok((model, notes))
+    Ok((parts.assemble()?, notes))
+}
+
+/// What a JSON model file holds, once read and checked.
+pub(super) struct Parts {
+    /// Whether the model is an MDP (`"type": "mdp"`).
+    pub mdp: bool,
+    /// The transition matrix (one row group per state).
+    pub matrix: CsrMatrix,
+    /// The initial states.
+    pub initial: Vec<StateId>,
+    /// The state names, if `"states"` is a list.
+    pub names: Option<Vec<String>>,
+    /// An MDP's action names in row order, if its actions are named.
+    pub action_names: Option<Vec<String>>,
+    /// Labels in file order.
+    pub labels: Vec<(String, StateSet)>,
+    /// Reward models in file order.
+    pub rewards: Vec<(String, RewardModel)>,
+}
+
+impl Parts {
+    /// The model. The matrix was validated row by row, so the constructors only restate it.
+    pub(super) fn assemble(self) -> Result<Model> {
+        let Parts {
+            mdp,
+            matrix,
+            initial,
+            names,
+            action_names,
+            labels,
+            rewards,
+        } = self;
+        let model = if mdp {
+            let mut model = Mdp::new(matrix, initial)?;
+            if let Some(names) = names {
+                model = model.with_names(names);
+            }
+            if let Some(names) = action_names {
+                model = model.with_action_names(names);
+            }
+            for (name, set) in labels {
+                model.set_label(name, set);
+            }
+            for (name, r) in rewards {
+                model.set_reward_model(name, r)?;
+            }
+            Model::Mdp(model)
+        } else {
+            let mut model = Dtmc::new(matrix, initial)?;
+            if let Some(names) = names {
+                model = model.with_names(names);
+            }
+            for (name, set) in labels {
+                model.set_label(name, set);
+            }
+            for (name, r) in rewards {
+                model.set_reward_model(name, r)?;
+            }
+            Model::Dtmc(model)
+        };
+        Ok(model)
+    }
 }
 
 /// A [`parse_error`] at `node`.
@@ -181,7 +237,7 @@ fn key_path(base: &str, key: &str) -> String {
 }
 
 /// A whole number written as a JSON number or digit string (an index), if `raw` is one.
-fn whole(raw: &str) -> Option<u64> {
+pub(super) fn whole(raw: &str) -> Option<u64> {
     if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

@@ -29,6 +29,7 @@ mod csv;
 mod drn;
 mod drn_body;
 mod json;
+mod json_fast;
 mod mtx;
 mod npy;
 mod prism;
