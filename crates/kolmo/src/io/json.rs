@@ -984,7 +984,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
 }
 
 /// The model as kolmo JSON text.
-fn to_json(model: &Model) -> Result<String> {
+pub(super) fn to_json(model: &Model) -> Result<String> {
     let (kind, matrix, initial, names, action_names, labels, rewards) = match model {
         Model::Dtmc(d) => (
             "dtmc",

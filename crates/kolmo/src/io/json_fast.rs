@@ -360,6 +360,10 @@ impl<'t> Scan<'t> {
             return Err(GiveUp);
         }
         let (states, t) = (states.ok_or(GiveUp)?, transitions.ok_or(GiveUp)?);
+        let labels = labels
+            .into_iter()
+            .map(|(name, list)| (name, StateSet::from_states(states.n, list)))
+            .collect();
         let parts = Parts {
             mdp,
             matrix: t.matrix,
@@ -588,15 +592,16 @@ impl<'t> Scan<'t> {
         unordered(path, st.n, mdp, normalize, all)
     }
 
-    /// `"labels"`: `{name: state or [states]}`.
-    fn labels(&mut self, st: &States<'_>) -> Step<Vec<(String, StateSet)>> {
-        let mut out: Vec<(String, StateSet)> = Vec::new();
+    /// `"labels"`: `{name: state or [states]}`. The sets are made once the transitions have
+    /// shown that the model has its `n` states (a small file may claim a huge `n`).
+    fn labels(&mut self, st: &States<'_>) -> Step<Vec<(String, Vec<StateId>)>> {
+        let mut out: Vec<(String, Vec<StateId>)> = Vec::new();
         let mut names = HashSet::new();
         if self.open(b'{', b'}')? {
             loop {
                 let name = self.string()?.into_owned();
                 self.eat(b':')?;
-                let set = StateSet::from_states(st.n, self.one_or_many(st)?);
+                let set = self.one_or_many(st)?;
                 if !names.insert(name.clone()) {
                     return Err(GiveUp);
                 }
@@ -854,7 +859,8 @@ impl<'t> Rows<'t> {
     /// the open state's next choice, or open the next state.
     #[inline]
     fn push(&mut self, state: StateId, action: &Act<'t>, target: StateId, value: f64) -> Step {
-        if !(value >= 0.0) {
+        // Values are finite (`parse_number`); -0 is accepted, as `build_matrix` accepts it.
+        if value < 0.0 {
             return Err(GiveUp);
         }
         if self.mdp {
@@ -873,7 +879,7 @@ impl<'t> Rows<'t> {
                 }
             }
             Act::Index(i) => {
-                if !same || (*i != self.choice && *i != self.choice + 1) {
+                if !same || (*i != self.choice && Some(*i) != self.choice.checked_add(1)) {
                     return Err(Stop::Unordered);
                 }
                 if *i != self.choice {
@@ -1019,4 +1025,307 @@ fn unordered(
         action_names,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::json::{read_located, to_json};
+    use super::*;
+    use crate::games::snakes::{Board, BoardSpec, Die, Rule};
+    use rand::RngExt;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use rand_xoshiro::rand_core::SeedableRng;
+
+    const PATH: &str = "m.json";
+
+    fn options(normalize: bool) -> ReadOptions {
+        ReadOptions {
+            normalize,
+            format: None,
+        }
+    }
+
+    /// A read's whole outcome as text: the model's `Debug` (which prints every `f64` in its
+    /// shortest form that reads back to the same bits, so equal text means bit-identical values)
+    /// with the notes, or the error message.
+    fn outcome(r: crate::Result<(Model, Vec<String>)>) -> String {
+        match r {
+            Ok((m, notes)) => format!("ok {m:?} {notes:?}"),
+            Err(e) => format!("err {e}"),
+        }
+    }
+
+    /// The model of `text` as the located reader gives it.
+    fn located(text: &str, normalize: bool) -> String {
+        outcome(read_located(Path::new(PATH), text, &options(normalize)))
+    }
+
+    /// The model of `text` as the fast path gives it, if it does not give up.
+    fn fast(text: &str, normalize: bool) -> Option<String> {
+        read(Path::new(PATH), text, &options(normalize))
+            .map(Ok)
+            .map(outcome)
+    }
+
+    fn repo_file(rel: &str) -> String {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read_to_string(root.join(rel)).unwrap()
+    }
+
+    /// The chain of a snakes board as `kolmo snakes --export x.json` writes it.
+    fn snakes_json(spec: &BoardSpec) -> String {
+        let board = Board::new(spec).unwrap();
+        let mut d = board.dtmc().unwrap();
+        let goal = board.size() as usize;
+        let rolls = (0..d.n()).map(|c| if c == goal { 0.0 } else { 1.0 }).collect();
+        d.set_reward_model("rolls", RewardModel::from_state_rewards(rolls))
+            .unwrap();
+        to_json(&Model::Dtmc(d)).unwrap()
+    }
+
+    /// Valid files of every form the schema has; the fast path must read each.
+    fn corpus() -> Vec<String> {
+        let mut out: Vec<String> = [
+            "examples/models/land-of-oz.json",
+            "examples/models/drunkard.json",
+            "examples/models/shortcut-mdp.json",
+        ]
+        .iter()
+        .map(|f| repo_file(f))
+        .collect();
+        // The complete examples of the schema's documentation.
+        let doc = repo_file("docs/model-json.md");
+        for block in doc.split("```json\n").skip(1) {
+            let block = &block[..block.find("```").unwrap()];
+            if block.starts_with('{') && located(block, false).starts_with("ok") {
+                out.push(block.to_string());
+            }
+        }
+        out.extend(
+            [
+                // List forms, numbers and fractions, initial states, labels, rewards of a chain.
+                r#"{"type": "dtmc", "states": 2, "initial": [1],
+                    "transitions": [[0, 1, "1/3"], [0, 0, "2/3"], [1, 1, 1]],
+                    "labels": {"one": 1, "both": [0, 1], "none": []},
+                    "rewards": {"r": {"transition": [[0, 1, 5]], "action": [1, 2]},
+                                "s": {"state": {"1": -2.5e3}, "action": {"0": "1/7"}, "transition": {"1": {"1": 0.1}}},
+                                "empty": {}}}"#,
+                // Transitions out of order, zero probabilities, numbers by value and as digits.
+                r#"{"states": 3, "initial": [], "transitions": [[2, 2, 1], [0, 1, 0.5], ["1", 0, 1e0],
+                    [0, 2, 5E-1], [0, 0, 0], [1, 2, 0.0]], "comment": {"any": [1, true, null, {"x": "y"}]}}"#,
+                // Named MDP in list form with its actions out of order, and in map forms.
+                r#"{"type": "mdp", "states": ["a", "b"],
+                    "transitions": [["a", "go", "b", 1], ["b", "stay", "b", 1], ["a", "stay", "a", 1]],
+                    "rewards": {"cost": {"action": [2, 0, 0], "transition": {"a": {"go": {"b": 3}}}}}}"#,
+                r#"{"type": "mdp", "states": ["a", "b"],
+                    "transitions": {"a": {"go": {"b": 1}, "stay": {"a": 1}}, "b": {"stay": {"b": 1}}},
+                    "rewards": {"cost": {"action": {"a": {"go": 2}}, "state": [1, 0],
+                                         "transition": [["a", "go", "b", 3], ["b", 0, "b", 1]]}}}"#,
+                r#"{"type": "mdp", "states": 2, "transitions": {"0": [{"1": 1}, {"0": 0.5, "1": 0.5}], "1": [{"1": 1}]},
+                    "rewards": {"r": {"action": {"0": [1, 2]}, "transition": {"0": [{}, {"1": 4}]}}}}"#,
+                // Numbered MDP in list form, in and out of order; an action without transitions.
+                r#"{"type": "mdp", "states": 2, "transitions": [[0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 1]]}"#,
+                r#"{"type": "mdp", "states": 2, "transitions": [[1, 0, 1, 1], [0, 1, 0, 1], [0, 0, 1, 1]]}"#,
+                r#"{"type": "mdp", "states": ["x"], "transitions": {"x": {"idle": {}, "go": {"x": 1}}}}"#,
+                // Escapes in names, keys and numbers; a byte-order mark; CRLF line ends.
+                "\u{feff}{\"st\\u0061tes\": [\"a\\\"b\", \"\\u00e9\", \"\u{e9}\\n\"],\r\n \"transitions\": {\"a\\\"b\": {\"\\u00e9\": \"1\"},\r\n \"\u{e9}\": {\"\u{e9}\\n\": 1}, \"\u{e9}\\n\": {\"a\\\"b\": 1}}, \"initial\": \"\u{e9}\"}\r\n",
+                // Keys in another order than the writer's.
+                r#"{"states": ["s"], "type": "dtmc", "labels": {"l": "s"}, "transitions": {"s": {"s": 1}}, "initial": "s"}"#,
+            ]
+            .map(String::from),
+        );
+        // Written files: snakes boards (several dice and rules), a written MDP.
+        let mut weighted = BoardSpec::empty(60).with_random_portals(6, 3).unwrap();
+        weighted.die = Die::Weighted(vec![1.0, 2.0, 3.0, 1.0]);
+        weighted.rule = Rule::Bounce;
+        let mut stay = BoardSpec::builtin("classic").unwrap();
+        stay.rule = Rule::Stay;
+        for spec in [
+            BoardSpec::builtin("classic").unwrap(),
+            BoardSpec::empty(200).with_random_portals(40, 7).unwrap(),
+            weighted,
+            stay,
+        ] {
+            out.push(snakes_json(&spec));
+        }
+        let mdp = read_located(
+            Path::new(PATH),
+            &repo_file("examples/models/shortcut-mdp.json"),
+            &options(false),
+        )
+        .unwrap()
+        .0;
+        out.push(to_json(&mdp).unwrap());
+        out
+    }
+
+    #[test]
+    fn valid_files_give_the_located_readers_model() {
+        for text in corpus() {
+            for normalize in [false, true] {
+                let want = located(&text, normalize);
+                assert!(want.starts_with("ok"), "{want}\n{text}");
+                let got =
+                    fast(&text, normalize).unwrap_or_else(|| panic!("the fast path gave up on\n{text}"));
+                assert_eq!(got, want, "{text}");
+            }
+        }
+        // Real values: the classic board's first row, a fraction, an MDP's names and rewards.
+        let classic = snakes_json(&BoardSpec::builtin("classic").unwrap());
+        let Some((Model::Dtmc(d), _)) = read(Path::new(PATH), &classic, &options(false)) else {
+            panic!()
+        };
+        assert_eq!(d.n(), 101);
+        assert_eq!(d.matrix().row(0).1, &[1.0 / 6.0; 6][..]);
+        assert_eq!(d.names().unwrap()[100], "cell 100");
+        assert_eq!(d.label("goal").unwrap().to_vec(), vec![100]);
+        assert_eq!(d.reward_models()["rolls"].state.as_ref().unwrap()[100], 0.0);
+        let text = repo_file("examples/models/shortcut-mdp.json");
+        let Some((Model::Mdp(m), _)) = read(Path::new(PATH), &text, &options(false)) else {
+            panic!()
+        };
+        assert_eq!(
+            m.action_names().unwrap(),
+            &["walk", "shortcut", "walk", "stay", "stay"]
+        );
+        assert_eq!(m.matrix().row(1), (&[2, 3][..], &[0.75, 0.25][..]));
+        assert_eq!(
+            m.reward_models()["minutes"].action.as_deref(),
+            Some(&[5.0, 3.0, 5.0, 0.0, 0.0][..])
+        );
+    }
+
+    #[test]
+    fn normalize_notes_agree() {
+        let text = r#"{"states": 2, "transitions": {"0": {"0": 0.5, "1": 0.4}, "1": {"1": 2}}}"#;
+        let got = fast(text, true).unwrap();
+        assert_eq!(got, located(text, true));
+        assert!(got.contains("normalized 2 row(s)"), "{got}");
+        assert_eq!(fast(text, false), None);
+    }
+
+    /// Files the fast path leaves to the located reader, which reads them all the same.
+    #[test]
+    fn what_the_fast_path_leaves_is_read_as_before() {
+        for text in [
+            // Transitions before states; type after transitions; rewards before transitions.
+            r#"{"transitions": [[0, 0, 1]], "states": 1}"#,
+            r#"{"states": 1, "transitions": [[0, 0, 1]], "type": "dtmc"}"#,
+            r#"{"states": 1, "rewards": {"r": {"state": [1]}}, "transitions": [[0, 0, 1]]}"#,
+            // One state as two keys ("1" and "01"): the located reader joins the rows.
+            r#"{"states": 2, "transitions": {"0": {"0": 1}, "1": {"0": 0.5}, "01": {"1": 0.5}}}"#,
+        ] {
+            assert_eq!(fast(text, false), None, "{text}");
+            let want = located(text, false);
+            assert!(want.starts_with("ok"), "{want}");
+            assert_eq!(
+                outcome(super::super::json::read(Path::new(PATH), text, &options(false))),
+                want
+            );
+        }
+    }
+
+    /// Random edits of valid files: the fast path with its fallback answers exactly as the located
+    /// reader alone (the same model, or the same error message), and sometimes accepts.
+    #[test]
+    fn mutated_files_give_the_located_readers_answer() {
+        let tokens: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            " ",
+            "\n",
+            "0",
+            "1",
+            "2",
+            "-1",
+            "0.5",
+            "1e400",
+            "01",
+            "\"1/3\"",
+            "\"01\"",
+            "\"R\"",
+            "\"X\"",
+            "null",
+            "true",
+            "\"mdp\"",
+            "\"dtmc\"",
+            "\"states\"",
+            "\"transitions\"",
+            "\"initial\"",
+            "\"labels\"",
+            "\"rewards\"",
+            "\"comment\"",
+            "\"state\"",
+            "\"action\"",
+            "\"transition\"",
+            "\\",
+            "\\u",
+            "\u{e9}",
+            "\"go\"",
+            "-0",
+            "1.",
+        ];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let texts: Vec<String> = corpus().into_iter().filter(|t| t.len() < 4000).collect();
+        assert!(texts.len() > 15);
+        let (mut accepted, mut refused) = (0usize, 0usize);
+        for text in &texts {
+            let bytes = text.as_bytes();
+            for round in 0..600 {
+                let mut m = bytes.to_vec();
+                for _ in 0..rng.random_range(1..=2) {
+                    let at = rng.random_range(0..=m.len());
+                    let len = rng.random_range(0..=4usize).min(m.len() - at);
+                    match rng.random_range(0..6) {
+                        0 => m.truncate(at),
+                        5 => m.insert(at, b" \n\t\r"[rng.random_range(0..4)]),
+                        1 => {
+                            m.drain(at..at + len);
+                        }
+                        2 => {
+                            let t = tokens[rng.random_range(0..tokens.len())].as_bytes();
+                            m.splice(at..at + len, t.iter().copied());
+                        }
+                        3 => {
+                            // A copy of a stretch of the file elsewhere: keys and entries twice.
+                            let from = rng.random_range(0..=m.len());
+                            let to = (from + rng.random_range(1..40)).min(m.len());
+                            let piece = m[from..to].to_vec();
+                            let at = at.min(m.len());
+                            m.splice(at..at, piece);
+                        }
+                        _ => {
+                            if at < m.len() {
+                                m[at] = b"{}[],:\"0123456789.eE-+/ \\xR"[rng.random_range(0..27)];
+                            }
+                        }
+                    }
+                }
+                let Ok(m) = String::from_utf8(m) else {
+                    continue;
+                };
+                let normalize = round % 4 == 0;
+                let want = located(&m, normalize);
+                let got = outcome(super::super::json::read(Path::new(PATH), &m, &options(normalize)));
+                assert_eq!(got, want, "mutated file:\n{m}");
+                match fast(&m, normalize) {
+                    Some(f) => {
+                        assert_eq!(f, want);
+                        accepted += 1;
+                    }
+                    None => refused += 1,
+                }
+            }
+        }
+        // Both ways are taken often.
+        assert!(
+            accepted > 1000 && refused > 5000,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
 }
