@@ -1,7 +1,9 @@
 //! kolmo's JSON model files (schema in `docs/model-json.md`).
 //!
-//! Reading happens in two passes. serde_json first checks the syntax (its errors carry line and
-//! column); then [`located::parse`] builds a small tree that remembers where every value and key
+//! Files are read by the one-pass reader of [`super::json_fast`] when it accepts them (every valid
+//! file it can stream, which includes everything [`write`] writes). Otherwise, and for every file
+//! with an error, reading happens in two passes ([`read_located`]). serde_json first checks the
+//! syntax (its errors carry line and column); then [`located::parse`] builds a small tree that remembers where every value and key
 //! starts, so that errors about the *meaning* of a value (an unknown state, a row that does not
 //! sum to 1, a duplicate transition) point at the line and column where it was written, and name
 //! its JSON path (`transitions[17]`, `transitions.R.N`).

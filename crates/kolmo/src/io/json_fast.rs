@@ -46,8 +46,19 @@ type Step<T = ()> = std::result::Result<T, Stop>;
 /// Reads the model in `text` (the contents of `path`) in one pass, or `None` when the located
 /// reader must read it (see the module documentation).
 pub(super) fn read(path: &Path, text: &str, options: &ReadOptions) -> Option<(Model, Vec<String>)> {
+    read_tuned(path, text, options, Tuning::FILES)
+}
+
+/// [`read`] with the given sizes of parallel reading.
+fn read_tuned(
+    path: &Path,
+    text: &str,
+    options: &ReadOptions,
+    tuning: Tuning,
+) -> Option<(Model, Vec<String>)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut s = Scan::new(text);
+    s.tuning = tuning;
     let (parts, notes) = s.model(path, options.normalize).ok()?;
     Some((parts.assemble().ok()?, notes))
 }
@@ -77,15 +88,23 @@ struct Scan<'t> {
     /// The last number token read and its value: model files repeat values, and comparing the
     /// text is cheaper than parsing it again.
     last_number: (&'t str, f64),
+    /// How to read a big transitions map in parallel.
+    tuning: Tuning,
 }
 
 impl<'t> Scan<'t> {
     fn new(text: &'t str) -> Self {
+        Self::at(text, 0)
+    }
+
+    /// A cursor at byte `pos` of `text`.
+    fn at(text: &'t str, pos: usize) -> Self {
         Self {
             text,
             bytes: text.as_bytes(),
-            pos: 0,
+            pos,
             last_number: ("", 0.0),
+            tuning: Tuning::FILES,
         }
     }
 
@@ -493,40 +512,7 @@ impl<'t> Scan<'t> {
                 }
                 let mut keys: Vec<StateId> = Vec::new();
                 loop {
-                    let state = self.key_state(st)?;
-                    keys.push(state);
-                    self.eat(b':')?;
-                    if !mdp {
-                        self.distribution(st, state, &Act::Only, sink)?;
-                    } else if self.peek() == Some(b'[') {
-                        if self.open(b'[', b']')? {
-                            let mut i = 0u32;
-                            loop {
-                                self.distribution(st, state, &Act::Index(i), sink)?;
-                                i = i.checked_add(1).ok_or(GiveUp)?;
-                                if !self.more(b']')? {
-                                    break;
-                                }
-                            }
-                        }
-                    } else if self.open(b'{', b'}')? {
-                        let mut names: Vec<Cow<'t, str>> = Vec::new();
-                        loop {
-                            let action = Act::Name(self.string()?);
-                            self.eat(b':')?;
-                            self.distribution(st, state, &action, sink)?;
-                            if let Act::Name(name) = action {
-                                names.push(name);
-                            }
-                            if !self.more(b'}')? {
-                                break;
-                            }
-                        }
-                        names.sort_unstable();
-                        if names.windows(2).any(|w| w[0] == w[1]) {
-                            return Err(GiveUp);
-                        }
-                    }
+                    keys.push(self.member(st, mdp, sink)?);
                     if !self.more(b'}')? {
                         break;
                     }
@@ -541,6 +527,49 @@ impl<'t> Scan<'t> {
             _ => return Err(GiveUp),
         }
         Ok(())
+    }
+
+    /// One member `from: ...` of the map form of transitions: a distribution (a chain's), the
+    /// actions by name or a list of distributions (an MDP's); returns the state `from`. Action
+    /// names given twice give up.
+    fn member<F>(&mut self, st: &States<'_>, mdp: bool, sink: &mut F) -> Step<StateId>
+    where
+        F: FnMut(StateId, &Act<'t>, StateId, f64) -> Step,
+    {
+        let state = self.key_state(st)?;
+        self.eat(b':')?;
+        if !mdp {
+            self.distribution(st, state, &Act::Only, sink)?;
+        } else if self.peek() == Some(b'[') {
+            if self.open(b'[', b']')? {
+                let mut i = 0u32;
+                loop {
+                    self.distribution(st, state, &Act::Index(i), sink)?;
+                    i = i.checked_add(1).ok_or(GiveUp)?;
+                    if !self.more(b']')? {
+                        break;
+                    }
+                }
+            }
+        } else if self.open(b'{', b'}')? {
+            let mut names: Vec<Cow<'t, str>> = Vec::new();
+            loop {
+                let action = Act::Name(self.string()?);
+                self.eat(b':')?;
+                self.distribution(st, state, &action, sink)?;
+                if let Act::Name(name) = action {
+                    names.push(name);
+                }
+                if !self.more(b'}')? {
+                    break;
+                }
+            }
+            names.sort_unstable();
+            if names.windows(2).any(|w| w[0] == w[1]) {
+                return Err(GiveUp);
+            }
+        }
+        Ok(state)
     }
 
     /// A state written as an object key (always a string).
@@ -575,7 +604,18 @@ impl<'t> Scan<'t> {
     /// `"transitions"`: streamed into CSR when in row order, else read again as a list.
     fn transitions(&mut self, path: &Path, st: &States<'_>, mdp: bool, normalize: bool) -> Step<Transitions> {
         let start = self.pos;
-        let mut rows = Rows::new(mdp, normalize);
+        let tuning = self.tuning;
+        if self.peek() == Some(b'{')
+            && self.bytes.len() - self.pos >= tuning.parallel_min
+            && (rayon::current_num_threads() > 1 || tuning.parallel_min == 0)
+        {
+            if let Some((t, end)) = parallel_map(self.text, self.pos, st, mdp, normalize, tuning.chunk) {
+                self.pos = end;
+                return t.into_transitions(st.n);
+            }
+            self.pos = start;
+        }
+        let mut rows = Rows::new(mdp, normalize, Some(0));
         let streamed = self.written(st, mdp, &mut |s, a, t, v| rows.push(s, a, t, v));
         match streamed {
             Ok(()) => return rows.finish(st.n),
@@ -816,7 +856,11 @@ struct Rows<'t> {
     cols: Vec<StateId>,
     vals: Vec<f64>,
     group_ptr: Vec<usize>,
-    /// The state whose group is open, if any.
+    /// The state the rows must start with (`None`: any, for a chunk after the first).
+    first: Option<StateId>,
+    /// The state the rows started with.
+    first_state: Option<StateId>,
+    /// The state whose group is open (or, once closed, the last state).
     state: Option<StateId>,
     /// The number of the open choice within its state.
     choice: u32,
@@ -835,10 +879,13 @@ struct Rows<'t> {
 }
 
 impl<'t> Rows<'t> {
-    fn new(mdp: bool, normalize: bool) -> Self {
+    /// Rows starting with state `first` (any state when `None`).
+    fn new(mdp: bool, normalize: bool, first: Option<StateId>) -> Self {
         Self {
             mdp,
             normalize,
+            first,
+            first_state: None,
             row_ptr: vec![0],
             cols: Vec::new(),
             vals: Vec::new(),
@@ -870,7 +917,10 @@ impl<'t> Rows<'t> {
             }
         }
         let same = self.state == Some(state);
-        let next = state as usize == self.state.map_or(0, |s| s as usize + 1);
+        let next = match self.state {
+            Some(s) => state as usize == s as usize + 1,
+            None => self.first.is_none_or(|f| f == state),
+        };
         match action {
             Act::Only | Act::Index(0) if next => self.next_state(state)?,
             Act::Only => {
@@ -918,6 +968,8 @@ impl<'t> Rows<'t> {
         if self.state.is_some() {
             self.close_row()?;
             self.close_state();
+        } else {
+            self.first_state = Some(state);
         }
         self.state = Some(state);
         self.choice = 0;
@@ -948,11 +1000,48 @@ impl<'t> Rows<'t> {
 
     /// The matrix of `n` states; gives up unless every state had transitions.
     fn finish(mut self, n: usize) -> Step<Transitions> {
-        if self.state.map(|s| s as usize + 1) != Some(n) {
+        self.close()?;
+        self.into_transitions(n)
+    }
+
+    /// Closes the open row and state; gives up if there are none.
+    fn close(&mut self) -> Step {
+        if self.state.is_none() {
             return Err(GiveUp);
         }
         self.close_row()?;
         self.close_state();
+        Ok(())
+    }
+
+    /// Appends the closed rows of a chunk that follows these (closed) rows in the file; `None`
+    /// unless its first state is the one after their last, with actions named alike.
+    fn append(&mut self, other: Rows<'t>) -> Option<()> {
+        let follows = self
+            .state
+            .and_then(|s| s.checked_add(1))
+            .is_some_and(|s| other.first_state == Some(s));
+        if !follows || (self.mdp && self.named != other.named) {
+            return None;
+        }
+        let (nnz, nrows) = (self.cols.len(), self.row_ptr.len() - 1);
+        self.row_ptr.extend(other.row_ptr[1..].iter().map(|&p| p + nnz));
+        self.group_ptr
+            .extend(other.group_ptr[1..].iter().map(|&g| g + nrows));
+        self.cols.extend_from_slice(&other.cols);
+        self.vals.extend_from_slice(&other.vals);
+        self.action_names.extend(other.action_names);
+        self.rescaled += other.rescaled;
+        self.worst = self.worst.max(other.worst);
+        self.state = other.state;
+        Some(())
+    }
+
+    /// The matrix of `n` states from closed rows; gives up unless they run from state 0 to `n - 1`.
+    fn into_transitions(self, n: usize) -> Step<Transitions> {
+        if self.first_state != Some(0) || self.state.map(|s| s as usize + 1) != Some(n) {
+            return Err(GiveUp);
+        }
         let matrix = CsrMatrix::from_grouped_parts(n, self.row_ptr, self.cols, self.vals, self.group_ptr);
         let notes = if self.rescaled > 0 {
             vec![normalized_note(self.rescaled, self.worst)]
@@ -965,6 +1054,145 @@ impl<'t> Rows<'t> {
             notes,
         })
     }
+}
+
+/// Sizes of the parallel reading of a transitions map. Tests make them tiny, so that small files
+/// take the path that big ones do.
+#[derive(Clone, Copy, Debug)]
+struct Tuning {
+    /// Bytes of the map parsed as one chunk, roughly (a chunk starts after a line end).
+    chunk: usize,
+    /// Text shorter than this after `"transitions":` is read on one thread.
+    parallel_min: usize,
+}
+
+impl Tuning {
+    /// The sizes used for files: 1 MiB chunks from 8 MiB on.
+    const FILES: Tuning = Tuning {
+        chunk: 1 << 20,
+        parallel_min: 8 << 20,
+    };
+}
+
+/// A chunk of the transitions map, read on its own.
+struct Chunk<'t> {
+    rows: Rows<'t>,
+    /// The state keys of its first and last members.
+    keys: (StateId, StateId),
+    /// Where its first member starts.
+    start: usize,
+    /// Where it stopped: at the start of the first member after its end, or after the map's `}`.
+    end: usize,
+    /// Whether it read the map's closing `}`.
+    last: bool,
+}
+
+/// Reads the map of transitions that opens at `open` (a `{`) in chunks on all cores: the text
+/// after it is cut at line ends about every `chunk_bytes` bytes, and each chunk reads members from
+/// its first one until it passes the next cut (or the map ends). The chunks' rows form the map's
+/// only when each chunk starts exactly where the one before stopped (then, the first chunk
+/// starting at the map's first member, every chunk started at a member); chunks after the one
+/// that read the `}` are dropped. Returns the closed rows and the position after the map, or
+/// `None` when the chunks do not join up or one of them stopped early (the map is then read on
+/// one thread, which decides).
+fn parallel_map<'t>(
+    text: &'t str,
+    open: usize,
+    st: &States<'_>,
+    mdp: bool,
+    normalize: bool,
+    chunk_bytes: usize,
+) -> Option<(Rows<'t>, usize)> {
+    use rayon::prelude::*;
+    let bytes = text.as_bytes();
+    let mut cuts = vec![open + 1];
+    let mut p = open + 1 + chunk_bytes;
+    while p < bytes.len() {
+        match bytes[p..].iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                cuts.push(p + i + 1);
+                p += i + 1 + chunk_bytes;
+            }
+            None => break,
+        }
+    }
+    let chunks: Vec<Option<Chunk<'t>>> = (0..cuts.len())
+        .into_par_iter()
+        .map(|i| {
+            let to = cuts.get(i + 1).copied().unwrap_or(bytes.len());
+            chunk(text, cuts[i], to, st, mdp, normalize, i == 0)
+        })
+        .collect();
+    let mut chunks = chunks.into_iter();
+    let first = chunks.next()??;
+    let (mut rows, mut end, mut last_key, mut done) = (first.rows, first.end, first.keys.1, first.last);
+    for c in chunks {
+        if done {
+            break;
+        }
+        let c = c?;
+        if c.start != end || c.keys.0 <= last_key {
+            return None;
+        }
+        rows.append(c.rows)?;
+        (end, last_key, done) = (c.end, c.keys.1, c.last);
+    }
+    done.then_some((rows, end))
+}
+
+/// Reads members of a map of transitions from `from` until the first member that starts at or
+/// after `to`, or the map's end; `None` if anything does not read (or the keys do not increase).
+fn chunk<'t>(
+    text: &'t str,
+    from: usize,
+    to: usize,
+    st: &States<'_>,
+    mdp: bool,
+    normalize: bool,
+    first: bool,
+) -> Option<Chunk<'t>> {
+    let mut s = Scan::at(text, from);
+    s.ws();
+    let start = s.pos;
+    let mut rows = Rows::new(mdp, normalize, first.then_some(0));
+    let mut keys: Option<(StateId, StateId)> = None;
+    loop {
+        let key = s.member(st, mdp, &mut |a, b, c, d| rows.push(a, b, c, d)).ok()?;
+        keys = match keys {
+            None => Some((key, key)),
+            Some((k0, k1)) if key > k1 => Some((k0, key)),
+            Some(_) => return None,
+        };
+        match s.peek() {
+            Some(b',') => {
+                s.pos += 1;
+                s.ws();
+                if s.pos >= to {
+                    break;
+                }
+            }
+            Some(b'}') => {
+                s.pos += 1;
+                rows.close().ok()?;
+                return Some(Chunk {
+                    rows,
+                    keys: keys?,
+                    start,
+                    end: s.pos,
+                    last: true,
+                });
+            }
+            _ => return None,
+        }
+    }
+    rows.close().ok()?;
+    Some(Chunk {
+        rows,
+        keys: keys?,
+        start,
+        end: s.pos,
+        last: false,
+    })
 }
 
 /// The matrix from transitions in any order, as the located reader makes it: choice numbers given
@@ -1063,6 +1291,19 @@ mod tests {
     /// The model of `text` as the fast path gives it, if it does not give up.
     fn fast(text: &str, normalize: bool) -> Option<String> {
         read(Path::new(PATH), text, &options(normalize))
+            .map(Ok)
+            .map(outcome)
+    }
+
+    /// Chunks of a few bytes, from the smallest transitions on: small files are read in parallel.
+    const TINY: Tuning = Tuning {
+        chunk: 24,
+        parallel_min: 0,
+    };
+
+    /// As [`fast`], reading transition maps in chunks of a few bytes.
+    fn fast_tiny(text: &str, normalize: bool) -> Option<String> {
+        read_tuned(Path::new(PATH), text, &options(normalize), TINY)
             .map(Ok)
             .map(outcome)
     }
@@ -1168,6 +1409,9 @@ mod tests {
                 let got =
                     fast(&text, normalize).unwrap_or_else(|| panic!("the fast path gave up on\n{text}"));
                 assert_eq!(got, want, "{text}");
+                let got =
+                    fast_tiny(&text, normalize).unwrap_or_else(|| panic!("gave up in chunks on\n{text}"));
+                assert_eq!(got, want, "{text}");
             }
         }
         // Real values: the classic board's first row, a fraction, an MDP's names and rewards.
@@ -1193,6 +1437,43 @@ mod tests {
             m.reward_models()["minutes"].action.as_deref(),
             Some(&[5.0, 3.0, 5.0, 0.0, 0.0][..])
         );
+    }
+
+    /// Written maps of transitions are read in chunks that join up (not left to one thread), and
+    /// chunks that do not join up are noticed.
+    #[test]
+    fn chunks_of_a_written_map_join_up() {
+        let text = snakes_json(&BoardSpec::empty(300).with_random_portals(30, 5).unwrap());
+        let mut s = Scan::new(&text);
+        s.eat(b'{').unwrap();
+        let mut states = None;
+        let open = loop {
+            let key = s.string().unwrap();
+            s.eat(b':').unwrap();
+            match &*key {
+                "states" => states = Some(s.states().unwrap()),
+                "transitions" => break s.peek().map(|_| s.pos).unwrap(),
+                _ => s.skip(1).unwrap(),
+            }
+            s.eat(b',').unwrap();
+        };
+        let states = states.unwrap();
+        let (m, _) = read_located(Path::new(PATH), &text, &options(false)).unwrap();
+        let Model::Dtmc(d) = m else { panic!() };
+        for chunk_bytes in [1, 100, 5000, 1 << 20] {
+            let (rows, end) = parallel_map(&text, open, &states, false, false, chunk_bytes).unwrap();
+            assert!(text[end..].starts_with(",\n  \"labels\""));
+            let t = rows.into_transitions(301).unwrap();
+            assert_eq!(&t.matrix, d.matrix());
+        }
+        // A distribution over two lines: a chunk starting inside it does not join up.
+        let two_lines = text.replacen(
+            "0.16666666666666666, \"cell 3",
+            "0.16666666666666666,\n \"cell 3",
+            40,
+        );
+        assert!(parallel_map(&two_lines, open, &states, false, false, 1).is_none());
+        assert_eq!(fast_tiny(&two_lines, false), Some(located(&two_lines, false)));
     }
 
     #[test]
@@ -1319,6 +1600,9 @@ mod tests {
                         accepted += 1;
                     }
                     None => refused += 1,
+                }
+                if let Some(f) = fast_tiny(&m, normalize) {
+                    assert_eq!(f, want, "mutated file (read in chunks):\n{m}");
                 }
             }
         }
