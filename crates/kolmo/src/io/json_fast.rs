@@ -16,7 +16,8 @@
 //! them), each state's choices together, go row by row into the CSR arrays (about 12 bytes a
 //! transition) and each row is checked as it closes. Transitions in any other order are read
 //! again from the start of `"transitions"` into a list of entries that [`build_matrix`] sorts, as
-//! the located reader does.
+//! the located reader does. With enough threads ([`Tuning`]), a big per-state map of transitions
+//! is read in chunks on all cores ([`parallel_map`]).
 //!
 //! Memory: the text (held by the caller), the model, and an index from state names to numbers.
 
@@ -607,7 +608,7 @@ impl<'t> Scan<'t> {
         let tuning = self.tuning;
         if self.peek() == Some(b'{')
             && self.bytes.len() - self.pos >= tuning.parallel_min
-            && (rayon::current_num_threads() > 1 || tuning.parallel_min == 0)
+            && rayon::current_num_threads() >= tuning.min_threads
         {
             if let Some((t, end)) = parallel_map(self.text, self.pos, st, mdp, normalize, tuning.chunk) {
                 self.pos = end;
@@ -1064,13 +1065,19 @@ struct Tuning {
     chunk: usize,
     /// Text shorter than this after `"transitions":` is read on one thread.
     parallel_min: usize,
+    /// Fewer threads than this read on one thread. Reading is bound by the lookups of state
+    /// names (a cache miss each): on the 2-core machine measured, two threads were no faster
+    /// than one (the transitions of a board of 10⁶ cells: 0.77 s against 0.74 s), and they held
+    /// 55 MB more; more cores are expected to pay, which is not measured yet.
+    min_threads: usize,
 }
 
 impl Tuning {
-    /// The sizes used for files: 1 MiB chunks from 8 MiB on.
+    /// The sizes used for files: 1 MiB chunks from 8 MiB on, with 4 threads or more.
     const FILES: Tuning = Tuning {
         chunk: 1 << 20,
         parallel_min: 8 << 20,
+        min_threads: 4,
     };
 }
 
@@ -1299,6 +1306,7 @@ mod tests {
     const TINY: Tuning = Tuning {
         chunk: 24,
         parallel_min: 0,
+        min_threads: 1,
     };
 
     /// As [`fast`], reading transition maps in chunks of a few bytes.
