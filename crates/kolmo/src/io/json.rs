@@ -1,7 +1,9 @@
 //! kolmo's JSON model files (schema in `docs/model-json.md`).
 //!
-//! Reading happens in two passes. serde_json first checks the syntax (its errors carry line and
-//! column); then [`located::parse`] builds a small tree that remembers where every value and key
+//! Files are read by the one-pass reader of [`super::json_fast`] when it accepts them (every valid
+//! file it can stream, which includes everything [`write`] writes). Otherwise, and for every file
+//! with an error, reading happens in two passes ([`read_located`]). serde_json first checks the
+//! syntax (its errors carry line and column); then [`located::parse`] builds a small tree that remembers where every value and key
 //! starts, so that errors about the *meaning* of a value (an unknown state, a row that does not
 //! sum to 1, a duplicate transition) point at the line and column where it was written, and name
 //! its JSON path (`transitions[17]`, `transitions.R.N`).
@@ -10,6 +12,7 @@
 //! initial states and reward models; numbers are written in their shortest form that reads back
 //! to the same `f64`, so writing and reading gives the same model exactly.
 
+use super::text_out::{Numbers, push_uint, write_states};
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
@@ -31,10 +34,24 @@ const TOP_KEYS: &[&str] = &[
     "comment",
 ];
 /// Keys allowed in a reward model.
-const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
+pub(super) const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
 
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
+///
+/// Tries the one-pass reader ([`super::json_fast`]) first; when it gives up (on any error, or a
+/// file it does not stream), reads the text again with [`read_located`], whose result (the same
+/// model, or an error at its line and column) is the answer.
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
+    match super::json_fast::read(path, text, options) {
+        Some(done) => Ok(done),
+        None => read_located(path, text, options),
+    }
+}
+
+/// Reads a model from `text` in two passes (serde_json's syntax check, then a tree of located
+/// values): slow and memory-hungry for big files, but every error names its line, column and
+/// JSON path. The reference that [`super::json_fast`] must agree with.
+pub(super) fn read_located(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
     let root = located::parse(path, text)?;
     let top = object(path, &root, "the model", TOP_KEYS)?;
     let get = |key: &str| top.iter().find(|m| m.key == key).map(|m| &m.value);
@@ -86,36 +103,78 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         }
     }
 
-    // The matrix was validated row by row above, so these constructors only restate it.
-    let model = if mdp {
-        let mut model = Mdp::new(matrix, initial)?;
-        if let Some(names) = states.names {
-            model = model.with_names(names);
-        }
-        if let Some(names) = action_names {
-            model = model.with_action_names(names);
-        }
-        for (name, set) in labels {
-            model.set_label(name, set);
-        }
-        for (name, r) in rewards {
-            model.set_reward_model(name, r)?;
-        }
-        Model::Mdp(model)
-    } else {
-        let mut model = Dtmc::new(matrix, initial)?;
-        if let Some(names) = states.names {
-            model = model.with_names(names);
-        }
-        for (name, set) in labels {
-            model.set_label(name, set);
-        }
-        for (name, r) in rewards {
-            model.set_reward_model(name, r)?;
-        }
-        Model::Dtmc(model)
+    let parts = Parts {
+        mdp,
+        matrix,
+        initial,
+        names: states.names,
+        action_names,
+        labels,
+        rewards,
     };
-    Ok((model, notes))
+    Ok((parts.assemble()?, notes))
+}
+
+/// What a JSON model file holds, once read and checked.
+pub(super) struct Parts {
+    /// Whether the model is an MDP (`"type": "mdp"`).
+    pub mdp: bool,
+    /// The transition matrix (one row group per state).
+    pub matrix: CsrMatrix,
+    /// The initial states.
+    pub initial: Vec<StateId>,
+    /// The state names, if `"states"` is a list.
+    pub names: Option<Vec<String>>,
+    /// An MDP's action names in row order, if its actions are named.
+    pub action_names: Option<Vec<String>>,
+    /// Labels in file order.
+    pub labels: Vec<(String, StateSet)>,
+    /// Reward models in file order.
+    pub rewards: Vec<(String, RewardModel)>,
+}
+
+impl Parts {
+    /// The model. The matrix was validated row by row, so the constructors only restate it.
+    pub(super) fn assemble(self) -> Result<Model> {
+        let Parts {
+            mdp,
+            matrix,
+            initial,
+            names,
+            action_names,
+            labels,
+            rewards,
+        } = self;
+        let model = if mdp {
+            let mut model = Mdp::new(matrix, initial)?;
+            if let Some(names) = names {
+                model = model.with_names(names);
+            }
+            if let Some(names) = action_names {
+                model = model.with_action_names(names);
+            }
+            for (name, set) in labels {
+                model.set_label(name, set);
+            }
+            for (name, r) in rewards {
+                model.set_reward_model(name, r)?;
+            }
+            Model::Mdp(model)
+        } else {
+            let mut model = Dtmc::new(matrix, initial)?;
+            if let Some(names) = names {
+                model = model.with_names(names);
+            }
+            for (name, set) in labels {
+                model.set_label(name, set);
+            }
+            for (name, r) in rewards {
+                model.set_reward_model(name, r)?;
+            }
+            Model::Dtmc(model)
+        };
+        Ok(model)
+    }
 }
 
 /// A [`parse_error`] at `node`.
@@ -181,7 +240,7 @@ fn key_path(base: &str, key: &str) -> String {
 }
 
 /// A whole number written as a JSON number or digit string (an index), if `raw` is one.
-fn whole(raw: &str) -> Option<u64> {
+pub(super) fn whole(raw: &str) -> Option<u64> {
     if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -921,14 +980,14 @@ pub(super) fn write_error(error: std::io::Error) -> Error {
     }
 }
 
-/// Writes `model`.
+/// Writes `model` as kolmo JSON (the per-state map form; see `docs/model-json.md`). The long
+/// parts (state names, transitions, reward lists) are made in parallel blocks of states
+/// ([`write_states`]) and written in order.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] if two states have the same name, or two actions of one state do
+/// (JSON refers to them by name); [`Error::Io`] if `w` fails.
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
-    let text = to_json(model)?;
-    w.write_all(text.as_bytes()).map_err(write_error)
-}
-
-/// The model as kolmo JSON text.
-fn to_json(model: &Model) -> Result<String> {
     let (kind, matrix, initial, names, action_names, labels, rewards) = match model {
         Model::Dtmc(d) => (
             "dtmc",
@@ -951,7 +1010,7 @@ fn to_json(model: &Model) -> Result<String> {
     };
     let n = matrix.row_groups();
     if let Some(names) = names {
-        let mut seen = HashMap::new();
+        let mut seen = HashMap::with_capacity(names.len());
         for (i, name) in names.iter().enumerate() {
             if let Some(j) = seen.insert(name.as_str(), i) {
                 return Err(Error::arg(
@@ -980,135 +1039,221 @@ fn to_json(model: &Model) -> Result<String> {
             }
         }
     }
-    let state_ref = |s: StateId| match names {
-        Some(names) => json_string(&names[s as usize]),
-        None => s.to_string(),
+    // A state as a value (its name, or its number) and as a key (its name, or its number in quotes).
+    let state_ref = |out: &mut String, s: StateId| match names {
+        Some(names) => push_json_string(out, &names[s as usize]),
+        None => push_uint(out, u64::from(s)),
     };
-    let state_key = |s: StateId| match names {
-        Some(names) => json_string(&names[s as usize]),
-        None => format!("\"{s}\""),
+    let state_key = |out: &mut String, s: StateId| match names {
+        Some(names) => push_json_string(out, &names[s as usize]),
+        None => {
+            out.push('"');
+            push_uint(out, u64::from(s));
+            out.push('"');
+        }
     };
-    let list = |items: &mut dyn Iterator<Item = String>| {
-        let v: Vec<String> = items.collect();
-        format!("[{}]", v.join(", "))
+    let states_list = |out: &mut String, states: &mut dyn Iterator<Item = StateId>| {
+        out.push('[');
+        for (i, s) in states.enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            state_ref(out, s);
+        }
+        out.push(']');
     };
-    let distribution = |row: usize| {
-        let (cols, vals) = matrix.row(row);
-        let v: Vec<String> = cols
-            .iter()
-            .zip(vals)
-            .map(|(&c, &p)| format!("{}: {}", state_key(c), number_text(p)))
-            .collect();
-        format!("{{{}}}", v.join(", "))
+    let (row_ptr, cols, vals) = matrix.as_parts();
+    let distribution = |out: &mut String, numbers: &mut Numbers, row: usize| {
+        out.push('{');
+        for k in row_ptr[row]..row_ptr[row + 1] {
+            if k > row_ptr[row] {
+                out.push_str(", ");
+            }
+            state_key(out, cols[k]);
+            out.push_str(": ");
+            numbers.push_with(out, vals[k], push_number_text);
+        }
+        out.push('}');
     };
+    let put = |w: &mut dyn Write, text: &str| w.write_all(text.as_bytes()).map_err(write_error);
 
     let mut out = String::new();
     let _ = writeln!(out, "{{\n  \"type\": \"{kind}\",");
     match names {
         Some(names) => {
-            let _ = writeln!(
-                out,
-                "  \"states\": {},",
-                list(&mut names.iter().map(|s| json_string(s)))
-            );
+            out.push_str("  \"states\": [");
+            put(w, &out)?;
+            write_states(w, n, |states, out, _| {
+                for s in states {
+                    if s > 0 {
+                        out.push_str(", ");
+                    }
+                    push_json_string(out, &names[s]);
+                }
+            })
+            .map_err(write_error)?;
+            out.clear();
+            out.push_str("],\n");
         }
         None => {
             let _ = writeln!(out, "  \"states\": {n},");
         }
     }
-    let initial_text = match initial {
-        [one] => state_ref(*one),
-        many => list(&mut many.iter().map(|&s| state_ref(s))),
-    };
-    let _ = writeln!(out, "  \"initial\": {initial_text},");
-    out.push_str("  \"transitions\": {");
-    for g in 0..n {
-        let sep = if g == 0 { "" } else { "," };
-        let key = state_key(g as StateId);
-        let rows = matrix.group_rows(g);
-        if kind == "dtmc" {
-            let _ = write!(out, "{sep}\n    {key}: {}", distribution(rows.start));
-        } else if let Some(actions) = action_names {
-            let _ = write!(out, "{sep}\n    {key}: {{");
-            for r in rows.clone() {
-                let sep = if r == rows.start { "" } else { "," };
-                let _ = write!(
-                    out,
-                    "{sep}\n      {}: {}",
-                    json_string(&actions[r]),
-                    distribution(r)
-                );
-            }
-            out.push_str("\n    }");
-        } else {
-            let _ = write!(out, "{sep}\n    {key}: [");
-            for r in rows.clone() {
-                let sep = if r == rows.start { "" } else { "," };
-                let _ = write!(out, "{sep}\n      {}", distribution(r));
-            }
-            out.push_str("\n    ]");
-        }
+    out.push_str("  \"initial\": ");
+    match initial {
+        [one] => state_ref(&mut out, *one),
+        many => states_list(&mut out, &mut many.iter().copied()),
     }
+    out.push_str(",\n  \"transitions\": {");
+    put(w, &out)?;
+    write_states(w, n, |groups, out, numbers| {
+        for g in groups {
+            out.push_str(if g == 0 { "\n    " } else { ",\n    " });
+            state_key(out, g as StateId);
+            out.push_str(": ");
+            let rows = matrix.group_rows(g);
+            if kind == "dtmc" {
+                distribution(out, numbers, rows.start);
+                continue;
+            }
+            out.push(if action_names.is_some() { '{' } else { '[' });
+            for r in rows.clone() {
+                out.push_str(if r == rows.start { "\n      " } else { ",\n      " });
+                if let Some(actions) = action_names {
+                    push_json_string(out, &actions[r]);
+                    out.push_str(": ");
+                }
+                distribution(out, numbers, r);
+            }
+            out.push_str(if action_names.is_some() {
+                "\n    }"
+            } else {
+                "\n    ]"
+            });
+        }
+    })
+    .map_err(write_error)?;
+    out.clear();
     out.push_str("\n  }");
     if !labels.is_empty() {
         out.push_str(",\n  \"labels\": {");
         for (i, (name, set)) in labels.iter().enumerate() {
-            let sep = if i == 0 { "" } else { "," };
-            let states = list(&mut set.iter().map(state_ref));
-            let _ = write!(out, "{sep}\n    {}: {states}", json_string(name));
+            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            push_json_string(&mut out, name);
+            out.push_str(": ");
+            states_list(&mut out, &mut set.iter());
         }
         out.push_str("\n  }");
     }
     if !rewards.is_empty() {
         out.push_str(",\n  \"rewards\": {");
-        let (row_ptr, cols, _) = matrix.as_parts();
         for (i, (name, r)) in rewards.iter().enumerate() {
-            let sep = if i == 0 { "" } else { "," };
-            let _ = write!(out, "{sep}\n    {}: {{", json_string(name));
-            let mut parts = Vec::new();
-            for (part, values) in [("state", &r.state), ("action", &r.action)] {
+            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            push_json_string(&mut out, name);
+            out.push_str(": {");
+            let mut first_part = true;
+            let mut part = |out: &mut String, key: &str| {
+                out.push_str(if first_part { "\n      \"" } else { ",\n      \"" });
+                first_part = false;
+                out.push_str(key);
+                out.push_str("\": [");
+            };
+            for (key, values) in [("state", &r.state), ("action", &r.action)] {
                 if let Some(values) = values {
-                    let v = list(&mut values.iter().map(|&x| number_text(x)));
-                    parts.push(format!("\n      \"{part}\": {v}"));
+                    part(&mut out, key);
+                    put(w, &out)?;
+                    out.clear();
+                    write_states(w, values.len(), |items, out, numbers| {
+                        for i in items {
+                            if i > 0 {
+                                out.push_str(", ");
+                            }
+                            numbers.push_with(out, values[i], push_number_text);
+                        }
+                    })
+                    .map_err(write_error)?;
+                    out.push(']');
                 }
             }
             if let Some(values) = &r.transition {
-                let mut items = Vec::new();
-                for g in 0..n {
-                    let rows = matrix.group_rows(g);
-                    for row in rows.clone() {
-                        for k in row_ptr[row]..row_ptr[row + 1] {
-                            if values[k] == 0.0 {
-                                continue;
+                part(&mut out, "transition");
+                put(w, &out)?;
+                out.clear();
+                // Only the non-zero rewards are written; the first without a comma before it.
+                let first = values.iter().position(|&v| v != 0.0);
+                write_states(w, n, |groups, out, numbers| {
+                    for g in groups {
+                        let rows = matrix.group_rows(g);
+                        for row in rows.clone() {
+                            for k in row_ptr[row]..row_ptr[row + 1] {
+                                if values[k] == 0.0 {
+                                    continue;
+                                }
+                                out.push_str(if Some(k) == first {
+                                    "\n        ["
+                                } else {
+                                    ",\n        ["
+                                });
+                                state_ref(out, g as StateId);
+                                out.push_str(", ");
+                                match (kind, action_names) {
+                                    ("dtmc", _) => {}
+                                    (_, Some(a)) => {
+                                        push_json_string(out, &a[row]);
+                                        out.push_str(", ");
+                                    }
+                                    (_, None) => {
+                                        push_uint(out, (row - rows.start) as u64);
+                                        out.push_str(", ");
+                                    }
+                                }
+                                state_ref(out, cols[k]);
+                                out.push_str(", ");
+                                numbers.push_with(out, values[k], push_number_text);
+                                out.push(']');
                             }
-                            let action = match (kind, action_names) {
-                                ("dtmc", _) => String::new(),
-                                (_, Some(a)) => format!("{}, ", json_string(&a[row])),
-                                (_, None) => format!("{}, ", row - rows.start),
-                            };
-                            items.push(format!(
-                                "\n        [{}, {action}{}, {}]",
-                                state_ref(g as StateId),
-                                state_ref(cols[k]),
-                                number_text(values[k])
-                            ));
                         }
                     }
-                }
-                let body = if items.is_empty() {
-                    String::new()
-                } else {
-                    format!("{}\n      ", items.join(","))
-                };
-                parts.push(format!("\n      \"transition\": [{body}]"));
+                })
+                .map_err(write_error)?;
+                out.push_str(if first.is_some() { "\n      ]" } else { "]" });
             }
-            out.push_str(&parts.join(","));
-            out.push_str(if parts.is_empty() { "}" } else { "\n    }" });
+            out.push_str(if first_part { "}" } else { "\n    }" });
         }
         out.push_str("\n  }");
     }
     out.push_str("\n}\n");
-    Ok(out)
+    put(w, &out)
+}
+
+/// The model as kolmo JSON text (what [`write`] writes).
+#[cfg(test)]
+pub(super) fn to_json(model: &Model) -> Result<String> {
+    let mut bytes = Vec::new();
+    write(model, &mut bytes)?;
+    String::from_utf8(bytes).map_err(|_| Error::arg("model", "the JSON text is not UTF-8"))
+}
+
+/// Appends `s` as a JSON string literal, as serde_json writes it (escaping only `"`, `\` and
+/// control characters), without an allocation when nothing needs escaping.
+fn push_json_string(out: &mut String, s: &str) {
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(&json_string(s));
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
+}
+
+/// Appends `v` as [`number_text`] writes it.
+fn push_number_text(out: &mut String, v: f64) {
+    let start = out.len();
+    let _ = write!(out, "{v}");
+    if out.len() - start > 21 {
+        out.truncate(start);
+        let _ = write!(out, "{v:e}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1610,6 +1755,151 @@ mod tests {
         assert_eq!(first_missing(3, [2, 0, 1].into_iter()), None);
         assert_eq!(first_missing(4_000_000_000, [1, 0].into_iter()), Some(2));
         assert_eq!(first_missing(1, std::iter::empty()), Some(0));
+    }
+
+    /// The writer's exact text, escapes and every part included (the text the writer made
+    /// before it wrote in parallel blocks).
+    #[test]
+    fn writer_text_is_exact() {
+        let cases = [
+            (
+                r#"{"type": "mdp", "states": ["a\nb", "é"], "initial": "é",
+                    "transitions": {"a\nb": {"go": {"é": 1}, "st\"ay": {"a\nb": 1}}, "é": {"stay": {"é": 0.5, "a\nb": 0.5}}},
+                    "rewards": {"cost": {"action": {"a\nb": {"go": 2}}, "transition": [["a\nb", "go", "é", 3], ["é", "stay", "é", -1]]}}}"#,
+                r####"{
+  "type": "mdp",
+  "states": ["a\nb", "é"],
+  "initial": "é",
+  "transitions": {
+    "a\nb": {
+      "go": {"é": 1},
+      "st\"ay": {"a\nb": 1}
+    },
+    "é": {
+      "stay": {"a\nb": 0.5, "é": 0.5}
+    }
+  },
+  "rewards": {
+    "cost": {
+      "action": [2, 0, 0],
+      "transition": [
+        ["a\nb", "go", "é", 3],
+        ["é", "stay", "é", -1]
+      ]
+    }
+  }
+}
+"####,
+            ),
+            (
+                r#"{"type": "mdp", "states": 3, "initial": [0, 2],
+                    "transitions": [[0, 0, 1, "1/3"], [0, 0, 2, "2/3"], [0, 1, 0, 1], [1, 0, 1, 1], [2, 0, 2, 1e-300], [2, 0, 1, 1]],
+                    "labels": {"odd \"label\"": [1], "none": []},
+                    "rewards": {"r": {"state": [1e300, -2, 0.1], "action": [1, 2, 3, 4], "transition": [[0, 0, 2, 7]]}, "empty": {}, "t0": {"transition": []}}}"#,
+                r####"{
+  "type": "mdp",
+  "states": 3,
+  "initial": [0, 2],
+  "transitions": {
+    "0": [
+      {"1": 0.3333333333333333, "2": 0.6666666666666666},
+      {"0": 1}
+    ],
+    "1": [
+      {"1": 1}
+    ],
+    "2": [
+      {"1": 1, "2": 1e-300}
+    ]
+  },
+  "labels": {
+    "none": [],
+    "odd \"label\"": [1]
+  },
+  "rewards": {
+    "empty": {},
+    "r": {
+      "state": [1e300, -2, 0.1],
+      "action": [1, 2, 3, 4],
+      "transition": [
+        [0, 0, 2, 7]
+      ]
+    },
+    "t0": {
+      "transition": []
+    }
+  }
+}
+"####,
+            ),
+            (
+                r#"{"states": 3, "initial": [0, 1], "transitions": [[0, 1, 0.5], [0, 0, 0.5], [1, 2, 1], [2, 2, 1]],
+                    "labels": {"x": [2, 0]},
+                    "rewards": {"r": {"transition": [[0, 1, 5], [2, 2, 0.25]], "action": [1, 2, 3]}, "z": {"transition": [[0, 0, 0]]}}}"#,
+                r####"{
+  "type": "dtmc",
+  "states": 3,
+  "initial": [0, 1],
+  "transitions": {
+    "0": {"0": 0.5, "1": 0.5},
+    "1": {"2": 1},
+    "2": {"2": 1}
+  },
+  "labels": {
+    "x": [0, 2]
+  },
+  "rewards": {
+    "r": {
+      "action": [1, 2, 3],
+      "transition": [
+        [0, 1, 5],
+        [2, 2, 0.25]
+      ]
+    },
+    "z": {
+      "transition": []
+    }
+  }
+}
+"####,
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(to_json(&read_str(input).unwrap()).unwrap(), want);
+        }
+    }
+
+    /// Models of several blocks of states (and of reward values) are written whole and in order.
+    #[test]
+    fn big_models_are_written_in_blocks() {
+        let n = 20_000;
+        let names: Vec<String> = (0..n).map(|i| format!("\"s{i}\"")).collect();
+        let mut text = format!("{{\"states\": [{}], \"transitions\": [", names.join(", "));
+        for i in 0..n - 1 {
+            text += &format!("[{}, {}, 0.5], [{i}, {i}, 0.5], ", names[i], names[i + 1]);
+        }
+        text += &format!(
+            "[{0}, {0}, 1]], \"rewards\": {{\"r\": {{\"state\": [",
+            names[n - 1]
+        );
+        text += &(0..n).map(|i| (i % 7).to_string()).collect::<Vec<_>>().join(", ");
+        text += &format!("], \"transition\": [[{}, {}, 2]]}}}}}}", names[9000], names[9001]);
+        let Model::Dtmc(d) = read_str(&text).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            d.reward_models()["r"].transition.as_ref().unwrap()[2 * 9000 + 1],
+            2.0
+        );
+        let written = to_json(&Model::Dtmc(d.clone())).unwrap();
+        assert!(written.contains("\n    \"s8191\": {\"s8191\": 0.5, \"s8192\": 0.5},\n    \"s8192\": {"));
+        assert!(written.contains(", 6, 0, 1, 2, "));
+        assert!(written.contains("\"transition\": [\n        [\"s9000\", \"s9001\", 2]\n      ]"));
+        assert_eq!(written.lines().count(), n + 15);
+        let Model::Dtmc(again) = read_str(&written).unwrap() else {
+            panic!()
+        };
+        assert_eq!(format!("{again:?}"), format!("{d:?}"));
     }
 
     #[test]

@@ -53,6 +53,12 @@ impl Numbers {
     /// Appends `v` to `out` as [`super::drn::number`] writes it.
     #[inline]
     pub fn push(&mut self, out: &mut String, v: f64) {
+        self.push_with(out, v, push_number);
+    }
+
+    /// Appends `v` to `out` as `format` writes it (one `Numbers` must keep to one `format`).
+    #[inline]
+    pub fn push_with(&mut self, out: &mut String, v: f64, format: fn(&mut String, f64)) {
         if let Some((bits, text)) = &self.last
             && *bits == v.to_bits()
         {
@@ -60,7 +66,7 @@ impl Numbers {
             return;
         }
         let start = out.len();
-        push_number(out, v);
+        format(out, v);
         let text = out[start..].to_string();
         self.last = Some((v.to_bits(), text));
     }
