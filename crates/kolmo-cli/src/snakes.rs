@@ -228,7 +228,7 @@ fn export(board: &Board, path: &std::path::Path) -> Result<()> {
             path.display()
         )
     })?;
-    let mut dtmc = board.dtmc()?;
+    let mut dtmc = board.named_dtmc()?;
     let goal = board.size() as usize;
     let rolls = (0..dtmc.n()).map(|c| if c == goal { 0.0 } else { 1.0 }).collect();
     dtmc.set_reward_model("rolls", kolmo::model::RewardModel::from_state_rewards(rolls))?;
