@@ -52,10 +52,14 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         _ => None,
     };
     // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all, 2·10⁸
-    // on boards over 10,000 cells, where each roll misses the cache); none when even 1,000 games
-    // would exceed that.
+    // on boards over 10,000 cells, where each roll misses the cache, 5·10⁷ over 1,000,000 cells,
+    // where it misses the TLB too: a few seconds); none when even 1,000 games would exceed that.
     let games = args.mc.unwrap_or_else(|| {
-        let budget = if board.size() > 10_000 { 2e8 } else { 2e9 };
+        let budget = match board.size() {
+            0..=10_000 => 2e9,
+            10_001..=1_000_000 => 2e8,
+            _ => 5e7,
+        };
         let affordable = budget / analysis.expected_rolls.max(1.0);
         if affordable < 1_000.0 {
             0

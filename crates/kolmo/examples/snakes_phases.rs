@@ -1,7 +1,7 @@
 //! Times the phases of `Board::analyze` (and the command line's Monte Carlo check) on a random
 //! board, in the order `analyze` runs them.
-//! `cargo run --release --example snakes_phases -- SIZE PORTALS SEED RULE [GAMES]`
-//! (GAMES: Monte Carlo games to time, default none).
+//! `cargo run --release --example snakes_phases -- SIZE PORTALS SEED RULE [GAMES [mc]]`
+//! (GAMES: Monte Carlo games to time, default none; `mc`: time only those).
 use kolmo::analysis::{AbsorbingChain, TimeDistributionOptions, absorption_time_distribution};
 use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec};
 use kolmo::graph::{forward_reachable, shortest_distance};
@@ -24,10 +24,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let board = Board::new(&spec)?;
     lap("board", t);
+    let mc_only = a.get(6).is_some_and(|s| s == "mc");
     let t = Instant::now();
     let dtmc = board.dtmc()?;
     lap("dtmc", t);
     let goal = StateSet::from_states(dtmc.n(), [board.size()]);
+    if mc_only {
+        let t = Instant::now();
+        let mc = board.simulate(
+            &MonteCarloOptions {
+                games,
+                max_steps: u64::MAX,
+                ..MonteCarloOptions::default()
+            },
+            None,
+        )?;
+        lap("monte carlo", t);
+        println!("  mean {} std error {}", mc.mean, mc.std_error);
+        return Ok(());
+    }
     let t = Instant::now();
     let chain = AbsorbingChain::new(&dtmc, &goal)?;
     lap("chain setup", t);

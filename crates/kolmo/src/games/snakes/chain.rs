@@ -24,6 +24,9 @@ impl Generator for BoardChain<'_> {
     }
 }
 
+/// Boards from this many cells simulate interleaved games (see [`Board::simulate`]).
+pub const SIMULATE_INTERLEAVED_FROM: u32 = 100_000;
+
 /// Rows per parallel task of [`Board::dtmc`] (fixed: the matrix does not depend on the number of
 /// threads, and it would not anyway: each row is computed on its own).
 const ROWS_PER_TASK: usize = 1 << 14;
@@ -179,7 +182,10 @@ impl Board {
     }
 
     /// Plays `options.games` games by Monte Carlo from the start cell and summarises the number
-    /// of rolls (see [`sim::absorption_times`] for the seeding, determinism and step limit).
+    /// of rolls (see [`sim::absorption_times`] for the seeding, determinism and step limit). From
+    /// [`SIMULATE_INTERLEAVED_FROM`] cells on, where a roll is a cache miss, the games run
+    /// interleaved ([`sim::absorption_times_interleaved`]: several in flight per thread, chunks of
+    /// a few games, other random streams).
     ///
     /// # Errors
     /// [`Error::Board`](crate::Error::Board) with [`BoardError::Trapped`](crate::BoardError::Trapped)
@@ -207,6 +213,15 @@ impl Board {
             });
         }
         *thresholds.last_mut().expect("at least one face") = u64::MAX;
+        let step = |rng: &mut SimRng, c: u32| -> u32 {
+            let d = if fair {
+                rng.random_range(0..faces)
+            } else {
+                let r = rng.next_u64();
+                thresholds.iter().position(|&th| r < th).unwrap_or(faces - 1)
+            };
+            table[c as usize * faces + d]
+        };
         let play = |rng: &mut SimRng, max: u64| -> Option<u64> {
             let mut c = first;
             let mut t = 0u64;
@@ -214,20 +229,18 @@ impl Board {
                 if t == max {
                     return None;
                 }
-                let d = if fair {
-                    rng.random_range(0..faces)
-                } else {
-                    let r = rng.next_u64();
-                    thresholds.iter().position(|&th| r < th).unwrap_or(faces - 1)
-                };
-                c = table[c as usize * faces + d];
+                c = step(rng, c);
                 t += 1;
             }
             Some(t)
         };
         // Games on a board that can trap the token need not end: refuse before playing.
         self.check_not_trapped()?;
-        sim::absorption_times(options, progress, play)
+        if self.size >= SIMULATE_INTERLEAVED_FROM {
+            sim::absorption_times_interleaved(options, progress, first, goal, step)
+        } else {
+            sim::absorption_times(options, progress, play)
+        }
     }
 }
 
