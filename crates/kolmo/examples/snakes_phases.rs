@@ -15,7 +15,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let portals: u32 = a.get(2).map_or(Ok(size as u32 / 5), |s| s.parse())?;
     let seed: u64 = a.get(3).map_or(Ok(1), |s| s.parse())?;
     let games: u64 = a.get(5).map_or(Ok(0), |s| s.parse())?;
+    let t = Instant::now();
     let mut spec = BoardSpec::empty(size).with_random_portals(portals, seed)?;
+    println!("{:<28} {:>8.3} s", "random portals", t.elapsed().as_secs_f64());
     spec.rule = a
         .get(4)
         .map_or(Ok(kolmo::games::snakes::Rule::Clamp), |s| s.parse())?;
