@@ -374,8 +374,9 @@ pub struct SnakesArgs {
     #[arg(long, value_name = "C,...|all")]
     pub cells: Option<String>,
     /// Monte Carlo games for the cross-check (0 turns it off). Default: 2,000,000, or fewer on
-    /// boards with long games (about 2·10⁹ rolls in all, 2·10⁸ on boards over 10,000 cells; none
-    /// if that is fewer than 1,000 games).
+    /// boards with long games (about 2·10⁹ rolls in all, 2·10⁸ on boards over 10,000 cells, 5·10⁷
+    /// over 1,000,000 cells: a few seconds; none if that is fewer than 1,000 games). From 100,000
+    /// cells on, games run interleaved (8 in flight per thread, chunks of 64 games).
     #[arg(long, value_name = "GAMES")]
     pub mc: Option<u64>,
     /// Seed of the Monte Carlo run (the result does not depend on the thread count) and of

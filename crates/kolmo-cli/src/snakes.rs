@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use kolmo::analysis::transient::mass_error;
 use kolmo::exact::{Rational, decimal};
 use kolmo::games::snakes::{
-    AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, ExactBoardAnalysis, PortalKind,
+    AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, ExactBoardAnalysis, PortalKind, PortalUsage,
 };
 use kolmo::sim::{MonteCarlo, MonteCarloOptions};
 use serde_json::{Map, Value, json};
@@ -52,10 +52,14 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         _ => None,
     };
     // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all, 2·10⁸
-    // on boards over 10,000 cells, where each roll misses the cache); none when even 1,000 games
-    // would exceed that.
+    // on boards over 10,000 cells, where each roll misses the cache, 5·10⁷ over 1,000,000 cells,
+    // where it misses the TLB too: a few seconds); none when even 1,000 games would exceed that.
     let games = args.mc.unwrap_or_else(|| {
-        let budget = if board.size() > 10_000 { 2e8 } else { 2e9 };
+        let budget = match board.size() {
+            0..=10_000 => 2e9,
+            10_001..=1_000_000 => 2e8,
+            _ => 5e7,
+        };
         let affordable = budget / analysis.expected_rolls.max(1.0);
         if affordable < 1_000.0 {
             0
@@ -101,7 +105,12 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
                 "mass_error": num(analysis.time.mass_error()),
             });
         }
-        serde_json::to_writer_pretty(&mut out, &doc)?;
+        let report = JsonReport {
+            doc: doc.as_object().expect("the report is an object"),
+            by_cell: &analysis.expected_rolls_by_cell,
+            portals: &analysis.portal_usage,
+        };
+        serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
         human_report(&mut out, &board, &analysis, mc.as_ref(), &args.quantiles, &cells)?;
@@ -228,7 +237,7 @@ fn export(board: &Board, path: &std::path::Path) -> Result<()> {
             path.display()
         )
     })?;
-    let mut dtmc = board.dtmc()?;
+    let mut dtmc = board.named_dtmc()?;
     let goal = board.size() as usize;
     let rolls = (0..dtmc.n()).map(|c| if c == goal { 0.0 } else { 1.0 }).collect();
     dtmc.set_reward_model("rolls", kolmo::model::RewardModel::from_state_rewards(rolls))?;
@@ -562,6 +571,59 @@ fn exact_report(out: &mut impl Write, x: &ExactBoardAnalysis, cells: &[u32]) -> 
     Ok(())
 }
 
+/// The JSON document: `doc` with the two arrays as long as the board, `expected_rolls_by_cell`
+/// and `portal_usage`, written element by element in their places among the keys (the text of one
+/// map holding them all, without a value tree of 10⁷ elements).
+struct JsonReport<'a> {
+    doc: &'a Map<String, Value>,
+    by_cell: &'a [f64],
+    portals: &'a [PortalUsage],
+}
+
+impl serde::Serialize for JsonReport<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        struct Cells<'a>(&'a [f64]);
+        impl serde::Serialize for Cells<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for &x in self.0 {
+                    seq.serialize_element(&num(x))?;
+                }
+                seq.end()
+            }
+        }
+        struct Portals<'a>(&'a [PortalUsage]);
+        impl serde::Serialize for Portals<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for u in self.0 {
+                    seq.serialize_element(&json!({
+                        "from": u.portal.from,
+                        "to": u.portal.to,
+                        "kind": u.portal.kind.name(),
+                        "expected_uses": num(u.expected_uses),
+                    }))?;
+                }
+                seq.end()
+            }
+        }
+        // Keys in the order of the document's map (sorted), the two arrays among them.
+        let mut keys: Vec<&str> = self.doc.keys().map(String::as_str).collect();
+        keys.extend(["expected_rolls_by_cell", "portal_usage"]);
+        keys.sort_unstable();
+        let mut map = serializer.serialize_map(Some(keys.len()))?;
+        for k in keys {
+            match k {
+                "expected_rolls_by_cell" => map.serialize_entry(k, &Cells(self.by_cell))?,
+                "portal_usage" => map.serialize_entry(k, &Portals(self.portals))?,
+                _ => map.serialize_entry(k, &self.doc[k])?,
+            }
+        }
+        map.end()
+    }
+}
+
 fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels: &[String]) -> Value {
     let mut doc = Map::new();
     doc.insert(
@@ -576,10 +638,6 @@ fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels
         }),
     );
     doc.insert("expected_rolls".into(), num(a.expected_rolls));
-    doc.insert(
-        "expected_rolls_by_cell".into(),
-        Value::Array(a.expected_rolls_by_cell.iter().map(|&x| num(x)).collect()),
-    );
     doc.insert("variance".into(), num(a.variance));
     doc.insert("std_dev".into(), num(a.std_dev));
     doc.insert("median".into(), json!(a.median));
@@ -613,22 +671,6 @@ fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels
             }),
             None => Value::Null,
         },
-    );
-    doc.insert(
-        "portal_usage".into(),
-        Value::Array(
-            a.portal_usage
-                .iter()
-                .map(|u| {
-                    json!({
-                        "from": u.portal.from,
-                        "to": u.portal.to,
-                        "kind": u.portal.kind.name(),
-                        "expected_uses": num(u.expected_uses),
-                    })
-                })
-                .collect(),
-        ),
     );
     if let Some(r) = &a.race {
         doc.insert(

@@ -1,8 +1,12 @@
-//! Times the phases of `Board::analyze` on a random board (for the matrix-free work).
-//! `cargo run --release --example snakes_phases -- SIZE PORTALS SEED RULE`
-use kolmo::analysis::AbsorbingChain;
-use kolmo::games::snakes::{Board, BoardSpec};
+//! Times the phases of `Board::analyze` (and the command line's Monte Carlo check) on a random
+//! board, in the order `analyze` runs them.
+//! `cargo run --release --example snakes_phases -- SIZE PORTALS SEED RULE [GAMES [mc]]`
+//! (GAMES: Monte Carlo games to time, default none; `mc`: time only those).
+use kolmo::analysis::{AbsorbingChain, TimeDistributionOptions, absorption_time_distribution};
+use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec};
+use kolmo::graph::{forward_reachable, shortest_distance};
 use kolmo::model::StateSet;
+use kolmo::sim::MonteCarloOptions;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -10,62 +14,95 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let size: i64 = a.get(1).map_or(Ok(1_000_000), |s| s.parse())?;
     let portals: u32 = a.get(2).map_or(Ok(size as u32 / 5), |s| s.parse())?;
     let seed: u64 = a.get(3).map_or(Ok(1), |s| s.parse())?;
+    let games: u64 = a.get(5).map_or(Ok(0), |s| s.parse())?;
+    let t = Instant::now();
     let mut spec = BoardSpec::empty(size).with_random_portals(portals, seed)?;
+    println!("{:<28} {:>8.3} s", "random portals", t.elapsed().as_secs_f64());
     spec.rule = a
         .get(4)
         .map_or(Ok(kolmo::games::snakes::Rule::Clamp), |s| s.parse())?;
+    let total = Instant::now();
+    let lap = |what: &str, t: Instant| println!("{what:<28} {:>8.3} s", t.elapsed().as_secs_f64());
     let t = Instant::now();
     let board = Board::new(&spec)?;
-    println!("board {:.3}", t.elapsed().as_secs_f64());
+    lap("board", t);
+    let mc_only = a.get(6).is_some_and(|s| s == "mc");
     let t = Instant::now();
-    let op = kolmo::games::snakes::BoardOperator::new(&board);
-    println!(
-        "operator setup {:.3} explicit rows {:?}",
-        t.elapsed().as_secs_f64(),
-        op.map(|o| o.explicit_rows())
-    );
-    let t = Instant::now();
-    let mf = board.absorption_time_matrix_free().ok_or("no operator")?;
-    println!(
-        "matrix-free mean+var {:.3} value {} residual {:e} bound {:e} var {}\n  {}",
-        t.elapsed().as_secs_f64(),
-        mf.mean[board.initial_cell() as usize],
-        mf.residual,
-        mf.error_bound,
-        mf.variance[0],
-        mf.method
-    );
-    if a.get(5).is_some() {
+    let dtmc = board.dtmc()?;
+    lap("dtmc", t);
+    let goal = StateSet::from_states(dtmc.n(), [board.size()]);
+    if mc_only {
+        let t = Instant::now();
+        let mc = board.simulate(
+            &MonteCarloOptions {
+                games,
+                max_steps: u64::MAX,
+                ..MonteCarloOptions::default()
+            },
+            None,
+        )?;
+        lap("monte carlo", t);
+        println!("  mean {} std error {}", mc.mean, mc.std_error);
         return Ok(());
     }
     let t = Instant::now();
-    let dtmc = board.dtmc()?;
-    println!("dtmc {:.3}", t.elapsed().as_secs_f64());
-    let goal = StateSet::from_states(dtmc.n(), [board.size()]);
-    let t = Instant::now();
     let chain = AbsorbingChain::new(&dtmc, &goal)?;
-    println!("chain setup {:.3}", t.elapsed().as_secs_f64());
+    lap("chain setup", t);
+    let init = board.initial_cell();
     let t = Instant::now();
-    let (m, r) = chain.expected_steps();
+    let reach = forward_reachable(dtmc.matrix(), &[init]);
+    let trapped = reach.iter().filter(|&c| !chain.almost_sure(c)).count();
+    lap("trap check", t);
+    let t = Instant::now();
+    let mf = board.absorption_time_matrix_free().ok_or("no operator")?;
+    lap("matrix-free mean+var", t);
     println!(
-        "expected steps {:.3} value {} residual {r:e}",
-        t.elapsed().as_secs_f64(),
-        m[board.initial_cell() as usize]
+        "  value {} residual {:e} trapped {trapped}\n  {}",
+        mf.mean[init as usize], mf.residual, mf.method
     );
     let t = Instant::now();
-    let at = chain.absorption_time();
-    println!(
-        "absorption time (mean+var) {:.3} var {}",
-        t.elapsed().as_secs_f64(),
-        at.variance[0]
-    );
+    let v = chain.expected_visits(init)?;
+    lap("visits", t);
+    println!("  residual {:e}", v.residual);
+    let mut initial = vec![0.0; dtmc.n()];
+    initial[init as usize] = 1.0;
+    let defaults = AnalysisOptions::default();
     let t = Instant::now();
-    let v = chain.expected_visits(board.initial_cell())?;
-    println!(
-        "visits {:.3} residual {:e}",
-        t.elapsed().as_secs_f64(),
-        v.residual
-    );
-    println!("{}", chain.method());
+    let time = absorption_time_distribution(
+        &dtmc,
+        &initial,
+        &goal,
+        &TimeDistributionOptions {
+            tail_tolerance: defaults.tail_tolerance,
+            min_steps: 80,
+            max_steps: defaults.max_turns,
+            max_work: defaults.max_work,
+        },
+    )?;
+    lap("time distribution", t);
+    println!("  horizon {}", time.horizon());
+    let t = Instant::now();
+    let min = shortest_distance(dtmc.matrix(), &[init], &goal);
+    lap("shortest distance", t);
+    println!("  {min:?}");
+    drop(chain);
+    drop(dtmc);
+    if games > 0 {
+        let t = Instant::now();
+        let mc = board.simulate(
+            &MonteCarloOptions {
+                games,
+                ..MonteCarloOptions::default()
+            },
+            None,
+        )?;
+        lap("monte carlo", t);
+        println!("  mean {} std error {}", mc.mean, mc.std_error);
+    }
+    let t = Instant::now();
+    let full = board.analyze(&defaults)?;
+    lap("analyze (all of it)", t);
+    println!("  expected rolls {}", full.expected_rolls);
+    lap("total", total);
     Ok(())
 }

@@ -624,3 +624,28 @@ fn exact_race_matches_the_distribution_race() {
     let e = Board::classic().race_exact(2).unwrap_err();
     assert!(matches!(e, Error::TooLarge { .. }), "{e}");
 }
+
+// From 100,000 cells the expected rolls are solved matrix-free, and the chain for the expected
+// visits skips its graph analysis (the board's operator has shown that every cell finishes): the
+// visits and portal uses are those of the chain analysed in full.
+#[test]
+fn large_boards_visit_as_the_full_chain_does() {
+    use kolmo::analysis::AbsorbingChain;
+    use kolmo::model::StateSet;
+    let spec = BoardSpec::empty(100_000).with_random_portals(2_000, 9).unwrap();
+    let b = Board::new(&spec).unwrap();
+    let a = b
+        .analyze(&AnalysisOptions {
+            max_work: 1_000_000,
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(a.solve.method.contains("matrix-free"), "{}", a.solve.method);
+    let d = b.dtmc().unwrap();
+    let full = AbsorbingChain::new(&d, &StateSet::from_states(d.n(), [b.size()])).unwrap();
+    let v = full.expected_visits(b.initial_cell()).unwrap();
+    assert_eq!(a.visits, v.visits);
+    assert_eq!(a.visits_residual, v.residual);
+    let landed: f64 = a.portal_usage.iter().map(|u| u.expected_uses).sum();
+    assert!(landed > 0.0 && a.visits_residual < 1e-9);
+}

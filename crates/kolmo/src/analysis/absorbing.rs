@@ -123,6 +123,44 @@ impl<'a> AbsorbingChain<'a> {
     pub fn with_method(dtmc: &'a Dtmc, target: &StateSet, method: SolveMethod) -> Result<Self> {
         dtmc.check_set("target", target)?;
         let qualitative = Qualitative::new(dtmc, target);
+        Self::with_qualitative(dtmc, target, method, qualitative)
+    }
+
+    /// As [`with_method`](Self::with_method) when every state is known to reach `target` with
+    /// probability 1 (a model whose own structure proves it, such as a board whose every cell
+    /// can finish): the graph analysis is skipped.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    ///
+    /// # Panics
+    /// - in debug builds, panics if a state does not reach the target almost surely.
+    pub(crate) fn almost_surely_absorbed(
+        dtmc: &'a Dtmc,
+        target: &StateSet,
+        method: SolveMethod,
+    ) -> Result<Self> {
+        dtmc.check_set("target", target)?;
+        let n = dtmc.n();
+        let qualitative = Qualitative {
+            no: StateSet::empty(n),
+            yes: StateSet::full(n),
+            maybe: StateSet::empty(n),
+        };
+        debug_assert!({
+            let q = Qualitative::new(dtmc, target);
+            (&q.no, &q.yes, &q.maybe) == (&qualitative.no, &qualitative.yes, &qualitative.maybe)
+        });
+        Self::with_qualitative(dtmc, target, method, qualitative)
+    }
+
+    /// The chain for `target` given its graph analysis `qualitative`.
+    fn with_qualitative(
+        dtmc: &'a Dtmc,
+        target: &StateSet,
+        method: SolveMethod,
+        qualitative: Qualitative,
+    ) -> Result<Self> {
         let transient_set =
             StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
         let transient = Subsystem::new(dtmc, &transient_set);

@@ -10,7 +10,7 @@ mod chain;
 
 pub use chain::ChainSampler;
 
-use crate::{Error, Result};
+use crate::{Error, Result, StateId};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
 use rayon::prelude::*;
@@ -170,7 +170,111 @@ where
             s
         })
         .reduce(Sums::default, Sums::merge);
-    if stop.load(Ordering::Relaxed) {
+    summarise(sums, options, stop.load(Ordering::Relaxed))
+}
+
+/// Games per chunk of [`absorption_times_interleaved`] (the unit of parallel work and of seeding).
+pub const INTERLEAVED_CHUNK: u64 = 64;
+
+/// Games in flight at once in each chunk of [`absorption_times_interleaved`].
+pub const LANES: usize = 8;
+
+/// As [`absorption_times`] for a chain given by a one-step sampler, with [`LANES`] games of a
+/// chunk in flight at once, a step of each in turn, so that their memory accesses overlap: on a
+/// chain too large for the cache (a board of 10⁶ cells) a step is one cache miss, and one game
+/// waits for each of its misses in turn where interleaved games wait for theirs together.
+///
+/// A game starts on `start` and ends on reaching `target`; `step(rng, s)` samples the successor
+/// of `s`. Chunks hold [`INTERLEAVED_CHUNK`] games, so that even a few hundred long games run in
+/// parallel. Chunk `k` starts from the seeded generator advanced by `k · 2¹²⁸` steps and its lane
+/// `l` from there by `l · 2¹²⁰`; a lane plays the chunk's next game whenever its game ends. The
+/// result for a seed is the same whatever the thread count, but not the one of
+/// [`absorption_times`] (the games draw from other streams).
+///
+/// # Errors
+/// As [`absorption_times`].
+///
+/// # Complexity
+/// O(games · steps per game) / threads; memory O([`LANES`]) per thread.
+pub fn absorption_times_interleaved<F>(
+    options: &MonteCarloOptions,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+    start: StateId,
+    target: StateId,
+    step: F,
+) -> Result<MonteCarlo>
+where
+    F: Fn(&mut SimRng, StateId) -> StateId + Sync,
+{
+    if options.games < 2 {
+        return Err(Error::arg(
+            "games",
+            "at least 2 games are needed for a standard error",
+        ));
+    }
+    let chunks = options.games.div_ceil(INTERLEAVED_CHUNK);
+    let stop = AtomicBool::new(false);
+    let base = SimRng::seed_from_u64(options.seed);
+    let sums = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            if stop.load(Ordering::Relaxed) {
+                return Sums::default();
+            }
+            let mut rng = base.clone();
+            rng.jump_ce(k, 128);
+            let games = INTERLEAVED_CHUNK.min(options.games - k * INTERLEAVED_CHUNK);
+            // (generator, state, steps so far) of each game in flight.
+            let mut lanes: Vec<(SimRng, StateId, u64)> = (0..LANES.min(games as usize))
+                .map(|l| {
+                    let mut r = rng.clone();
+                    r.jump_ce(l as u64, 120);
+                    (r, start, 0)
+                })
+                .collect();
+            let mut started = lanes.len() as u64;
+            let mut s = Sums {
+                min: u64::MAX,
+                ..Sums::default()
+            };
+            while !lanes.is_empty() {
+                let mut l = 0;
+                while l < lanes.len() {
+                    let (r, state, t) = &mut lanes[l];
+                    if *state == target {
+                        s.count += 1;
+                        s.sum += *t;
+                        s.sum_sq += u128::from(*t) * u128::from(*t);
+                        s.min = s.min.min(*t);
+                        s.max = s.max.max(*t);
+                        if started == games {
+                            lanes.swap_remove(l);
+                            continue;
+                        }
+                        started += 1;
+                        (*state, *t) = (start, 0);
+                    } else if *t == options.max_steps {
+                        stop.store(true, Ordering::Relaxed);
+                        return Sums::default();
+                    } else {
+                        *state = step(r, *state);
+                        *t += 1;
+                    }
+                    l += 1;
+                }
+            }
+            if let Some(p) = progress {
+                p(games);
+            }
+            s
+        })
+        .reduce(Sums::default, Sums::merge);
+    summarise(sums, options, stop.load(Ordering::Relaxed))
+}
+
+/// The summary of the games' `sums`, or the error of a game stopped at the step limit.
+fn summarise(sums: Sums, options: &MonteCarloOptions, stopped: bool) -> Result<MonteCarlo> {
+    if stopped {
         return Err(Error::LimitReached {
             what: "Monte Carlo simulation",
             limit: options.max_steps,
@@ -235,6 +339,39 @@ mod tests {
         assert_eq!(one.min, 1);
         let other = absorption_times(&MonteCarloOptions { seed: 8, ..opts }, None, geometric).unwrap();
         assert_ne!(one.mean, other.mean);
+    }
+
+    #[test]
+    fn interleaved_games_are_reproducible_and_unbiased() {
+        // A walk 0 → 1 → … → 9 with a restart to 0 (probability 1/4) from every state: the mean
+        // time to 9 is 4·((4/3)⁹ − 1) = 49.27... (first-step analysis: t_i = 1 + ¾t_{i+1} + ¼t_0).
+        let step = |rng: &mut SimRng, s: StateId| {
+            if rng.random_range(0..4u32) == 0 { 0 } else { s + 1 }
+        };
+        let exact = 4.0 * ((4.0f64 / 3.0).powi(9) - 1.0);
+        let opts = MonteCarloOptions {
+            games: 2_001,
+            seed: 3,
+            max_steps: 100_000,
+        };
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| absorption_times_interleaved(&opts, None, 0, 9, step).unwrap())
+        };
+        let one = run(1);
+        assert_eq!(one, run(2));
+        assert_eq!(one.games, 2_001);
+        assert!(one.z_score(exact).abs() < 4.0, "{one:?} vs {exact}");
+        assert_eq!(one.min, 9);
+        // Starting on the target: every game has length 0.
+        let zero = absorption_times_interleaved(&opts, None, 9, 9, step).unwrap();
+        assert_eq!((zero.mean, zero.max, zero.z_score(0.0)), (0.0, 0, 0.0));
+        let short = MonteCarloOptions { max_steps: 5, ..opts };
+        let e = absorption_times_interleaved(&short, None, 0, 9, step).unwrap_err();
+        assert!(matches!(e, Error::LimitReached { limit: 5, .. }));
     }
 
     #[test]

@@ -209,7 +209,7 @@ impl Board {
         } else {
             let dtmc = self.dtmc()?;
             let goal = StateSet::from_states(dtmc.n(), [self.size]);
-            let chain = self.absorbing_chain(&dtmc, &goal, SolveMethod::Auto)?;
+            let chain = self.absorbing_chain(&dtmc, &goal, SolveMethod::Auto, false)?;
             self.check_chain(&dtmc, &chain)?;
             let (mean, residual) = chain.expected_steps();
             (mean[self.initial_cell() as usize], residual)
@@ -257,14 +257,21 @@ impl Board {
     }
 
     /// The chain factored for the goal; a numerical breakdown is reported as uncertified, with
-    /// advice.
+    /// advice. `all_finish`: every cell is known to finish almost surely (the board's operator
+    /// checked it), so the graph analysis is skipped.
     fn absorbing_chain<'a>(
         &self,
         dtmc: &'a crate::model::Dtmc,
         goal: &StateSet,
         method: SolveMethod,
+        all_finish: bool,
     ) -> Result<AbsorbingChain<'a>> {
-        AbsorbingChain::with_method(dtmc, goal, method).map_err(|e| match e {
+        let chain = if all_finish {
+            AbsorbingChain::almost_surely_absorbed(dtmc, goal, method)
+        } else {
+            AbsorbingChain::with_method(dtmc, goal, method)
+        };
+        chain.map_err(|e| match e {
             Error::Singular { .. } => Error::Uncertified {
                 what: "expected rolls",
                 bound: f64::NAN,
@@ -344,18 +351,31 @@ impl Board {
         if options.players == 0 {
             return Err(Error::arg("players", "at least one player is needed"));
         }
+        // The matrix-free solve first, before the chain is built: its work vectors are gone by
+        // then (a lower peak of memory), and it applies only when every cell finishes almost
+        // surely, which makes the chain's trap check unnecessary.
+        let matrix_free = self.matrix_free_if_it_pays(options.method);
         let dtmc = self.dtmc()?;
         let n = dtmc.n();
         let goal = StateSet::from_states(n, [self.size]);
-        let chain = self.absorbing_chain(&dtmc, &goal, options.method)?;
+        let chain = self.absorbing_chain(&dtmc, &goal, options.method, matrix_free.is_some())?;
         let init = self.initial_cell();
-        self.check_chain(&dtmc, &chain)?;
-        let solve = match self.matrix_free_if_it_pays(options.method) {
+        let solve = match matrix_free {
             Some(solve) => solve,
-            None => chain.absorption_time(),
+            None => {
+                self.check_chain(&dtmc, &chain)?;
+                chain.absorption_time()
+            }
         };
         self.certify(&solve)?;
         let visits = chain.expected_visits(init)?;
+        let fundamental = if options.fundamental {
+            Some(chain.fundamental()?)
+        } else {
+            None
+        };
+        // The factored chain is done with: free it before the distributions need their memory.
+        drop(chain);
         let mut initial = vec![0.0; n];
         initial[init as usize] = 1.0;
         let time = absorption_time_distribution(
@@ -384,11 +404,6 @@ impl Board {
                 });
             }
             Some(race(&time, options.players)?)
-        } else {
-            None
-        };
-        let fundamental = if options.fundamental {
-            Some(chain.fundamental()?)
         } else {
             None
         };

@@ -223,14 +223,21 @@ impl BoardSpec {
         }
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
         // Floyd's sampling of `needed` distinct cells, then a Fisher–Yates shuffle for the pairing.
-        let mut chosen = std::collections::HashSet::with_capacity(needed as usize);
+        // The chosen set as a bit per cell (not a hash set: 10⁷ insertions on the largest boards).
+        let mut chosen = vec![0u64; cells.div_ceil(64) as usize];
+        let mut insert = |c: u64| {
+            let (word, bit) = ((c / 64) as usize, 1u64 << (c % 64));
+            let fresh = chosen[word] & bit == 0;
+            chosen[word] |= bit;
+            fresh
+        };
         let mut picked = Vec::with_capacity(needed as usize);
         for j in cells - needed..cells {
             let t = rng.random_range(0..=j);
-            let cell = if chosen.insert(t) {
+            let cell = if insert(t) {
                 t
             } else {
-                chosen.insert(j);
+                insert(j);
                 j
             };
             picked.push(cell as i64 + 1);
@@ -363,8 +370,9 @@ impl Board {
             return Err(err(key("rule"), BoardError::BounceTooFar { faces, size }));
         }
         let mut jump: Vec<u32> = (0..=size).collect();
-        // For each entrance: index of the portal that uses it.
-        let mut owner: Vec<Option<usize>> = vec![None; size as usize + 1];
+        // For each entrance: index of the portal that uses it (`u32::MAX`: none; a board has at
+        // most `size` portals).
+        let mut owner: Vec<u32> = vec![u32::MAX; size as usize + 1];
         let mut portals = Vec::with_capacity(spec.portals.len());
         for (k, &(kind, from, to, line)) in spec.portals.iter().enumerate() {
             let kname = kind.name();
@@ -412,8 +420,8 @@ impl Board {
                     },
                 ));
             }
-            if let Some(first) = owner[from as usize] {
-                let (fk, _, fto, fline) = spec.portals[first];
+            if owner[from as usize] != u32::MAX {
+                let (fk, _, fto, fline) = spec.portals[owner[from as usize] as usize];
                 return Err(err(
                     line,
                     BoardError::Duplicate {
@@ -426,7 +434,7 @@ impl Board {
                     },
                 ));
             }
-            owner[from as usize] = Some(k);
+            owner[from as usize] = k as u32;
             jump[from as usize] = to;
             let kind = match kind {
                 PortalKind::Portal if to > from => PortalKind::Ladder,

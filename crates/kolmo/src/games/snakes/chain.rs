@@ -1,8 +1,9 @@
 use super::Board;
 use crate::Result;
-use crate::explore::{ExploreOptions, Generator, Successors, explore};
+use crate::explore::{Generator, Successors};
 use crate::model::{Dtmc, StateSet};
 use crate::sim::{self, MonteCarlo, MonteCarloOptions, SimRng};
+use crate::sparse::CsrMatrix;
 use rand::{Rng, RngExt};
 
 /// The board as a [`Generator`]: the state is the cell the token stands on. Every cell is an
@@ -18,16 +19,32 @@ impl Generator for BoardChain<'_> {
     }
 
     fn expand(&self, &c: &u32, out: &mut Successors<u32>) {
-        // Faces leading to the same cell are merged on their weights (integers for a fair die, so
-        // exactly) and divided once: each probability is correctly rounded, however many faces.
-        let board = self.0;
-        let mut moves: Vec<(u32, f64)> = board
-            .weights
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| **w > 0.0)
-            .map(|(d, &w)| (board.step(c, d as u32 + 1), w))
-            .collect();
+        let mut moves = Vec::with_capacity(self.0.weights.len());
+        self.0.row(c, &mut moves, |cell, p| out.add(cell, p));
+    }
+}
+
+/// Boards from this many cells simulate interleaved games (see [`Board::simulate`]).
+pub const SIMULATE_INTERLEAVED_FROM: u32 = 100_000;
+
+/// Rows per parallel task of [`Board::dtmc`] (fixed: the matrix does not depend on the number of
+/// threads, and it would not anyway: each row is computed on its own).
+const ROWS_PER_TASK: usize = 1 << 14;
+
+impl Board {
+    /// Row `c` of the board's transition matrix: `emit(cell, p)` for each cell reachable in one
+    /// roll from standing cell `c`, by increasing cell. Faces leading to the same cell are merged
+    /// on their weights (integers for a fair die, so exactly) and divided once: each probability
+    /// is correctly rounded, however many faces. `moves` is scratch space.
+    fn row(&self, c: u32, moves: &mut Vec<(u32, f64)>, mut emit: impl FnMut(u32, f64)) {
+        moves.clear();
+        moves.extend(
+            self.weights
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| **w > 0.0)
+                .map(|(d, &w)| (self.step(c, d as u32 + 1), w)),
+        );
         moves.sort_unstable_by_key(|m| m.0);
         let mut k = 0;
         while k < moves.len() {
@@ -37,20 +54,113 @@ impl Generator for BoardChain<'_> {
                 w.add(moves[k].1);
                 k += 1;
             }
-            out.add(cell, w.value() / board.total_weight);
+            emit(cell, w.value() / self.total_weight);
         }
     }
-}
 
-impl Board {
     /// The board's Markov chain: `size + 1` states, state `i` = standing on cell `i`; the last
     /// cell is absorbing. Labels: `init` = [`initial_cell`](Self::initial_cell), `goal` = the last
-    /// cell. Its initial state is `initial_cell()`.
+    /// cell. Its initial state is `initial_cell()`. The states have no names (state `i` is cell
+    /// `i`; [`named_dtmc`](Self::named_dtmc) adds them).
+    ///
+    /// The matrix is the one [`explore`](crate::explore::explore) builds from [`BoardChain`] (the same rows, entry for entry
+    /// and bit for bit), assembled straight from the jump table in two parallel passes over the
+    /// cells: one counts each row's distinct successors, the other fills the rows in place.
     ///
     /// # Errors
-    /// As [`explore`]; none for a validated board in practice.
+    /// As [`Dtmc::new`]; none for a validated board in practice.
+    ///
+    /// # Complexity
+    /// O(size · F log F) time in parallel (rayon, fixed chunks of cells); memory: the matrix, at
+    /// most `min(F, size + 1)` entries per row (12 bytes each) plus one pointer per row.
     pub fn dtmc(&self) -> Result<Dtmc> {
-        let explored = explore(&BoardChain(self), ExploreOptions::default())?;
+        use rayon::prelude::*;
+        let n = self.size as usize + 1;
+        let faces = self.weights.len();
+        // Pass 1: row lengths, stored shifted by one so that a prefix sum turns them into pointers.
+        let mut row_ptr = vec![0usize; n + 1];
+        row_ptr[1..]
+            .par_chunks_mut(ROWS_PER_TASK)
+            .enumerate()
+            .for_each_init(
+                || Vec::with_capacity(faces),
+                |moves, (k, lens)| {
+                    let first = k * ROWS_PER_TASK;
+                    for (i, len) in lens.iter_mut().enumerate() {
+                        self.row((first + i) as u32, moves, |_, _| *len += 1);
+                    }
+                },
+            );
+        // Prefix sum: each chunk's total, the chunks' offsets, then each chunk in parallel.
+        let totals: Vec<usize> = row_ptr[1..]
+            .par_chunks(ROWS_PER_TASK)
+            .map(|lens| lens.iter().sum())
+            .collect();
+        let mut offsets = Vec::with_capacity(totals.len());
+        let mut nnz = 0;
+        for t in &totals {
+            offsets.push(nnz);
+            nnz += t;
+        }
+        row_ptr[1..]
+            .par_chunks_mut(ROWS_PER_TASK)
+            .zip(&offsets)
+            .for_each(|(ptrs, &offset)| {
+                let mut acc = offset;
+                for p in ptrs {
+                    acc += *p;
+                    *p = acc;
+                }
+            });
+        // Pass 2: each chunk of rows fills its own slice of the entries.
+        let mut cols = vec![0u32; nnz];
+        let mut vals = vec![0f64; nnz];
+        let mut pieces = Vec::with_capacity(offsets.len());
+        let (mut cols_rest, mut vals_rest) = (cols.as_mut_slice(), vals.as_mut_slice());
+        for &t in &totals {
+            let (c, cr) = std::mem::take(&mut cols_rest).split_at_mut(t);
+            let (v, vr) = std::mem::take(&mut vals_rest).split_at_mut(t);
+            pieces.push((c, v));
+            (cols_rest, vals_rest) = (cr, vr);
+        }
+        pieces.into_par_iter().enumerate().for_each_init(
+            || Vec::with_capacity(faces),
+            |moves, (k, (c, v))| {
+                let first = k * ROWS_PER_TASK;
+                let mut e = 0;
+                for cell in first..(first + ROWS_PER_TASK).min(n) {
+                    self.row(cell as u32, moves, |j, p| {
+                        c[e] = j;
+                        v[e] = p;
+                        e += 1;
+                    });
+                }
+                debug_assert_eq!(e, c.len());
+            },
+        );
+        let matrix = CsrMatrix::from_grouped_parts(n, row_ptr, cols, vals, (0..=n).collect());
+        let mut dtmc = Dtmc::new(matrix, vec![self.initial_cell()])?;
+        dtmc.set_label("init", StateSet::from_states(n, [self.initial_cell()]));
+        dtmc.set_label("goal", StateSet::from_states(n, [self.size]));
+        Ok(dtmc)
+    }
+
+    /// [`dtmc`](Self::dtmc) with a name for every state, `cell i` for state `i` (as model files
+    /// exported from a board carry them).
+    ///
+    /// # Errors
+    /// As [`dtmc`](Self::dtmc).
+    pub fn named_dtmc(&self) -> Result<Dtmc> {
+        let dtmc = self.dtmc()?;
+        let names = (0..dtmc.n()).map(|c| format!("cell {c}")).collect();
+        Ok(dtmc.with_names(names))
+    }
+
+    /// The chain as [`explore`](crate::explore::explore) builds it from [`BoardChain`], with the names `cell i`: the
+    /// reference [`dtmc`](Self::dtmc) is tested against.
+    #[cfg(test)]
+    pub(crate) fn explored_dtmc(&self) -> Result<Dtmc> {
+        let explored = crate::explore::explore(&BoardChain(self), Default::default())?;
         let n = explored.states.len();
         debug_assert!(explored.states.iter().enumerate().all(|(i, &c)| i as u32 == c));
         let mut dtmc = Dtmc::new(explored.matrix, vec![self.initial_cell()])?
@@ -72,7 +182,10 @@ impl Board {
     }
 
     /// Plays `options.games` games by Monte Carlo from the start cell and summarises the number
-    /// of rolls (see [`sim::absorption_times`] for the seeding, determinism and step limit).
+    /// of rolls (see [`sim::absorption_times`] for the seeding, determinism and step limit). From
+    /// [`SIMULATE_INTERLEAVED_FROM`] cells on, where a roll is a cache miss, the games run
+    /// interleaved ([`sim::absorption_times_interleaved`]: several in flight per thread, chunks of
+    /// a few games, other random streams).
     ///
     /// # Errors
     /// [`Error::Board`](crate::Error::Board) with [`BoardError::Trapped`](crate::BoardError::Trapped)
@@ -100,6 +213,15 @@ impl Board {
             });
         }
         *thresholds.last_mut().expect("at least one face") = u64::MAX;
+        let step = |rng: &mut SimRng, c: u32| -> u32 {
+            let d = if fair {
+                rng.random_range(0..faces)
+            } else {
+                let r = rng.next_u64();
+                thresholds.iter().position(|&th| r < th).unwrap_or(faces - 1)
+            };
+            table[c as usize * faces + d]
+        };
         let play = |rng: &mut SimRng, max: u64| -> Option<u64> {
             let mut c = first;
             let mut t = 0u64;
@@ -107,19 +229,81 @@ impl Board {
                 if t == max {
                     return None;
                 }
-                let d = if fair {
-                    rng.random_range(0..faces)
-                } else {
-                    let r = rng.next_u64();
-                    thresholds.iter().position(|&th| r < th).unwrap_or(faces - 1)
-                };
-                c = table[c as usize * faces + d];
+                c = step(rng, c);
                 t += 1;
             }
             Some(t)
         };
         // Games on a board that can trap the token need not end: refuse before playing.
         self.check_not_trapped()?;
-        sim::absorption_times(options, progress, play)
+        if self.size >= SIMULATE_INTERLEAVED_FROM {
+            sim::absorption_times_interleaved(options, progress, first, goal, step)
+        } else {
+            sim::absorption_times(options, progress, play)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::games::snakes::{Board, BoardSpec, Die, PortalKind, Rule};
+
+    /// The direct build against the exploration: the same matrix bit for bit, the same initial
+    /// state and labels; names only on request, as the exploration gave them.
+    fn same_chain(board: &Board) {
+        let new = board.dtmc().unwrap();
+        let old = board.explored_dtmc().unwrap();
+        let (p, c, v) = new.matrix().as_parts();
+        let (po, co, vo) = old.matrix().as_parts();
+        assert_eq!((p, c), (po, co), "{}", board.name());
+        assert!(
+            v.iter().zip(vo).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{}",
+            board.name()
+        );
+        assert_eq!(new.matrix(), old.matrix());
+        assert_eq!(new.initial(), old.initial());
+        assert_eq!(new.labels(), old.labels());
+        assert!(new.names().is_none());
+        assert_eq!(board.named_dtmc().unwrap().names(), old.names());
+    }
+
+    #[test]
+    fn the_direct_build_is_the_explored_chain() {
+        same_chain(&Board::classic());
+        for rule in [Rule::Clamp, Rule::Stay, Rule::Bounce] {
+            for die in [
+                Die::Fair(6),
+                Die::Fair(1),
+                Die::Weighted(vec![0.1, 0.0, 0.3, 1e-3, 0.7, 0.25, 0.2]),
+                Die::Weighted(vec![3.0, 1.0, 2.0]),
+            ] {
+                // A random board over several parallel chunks (40,001 cells), start off 0.
+                let mut spec = BoardSpec::empty(40_000).with_random_portals(3_000, 3).unwrap();
+                spec.rule = rule;
+                spec.die = die.clone();
+                spec.start = 17;
+                same_chain(&Board::new(&spec).unwrap());
+                // Short portals with shared exits and a portal on the start cell: faces of one
+                // roll merge on one cell.
+                let mut spec = BoardSpec::empty(30);
+                spec.rule = rule;
+                spec.die = die;
+                spec.portals = [
+                    (0, 4),
+                    (2, 4),
+                    (3, 4),
+                    (5, 4),
+                    (6, 1),
+                    (25, 29),
+                    (27, 29),
+                    (28, 3),
+                ]
+                .into_iter()
+                .map(|(a, b)| (PortalKind::Portal, a, b, None))
+                .collect();
+                same_chain(&Board::new(&spec).unwrap());
+            }
+        }
     }
 }

@@ -22,7 +22,7 @@ pub use analysis::{
     AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, MATRIX_FREE_FROM, MAX_ERROR_BOUND, PortalUsage,
 };
 pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
-pub use chain::BoardChain;
+pub use chain::{BoardChain, SIMULATE_INTERLEAVED_FROM};
 pub use file::MAX_FILE_BYTES;
 pub use operator::{BoardOperator, MAX_OPERATOR_FACES};
 pub use race::{ExactRace, MAX_EXACT_RACE_STATES, RaceChain};
