@@ -243,7 +243,7 @@ pub fn clip(text: &str, max: usize) -> String {
 /// A "nice" upper bound for an axis showing values up to `max` (1, 2, 2.5, 5 × 10^k, with 5 %
 /// headroom).
 pub fn nice_max(max: f64) -> f64 {
-    if !(max > 0.0) || !max.is_finite() {
+    if max.is_nan() || max <= 0.0 || max.is_infinite() {
         return 1.0;
     }
     let target = max * 1.05;

@@ -77,11 +77,6 @@ impl Figure for DistributionFigure<'_> {
             .y_label_area_size(80)
             // Segments of 0..=last, one per bar (an integer range includes its end).
             .build_cartesian_2d((0..k.max(2) - 1).into_segmented(), 0f64..y_max)?;
-        let label_style = if upright {
-            font(LABEL_SIZE)
-        } else {
-            font(LABEL_SIZE)
-        };
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -94,7 +89,7 @@ impl Figure for DistributionFigure<'_> {
                 }
                 SegmentValue::Last => String::new(),
             })
-            .x_label_style(label_style)
+            .x_label_style(font(LABEL_SIZE))
             .y_label_style(font(LABEL_SIZE))
             .y_label_formatter(&|y| short(*y, 3))
             .x_desc(if n > shown.len() {
@@ -133,7 +128,11 @@ impl Figure for DistributionFigure<'_> {
         }))?;
         // The value above each bar while there is room for it.
         if k <= 24 {
-            chart.draw_series(shown.iter().enumerate().map(|(i, &s)| {
+            let nonzero = shown
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| self.probabilities[**s] > 0.0);
+            chart.draw_series(nonzero.map(|(i, &s)| {
                 Text::new(
                     short(self.probabilities[s], 3),
                     (SegmentValue::CenterOf(i), self.probabilities[s] + y_max * 0.01),

@@ -270,7 +270,7 @@ mod tests {
     #[test]
     fn two_geometric_players() {
         // A geometric game with p = 1/4 per roll: seat 1 wins with p / (1 − (1−p)²) = 4/7.
-        let p = 0.25;
+        let p = 0.25f64;
         let pmf: Vec<f64> = (0..400)
             .map(|t| if t == 0 { 0.0 } else { p * (1.0 - p).powi(t - 1) })
             .collect();
