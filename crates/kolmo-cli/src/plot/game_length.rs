@@ -28,6 +28,9 @@ pub struct GameLengthFigure<'a> {
     pub players: usize,
 }
 
+/// Seats named in the race's legend (and the last one).
+const LEGEND_SEATS: usize = 8;
+
 /// The game length is shown up to the roll by which this fraction of games is over.
 const SHOWN: f64 = 0.999;
 
@@ -200,13 +203,16 @@ impl GameLengthFigure<'_> {
         for (seat, curve) in curves.iter().enumerate() {
             let color = PALETTE[seat % PALETTE.len()];
             let style = color.stroke_width(if seat < PALETTE.len() { 3 } else { 1 });
-            chart
-                .draw_series(LineSeries::new(
-                    curve[..=x_max].iter().enumerate().map(|(t, &p)| (t as f64, p)),
-                    style,
-                ))?
-                .label(format!("seat {} (wins {})", seat + 1, short(finals[seat], 4)))
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], style));
+            let series = chart.draw_series(LineSeries::new(
+                curve[..=x_max].iter().enumerate().map(|(t, &p)| (t as f64, p)),
+                style,
+            ))?;
+            // The legend names the first seats and the last (a long list would cover the lines).
+            if seat < LEGEND_SEATS || seat + 1 == self.players {
+                series
+                    .label(format!("seat {} (wins {})", seat + 1, short(finals[seat], 4)))
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], style));
+            }
         }
         chart
             .configure_series_labels()
