@@ -123,7 +123,7 @@ impl Figure for CardsFigure {
                     .map(|&(k, v)| Circle::new((k as f64, v), 4, BLUE.filled())),
             )?
             .label(format!(
-                "V_k by backward induction (k ≤ {k_max}; beyond, V_k = kρ + h within 1e-13)"
+                "V_k by backward induction (k ≤ K = {k_max}; beyond K the report uses kρ + h)"
             ))
             .legend(|(x, y)| Circle::new((x + 8, y), 4, BLUE.filled()));
         if self.rounds <= self.last {
