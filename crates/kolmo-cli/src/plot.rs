@@ -75,6 +75,7 @@ impl SnakesPlots {
                     .map(|l| l.trim().to_string())
                     .zip(a.quantiles.iter().map(|q| q.1))
                     .collect(),
+                converged: a.time.converged,
                 players: args.players,
             })?;
             t.wrote();
@@ -217,16 +218,26 @@ pub fn short(x: f64, digits: usize) -> String {
         return format!("{x}");
     }
     let mag = x.abs().log10().floor() as i32;
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
     if !(-4..6).contains(&mag) {
-        return format!("{:.*e}", digits.saturating_sub(1), x);
+        let s = format!("{:.*e}", digits.saturating_sub(1), x);
+        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
+        return format!("{}e{exponent}", trim(mantissa));
     }
     let places = (digits as i32 - 1 - mag).max(0) as usize;
-    let s = format!("{x:.places$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    trim(&format!("{x:.places$}"))
+}
+
+/// A title's font: smaller for long titles, so that they fit in `width` pixels.
+pub fn title_font(title: &str, width: f64) -> TextStyle<'static> {
+    let fits = width / (0.56 * title.chars().count().max(1) as f64);
+    font(TITLE_SIZE.min(fits).max(12.0))
 }
 
 /// `text` cut to `max` characters, with an ellipsis when cut.
@@ -281,6 +292,8 @@ mod tests {
         assert_eq!(short(120.0, 3), "120");
         assert_eq!(short(0.0, 3), "0");
         assert_eq!(short(1.5e-7, 2), "1.5e-7");
+        assert_eq!(short(8e-5, 3), "8e-5");
+        assert_eq!(short(-1.26484, 6), "-1.26484");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::{
     BLACK, BLUE, DESC_SIZE, Figure, GREY, LABEL_SIZE, PALETTE, TITLE_SIZE, VERMILION, font, nice_max, short,
+    title_font,
 };
 use anyhow::Result;
 use plotters::coord::Shift;
@@ -23,10 +24,18 @@ pub struct GameLengthFigure<'a> {
     pub median: Option<u64>,
     /// `(level as given, quantile)` for each requested level.
     pub quantiles: Vec<(String, Option<u64>)>,
+    /// Whether the distribution was computed until its tail was negligible (else the work limit
+    /// stopped it).
+    pub converged: bool,
     /// Players taking turns; from 2 a second panel shows each seat's chance to have won by each
     /// round.
     pub players: usize,
 }
+
+/// Most rolls drawn as bars (beyond, the distribution is a line).
+const MAX_BARS: usize = 1000;
+/// Most points of a line.
+const MAX_POINTS: usize = 3000;
 
 /// Seats named in the race's legend (and the last one).
 const LEGEND_SEATS: usize = 8;
@@ -67,7 +76,7 @@ impl GameLengthFigure<'_> {
             short(self.mean, 4)
         );
         let mut chart = ChartBuilder::on(area)
-            .caption(title, font(TITLE_SIZE))
+            .caption(&title, title_font(&title, 1150.0))
             .margin(15)
             .x_label_area_size(50)
             .y_label_area_size(80)
@@ -78,10 +87,17 @@ impl GameLengthFigure<'_> {
             .configure_mesh()
             .disable_x_mesh()
             .max_light_lines(2)
-            .x_desc(format!(
-                "rolls t (shown to roll {x_max}, by which {} % of games are over)",
-                short(100.0 * (1.0 - self.survival[x_max as usize]), 4)
-            ))
+            .x_desc(if self.converged {
+                format!(
+                    "rolls t (shown to roll {x_max}, by which {} % of games are over)",
+                    short(100.0 * (1.0 - self.survival[x_max as usize]), 4)
+                )
+            } else {
+                format!(
+                    "rolls t (computed only to roll {x_max}, by which {} % of games are over: raise --max-work)",
+                    short(100.0 * (1.0 - self.survival[x_max as usize]), 4)
+                )
+            })
             .y_desc("probability P(game ends at roll t)")
             .axis_desc_style(font(DESC_SIZE))
             .label_style(font(LABEL_SIZE))
@@ -96,20 +112,36 @@ impl GameLengthFigure<'_> {
             .y_label_formatter(&|y| short(*y, 2))
             .draw()?;
         let bar = BLUE.mix(0.55).filled();
-        chart
-            .draw_series(
-                shown
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| **p > 0.0)
-                    .map(|(t, &p)| {
-                        let t = t as f64;
-                        Rectangle::new([(t - 0.4, 0.0), (t + 0.4, p)], bar)
-                    }),
-            )?
-            .label("P(game ends at roll t)")
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], bar));
+        if shown.len() <= MAX_BARS {
+            chart
+                .draw_series(
+                    shown
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| **p > 0.0)
+                        .map(|(t, &p)| {
+                            let t = t as f64;
+                            Rectangle::new([(t - 0.4, 0.0), (t + 0.4, p)], bar)
+                        }),
+                )?
+                .label("P(game ends at roll t)")
+                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], bar));
+        } else {
+            // Too many rolls for bars: a line through every `step`-th (a few thousand points).
+            let step = shown.len().div_ceil(MAX_POINTS);
+            let points = shown
+                .iter()
+                .enumerate()
+                .step_by(step)
+                .map(|(t, &p)| (t as f64, p));
+            chart
+                .draw_series(LineSeries::new(points, BLUE.stroke_width(2)))?
+                .label("P(game ends at roll t)")
+                .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLUE.stroke_width(2)));
+        }
+        let step = shown.len().div_ceil(MAX_POINTS);
         let cdf_points: Vec<(f64, f64)> = (0..=x_max as usize)
+            .step_by(step)
             .map(|t| (t as f64, (1.0 - self.survival[t]).clamp(0.0, 1.0)))
             .collect();
         chart
@@ -170,6 +202,7 @@ impl GameLengthFigure<'_> {
         DB::ErrorType: 'static,
     {
         let curves = win_by_round(self.pmf, self.survival, self.players);
+        let step = self.pmf.len().div_ceil(MAX_POINTS);
         let finals: Vec<f64> = curves.iter().map(|c| c.last().copied().unwrap_or(0.0)).collect();
         let total: f64 = finals.iter().sum();
         // Shown to the round by which SHOWN of the games are decided.
@@ -204,7 +237,11 @@ impl GameLengthFigure<'_> {
             let color = PALETTE[seat % PALETTE.len()];
             let style = color.stroke_width(if seat < PALETTE.len() { 3 } else { 1 });
             let series = chart.draw_series(LineSeries::new(
-                curve[..=x_max].iter().enumerate().map(|(t, &p)| (t as f64, p)),
+                curve[..=x_max]
+                    .iter()
+                    .enumerate()
+                    .step_by(step)
+                    .map(|(t, &p)| (t as f64, p)),
                 style,
             ))?;
             // The legend names the first seats and the last (a long list would cover the lines).
