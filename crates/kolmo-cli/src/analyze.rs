@@ -80,6 +80,11 @@ struct RewardReport {
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
+    let plot = args
+        .plot
+        .as_deref()
+        .map(|p| crate::plot::Target::new("--plot", p))
+        .transpose()?;
     let options = ReadOptions {
         format: args.format.map(Into::into),
         normalize: args.normalize,
@@ -97,6 +102,24 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         })?,
     };
     let report = compute(file, &dtmc, args)?;
+    if let Some(t) = &plot {
+        let (title, probabilities) = match &report.after {
+            Some(d) => (
+                format!("Distribution after {} steps from {}", d.steps, report.from),
+                &d.probabilities,
+            ),
+            None => (
+                format!("Long-run fraction of time in each state, from {}", report.from),
+                &report.long_run.distribution,
+            ),
+        };
+        t.render(&crate::plot::DistributionFigure {
+            title,
+            names: &report.names,
+            probabilities,
+        })?;
+        t.wrote();
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {

@@ -57,6 +57,9 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     } else {
         None
     };
+    if let Some(path) = &args.plot {
+        crate::plot::CardsFigure::render(path, &sol, i, k, &format!("Alice {alice} vs Bob {bob}"))?;
+    }
     let lr = &sol.long_run;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

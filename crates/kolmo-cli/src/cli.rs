@@ -72,6 +72,10 @@ pub struct CardsArgs {
     /// Print one JSON document.
     #[arg(long)]
     pub json: bool,
+    /// Also draw Alice's value per number of rounds and the gain line kρ + h to FILE (.svg or
+    /// .png).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 const ANALYZE_HELP: &str = "\
@@ -179,6 +183,10 @@ pub struct AnalyzeArgs {
     /// Print every row of the per-state tables (default: the first 20).
     #[arg(long)]
     pub all: bool,
+    /// Also draw the long-run distribution from the start (with --steps K: the distribution after
+    /// K steps) as bars to FILE (.svg or .png; at most the 60 most likely states).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,
@@ -422,6 +430,15 @@ pub struct SnakesArgs {
     /// that Storm, PRISM or `kolmo analyze` can check the same model.
     #[arg(long, value_name = "FILE")]
     pub export: Option<PathBuf>,
+    /// Also draw the distribution of the game length to FILE (.svg or .png): P(game ends at roll
+    /// t) as bars, P(finished by roll t), the mean, median and --quantiles; with --players, each
+    /// seat's chance to have won by each round.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// Also draw the board to FILE (.svg or .png): cells numbered from the bottom-left, shaded by
+    /// the expected visits per game, snakes and ladders as arrows (boards of up to 900 cells).
+    #[arg(long, value_name = "FILE")]
+    pub plot_board: Option<PathBuf>,
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,

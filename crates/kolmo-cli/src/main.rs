@@ -8,6 +8,7 @@ mod cards;
 mod cli;
 mod judge;
 mod output;
+mod plot;
 mod snakes;
 mod solve;
 

@@ -14,6 +14,7 @@ use std::io::Write;
 
 pub fn run(args: &SnakesArgs) -> Result<()> {
     let board = load_board(args)?;
+    let plots = crate::plot::SnakesPlots::new(args, &board)?;
     if let Some(path) = &args.export {
         export(&board, path)?;
     }
@@ -36,6 +37,7 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         );
     }
     let analysis = board.analyze(&options).map_err(|e| located(e, args))?;
+    plots.render(args, &board, &analysis)?;
     let exact = if args.exact {
         Some(board.analyze_exact(&options).map_err(|e| located(e, args))?)
     } else {
