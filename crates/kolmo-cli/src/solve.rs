@@ -1,7 +1,7 @@
 //! `kolmo solve`: optimal values and policies of an MDP read from a model file.
 
-use crate::cli::SolveArgs;
-use crate::output::{fmt_bound, fmt_short, num};
+use crate::cli::{SolveArgs, SolveTable};
+use crate::output::{Csv, bold, csv_num, csv_text, fmt_bound, fmt_short, num};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
 use kolmo::exact::Rational;
@@ -252,6 +252,37 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
     };
     let names: Vec<String> = (0..mdp.n() as StateId).map(|s| mdp.state_name(s)).collect();
+    if let Some(SolveTable::Values) = args.csv {
+        let mut header = vec!["state", "value", "lower", "upper", "action"];
+        if bias.is_some() {
+            header.push("bias");
+        }
+        if exact_text.is_some() {
+            header.push("value_exact");
+        }
+        let mut csv = Csv::new(out, &header)?;
+        let e = solution.error_bound;
+        for (s, name) in names.iter().enumerate() {
+            let v = solution.values[s];
+            let (lo, hi) = if v.is_finite() { (v - e, v + e) } else { (v, v) };
+            let mut row = vec![
+                csv_text(name),
+                csv_num(v),
+                csv_num(lo),
+                csv_num(hi),
+                csv_text(&action(s)),
+            ];
+            if let Some(h) = &bias {
+                row.push(csv_num(h[s]));
+            }
+            if let Some(x) = &exact_text {
+                row.push(csv_text(&x[s]));
+            }
+            csv.row(&row)?;
+        }
+        csv.finish()?;
+        return Ok(());
+    }
     if args.json {
         let mut doc = json!({
             "model": {"file": args.file.display().to_string(), "format": file.format.name(), "states": mdp.n(), "choices": mdp.choices()},
@@ -304,7 +335,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 out,
                 "Optimal value from {}: {}",
                 names[s as usize],
-                fmt_short(v, 15)
+                bold(&fmt_short(v, 15))
             )?;
             if let Some(x) = &exact_text {
                 write!(out, " = {}", x[s as usize])?;
