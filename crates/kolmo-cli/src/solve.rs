@@ -1,15 +1,19 @@
 //! `kolmo solve`: optimal values and policies of an MDP read from a model file.
 
 use crate::cli::{SolveArgs, SolveTable};
-use crate::output::{Csv, bold, csv_num, csv_text, fmt_bound, fmt_short, num};
+use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_short, num};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
 use kolmo::exact::Rational;
 use kolmo::io::{Model, ReadOptions};
 use kolmo::mdp::{self, MdpOptions, MdpSolution, Method, Optimum};
 use kolmo::model::{Mdp, StateSet};
+use kolmo::progress::Progress;
 use serde_json::json;
 use std::io::Write;
+
+/// The solver's iteration count and latest change, polled for the progress spinner.
+static SOLVE_PROGRESS: Progress = Progress::new();
 
 /// What to optimise.
 enum Objective {
@@ -126,7 +130,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         format: args.format.map(Into::into),
         normalize: false,
     };
+    let phase = Phase::start("reading the model", String::new);
     let file = kolmo::io::read_model(&args.file, &options)?;
+    drop(phase);
     let objective = match objective {
         Objective::FileDiscount => match file.discount {
             Some(g) if (0.0..1.0).contains(&g) => Objective::Discounted(g, g.to_string()),
@@ -143,8 +149,17 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             (_, true) => Method::PolicyIteration,
             _ => Method::Auto,
         },
+        progress: Some(&SOLVE_PROGRESS),
         ..MdpOptions::default()
     };
+    let phase = Phase::start("solving", || {
+        let (k, r) = (SOLVE_PROGRESS.iterations(), SOLVE_PROGRESS.residual());
+        match (k, r.is_nan()) {
+            (0, _) => String::new(),
+            (k, true) => format!("iteration {k}"),
+            (k, false) => format!("iteration {k}, change {r:.1e}"),
+        }
+    });
     let mut exact: Option<Vec<Rational>> = None;
     // Why --exact gave no fractions (the decimals are still printed).
     let mut exact_error: Option<String> = None;
@@ -227,6 +242,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             (what, solution, Some(h.decisions))
         }
     };
+    drop(phase);
     let exact_text: Option<Vec<String>> = match (&exact, &exact_inf) {
         (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
         (None, Some(x)) => Some(
