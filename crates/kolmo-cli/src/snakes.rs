@@ -2,7 +2,7 @@
 
 use crate::cli::SnakesArgs;
 use crate::cli::SnakesTable;
-use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_prob, fmt_sig, num};
+use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_prob, fmt_short, fmt_sig, num};
 use anyhow::{Context, Result, bail};
 use kolmo::analysis::transient::mass_error;
 use kolmo::exact::{Rational, decimal};
@@ -14,7 +14,9 @@ use serde_json::{Map, Value, json};
 use std::io::Write;
 
 pub fn run(args: &SnakesArgs) -> Result<()> {
+    let phase = Phase::start("building the board", String::new);
     let board = load_board(args)?;
+    drop(phase);
     if let Some(path) = &args.export {
         export(&board, path)?;
     }
@@ -460,7 +462,13 @@ fn human_report(
     for &c in cells {
         let e = a.expected_rolls_by_cell[c as usize];
         let sd = a.variance_by_cell[c as usize].sqrt();
-        writeln!(out, "  {:>6}  {:>20}  {:>14}", c, fmt_sig(e, 15), fmt_sig(sd, 8))?;
+        writeln!(
+            out,
+            "  {:>6}  {:>20}  {:>14}",
+            c,
+            fmt_short(e, 15),
+            fmt_sig(sd, 8)
+        )?;
     }
     writeln!(out)?;
     writeln!(out, "Game length (rolls)")?;
