@@ -21,10 +21,16 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
+        Err(e) if !e.use_stderr() => {
             // --help and --version are "errors" to clap that print to stdout and exit 0.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let (what, fix) = usage_error(&e);
+            eprintln!("{} {what}", output::error_prefix());
+            eprintln!("{} {fix}", output::help_prefix());
+            return ExitCode::from(2);
         }
     };
     output::configure(cli.quiet, cli.color);
@@ -62,6 +68,51 @@ fn main() -> ExitCode {
             ExitCode::from(exit_code(&e))
         }
     }
+}
+
+/// A usage error from clap as kolmo's two lines: what is wrong (clap's message, its lines joined),
+/// then how to fix it (clap's tips and the usage, or where the flags are described).
+fn usage_error(e: &clap::Error) -> (String, String) {
+    let text = e.render().to_string();
+    let mut paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+    let join = |p: &str| p.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    let what = paragraphs
+        .next()
+        .map_or_else(String::new, |p| join(p.strip_prefix("error: ").unwrap_or(p)));
+    let mut tips = Vec::new();
+    if e.kind() == clap::error::ErrorKind::ArgumentConflict {
+        tips.push("give only one of the two".to_string());
+    }
+    let mut usage = None;
+    for p in paragraphs {
+        if let Some(u) = p.strip_prefix("Usage: ") {
+            usage = Some(join(u));
+        } else if let Some(t) = p.strip_prefix("tip: ") {
+            tips.push(join(t));
+        }
+    }
+    // The subcommand the user was typing, for the pointer to its --help.
+    let command = cli::Cli::command();
+    let sub = std::env::args()
+        .skip(1)
+        .find(|a| command.get_subcommands().any(|s| s.get_name() == a));
+    let help = match sub {
+        Some(s) => format!("kolmo {s} --help"),
+        None => "kolmo --help".into(),
+    };
+    let mut fix = tips.join("; ");
+    if let Some(u) = usage {
+        if !fix.is_empty() {
+            fix.push_str("; ");
+        }
+        fix.push_str(&format!("usage: {u}"));
+    }
+    if fix.is_empty() {
+        fix = format!("{help} describes the flags and their values");
+    } else {
+        fix.push_str(&format!(" ({help} for more)"));
+    }
+    (what, fix)
 }
 
 fn command_name(c: &cli::Command) -> &'static str {

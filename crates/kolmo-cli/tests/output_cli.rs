@@ -232,6 +232,14 @@ fn errors_are_two_lines() {
     assert_eq!(lines.len(), 2, "{err}");
     assert!(lines[0].starts_with("kolmo: error: no board file 'nofile'"));
     assert!(lines[1].starts_with("help: "));
+    // Usage errors found by the flag parser read the same way.
+    let out = kolmo().args(["snakes", "--csv", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("kolmo: error: the argument '--csv"), "{err}");
+    assert!(lines[1].starts_with("help: give only one of the two"), "{err}");
     let out = kolmo().args(["--threads", "0", "snakes"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 2);
