@@ -266,10 +266,9 @@ pub struct AnalyzeArgs {
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,
-    /// Print one table as CSV (header row, numbers in full precision, every state) instead of
-    /// the human report: `--csv` alone the per-state table (state, long_run; with --target
-    /// p_reach, expected_steps, variance, reward_NAME; with --steps K p_after_K), `--csv=stationary`
-    /// each closed class's stationary distribution (class, state, probability, mean_recurrence).
+    /// Print one table as CSV instead of the human report: a header row, every state, numbers in
+    /// full precision (shortest round-trip), for a spreadsheet. `--csv` alone prints the per-state
+    /// table, `--csv=stationary` (note the `=`) the stationary distributions; one table per run.
     #[arg(long, value_name = "TABLE", num_args = 0..=1, require_equals = true,
           default_missing_value = "states", conflicts_with = "json")]
     pub csv: Option<AnalyzeTable>,
@@ -515,12 +514,9 @@ pub struct SnakesArgs {
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,
-    /// Print one table as CSV (header row, numbers in full precision) instead of the human report:
-    /// `--csv` alone the per-cell table, `--csv=TABLE` another (note the `=`). Tables: cells (cell,
-    /// expected_rolls, std_dev; every cell, or the --cells), length (turn, p_finish_at,
-    /// p_finished_by, p_not_finished_by), finished-by (turn, p_finished_by at the --turns),
-    /// portals (kind, from, to, expected_uses), distribution (turn, cell, probability; needs
-    /// --distribution K), players (seat, win_probability; needs --players).
+    /// Print one table as CSV instead of the human report: a header row, numbers in full precision
+    /// (shortest round-trip), for a spreadsheet. `--csv` alone prints the per-cell table,
+    /// `--csv=TABLE` (note the `=`) one of the tables below; one table per run.
     #[arg(long, value_name = "TABLE", num_args = 0..=1, require_equals = true,
           default_missing_value = "cells", conflicts_with = "json")]
     pub csv: Option<SnakesTable>,

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// A JSON number, or the string "inf" / "-inf" for infinities and null for NaN.
 pub fn num(x: f64) -> Value {
@@ -128,31 +128,40 @@ pub fn csv_text(s: &str) -> String {
 }
 
 static QUIET: AtomicBool = AtomicBool::new(false);
-static COLOR: AtomicBool = AtomicBool::new(false);
+/// `--color`: 0 auto, 1 always, 2 never.
+static COLOR: AtomicU8 = AtomicU8::new(0);
 
-/// Records `--quiet` (no progress bars) and `--color` for the whole run. Colour is used only
-/// when asked for (`always`, or `auto` with the stream a terminal) and `NO_COLOR` is unset or
-/// empty (<https://no-color.org>).
+/// Records `--quiet` (no progress bars) and `--color` for the whole run.
 pub fn configure(quiet: bool, color: crate::cli::ColorWhen) {
     QUIET.store(quiet, Ordering::Relaxed);
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let wanted = match color {
-        crate::cli::ColorWhen::Always => true,
-        crate::cli::ColorWhen::Never => false,
-        crate::cli::ColorWhen::Auto => std::io::stdout().is_terminal(),
+    let mode = match color {
+        crate::cli::ColorWhen::Auto => 0,
+        crate::cli::ColorWhen::Always => 1,
+        crate::cli::ColorWhen::Never => 2,
     };
-    COLOR.store(wanted && !no_color, Ordering::Relaxed);
+    COLOR.store(mode, Ordering::Relaxed);
 }
 
-/// Whether stderr gets colour (same rule as stdout, judged on stderr).
-fn stderr_color() -> bool {
+/// Whether a stream gets colour: when asked for (`always`, or `auto` with the stream a terminal)
+/// and `NO_COLOR` is unset or empty (<https://no-color.org>).
+fn color_on(is_terminal: impl FnOnce() -> bool) -> bool {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    !no_color && (COLOR.load(Ordering::Relaxed) || std::io::stderr().is_terminal())
+    !no_color
+        && match COLOR.load(Ordering::Relaxed) {
+            0 => is_terminal(),
+            1 => true,
+            _ => false,
+        }
+}
+
+/// Whether stderr gets colour.
+fn stderr_color() -> bool {
+    color_on(|| std::io::stderr().is_terminal())
 }
 
 /// `text` in bold on a colour terminal, as is otherwise.
 pub fn bold(text: &str) -> String {
-    if COLOR.load(Ordering::Relaxed) {
+    if color_on(|| std::io::stdout().is_terminal()) {
         format!("\x1b[1m{text}\x1b[0m")
     } else {
         text.to_string()
