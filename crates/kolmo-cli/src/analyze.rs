@@ -1,8 +1,8 @@
 //! `kolmo analyze`: the textbook analysis and the model checker's quantities of any Markov chain
 //! read from a model file.
 
-use crate::cli::AnalyzeArgs;
-use crate::output::{fmt_bound, fmt_short, num};
+use crate::cli::{AnalyzeArgs, AnalyzeTable};
+use crate::output::{Csv, Phase, csv_num, csv_text, fmt_bound, fmt_short, num};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
 use kolmo::analysis::exact::{ExactAbsorptionTime, absorption_time_exact, reach_probability_exact};
@@ -89,7 +89,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         format: args.format.map(Into::into),
         normalize: args.normalize,
     };
+    let phase = Phase::start("reading the model", String::new);
     let file = kolmo::io::read_model(&args.file, &options)?;
+    drop(phase);
     let dtmc = match &file.model {
         Model::Dtmc(d) => d.clone(),
         Model::Mdp(m) => m.clone().into_dtmc().with_context(|| {
@@ -101,7 +103,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             )
         })?,
     };
+    let phase = Phase::start("analysing", String::new);
     let report = compute(file, &dtmc, args)?;
+    drop(phase);
     if let Some(t) = &plot {
         let (title, probabilities) = match &report.after {
             Some(d) => (
@@ -122,6 +126,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    if let Some(table) = args.csv {
+        return csv_table(out, table, &report);
+    }
     if args.json {
         serde_json::to_writer_pretty(&mut out, &json_report(&report))?;
         writeln!(out)?;
@@ -129,6 +136,60 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         human_report(&mut out, &report, args.all)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// `--csv=TABLE`: one table, every state, every number in full precision.
+fn csv_table(out: impl Write, table: AnalyzeTable, r: &Report) -> Result<()> {
+    match table {
+        AnalyzeTable::States => {
+            let mut header = vec!["state".to_string(), "long_run".to_string()];
+            if r.target.is_some() {
+                header.extend(["p_reach", "expected_steps", "variance"].map(String::from));
+                for rr in r.rewards.iter().filter(|x| x.to_target.is_some()) {
+                    header.push(format!("reward_{}", rr.name));
+                }
+            }
+            if let Some(d) = &r.after {
+                header.push(format!("p_after_{}", d.steps));
+            }
+            let header: Vec<&str> = header.iter().map(String::as_str).collect();
+            let mut csv = Csv::new(out, &header)?;
+            for (s, name) in r.names.iter().enumerate() {
+                let mut row = vec![csv_text(name), csv_num(r.long_run.distribution[s])];
+                if let Some(t) = &r.target {
+                    row.push(csv_num(t.reach.values[s]));
+                    row.push(csv_num(t.time.mean[s]));
+                    row.push(csv_num(t.time.variance[s]));
+                    for rr in &r.rewards {
+                        if let Some((v, _, _)) = &rr.to_target {
+                            row.push(csv_num(v[s]));
+                        }
+                    }
+                }
+                if let Some(d) = &r.after {
+                    row.push(csv_num(d.probabilities[s]));
+                }
+                csv.row(&row)?;
+            }
+            csv.finish()?;
+        }
+        AnalyzeTable::Stationary => {
+            let header = ["class", "state", "probability", "mean_recurrence"];
+            let mut csv = Csv::new(out, &header)?;
+            for (&c, st) in r.analysis.closed.iter().zip(&r.analysis.stationary) {
+                for ((&s, &p), &m) in st.class.iter().zip(&st.pi).zip(&st.mean_recurrence_times) {
+                    csv.row(&[
+                        c.to_string(),
+                        csv_text(&r.names[s as usize]),
+                        csv_num(p),
+                        csv_num(m),
+                    ])?;
+                }
+            }
+            csv.finish()?;
+        }
+    }
     Ok(())
 }
 

@@ -10,9 +10,76 @@ pub struct Cli {
     /// Worker threads for parallel work such as Monte Carlo (default: one per core).
     #[arg(long, global = true, value_name = "N")]
     pub threads: Option<usize>,
+    /// No progress bars on stderr (they are drawn only on a terminal anyway).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Colour in the report: auto (on a terminal), always or never. `NO_COLOR` set to anything
+    /// non-empty turns colour off whatever this says.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorWhen,
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// Colour when standard output (or, for errors, standard error) is a terminal.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Shells for `kolmo completions`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Shell {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+    /// PowerShell.
+    Powershell,
+    /// Elvish.
+    Elvish,
+}
+
+/// The tables `kolmo snakes --csv=TABLE` can print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SnakesTable {
+    /// cell, expected_rolls, std_dev: every cell (or the --cells).
+    Cells,
+    /// turn, p_finish_at, p_finished_by, p_not_finished_by: the whole game-length distribution.
+    Length,
+    /// turn, p_finished_by: at the --turns.
+    FinishedBy,
+    /// kind, from, to, expected_uses: every snake and ladder.
+    Portals,
+    /// turn, cell, probability: where the token is after --distribution K rolls.
+    Distribution,
+    /// seat, win_probability (with --players).
+    Players,
+}
+
+/// The tables `kolmo analyze --csv=TABLE` can print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AnalyzeTable {
+    /// One row per state: state, long_run (fraction of time from the start), and with --target
+    /// p_reach, expected_steps, variance and reward_NAME; with --steps K p_after_K.
+    States,
+    /// class, state, probability, mean_recurrence: each closed class's stationary distribution.
+    Stationary,
+}
+
+/// The tables `kolmo solve --csv=TABLE` can print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SolveTable {
+    /// state, value, lower, upper, action (and bias for average reward, value_exact with --exact).
+    Values,
 }
 
 /// kolmo's commands.
@@ -50,6 +117,17 @@ pub enum Command {
     ///
     /// `kolmo judge --list` names the problems; `kolmo judge PROBLEM --help` describes the input.
     Judge(JudgeArgs),
+    /// Print a shell completion script for kolmo on standard output.
+    ///
+    /// bash: `kolmo completions bash > ~/.local/share/bash-completion/completions/kolmo`;
+    /// zsh: `kolmo completions zsh > ~/.zfunc/_kolmo` (with ~/.zfunc on $fpath);
+    /// fish: `kolmo completions fish > ~/.config/fish/completions/kolmo.fish`.
+    Completions {
+        /// The shell: bash, zsh, fish, powershell or elvish.
+        shell: Shell,
+    },
+    /// Print kolmo's man page (roff) on standard output: `kolmo man > kolmo.1; man ./kolmo.1`.
+    Man,
 }
 
 /// Flags of `kolmo cards`.
@@ -145,6 +223,12 @@ pub struct SolveArgs {
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,
+    /// Print the per-state table as CSV (header row, numbers in full precision, every state)
+    /// instead of the human report: state, value, lower, upper, action (plus bias for
+    /// average reward and value_exact with --exact).
+    #[arg(long, value_name = "TABLE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "values", conflicts_with = "json")]
+    pub csv: Option<SolveTable>,
 }
 
 /// Flags of `kolmo analyze`.
@@ -190,6 +274,12 @@ pub struct AnalyzeArgs {
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,
+    /// Print one table as CSV instead of the human report: a header row, every state, numbers in
+    /// full precision (shortest round-trip), for a spreadsheet. `--csv` alone prints the per-state
+    /// table, `--csv=stationary` (note the `=`) the stationary distributions; one table per run.
+    #[arg(long, value_name = "TABLE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "states", conflicts_with = "json")]
+    pub csv: Option<AnalyzeTable>,
 }
 
 /// Model file formats on the command line.
@@ -442,9 +532,12 @@ pub struct SnakesArgs {
     /// Print one JSON document instead of the human report.
     #[arg(long)]
     pub json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Print one table as CSV instead of the human report: a header row, numbers in full precision
+    /// (shortest round-trip), for a spreadsheet. `--csv` alone prints the per-cell table,
+    /// `--csv=TABLE` (note the `=`) one of the tables below; one table per run.
+    #[arg(long, value_name = "TABLE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "cells", conflicts_with = "json")]
+    pub csv: Option<SnakesTable>,
 }
 
 impl SnakesArgs {

@@ -1,6 +1,9 @@
-//! Output helpers: JSON numbers (with +∞ as "inf") and number formatting for tables.
+//! Output helpers: JSON numbers (with +∞ as "inf"), number formatting for tables, CSV rows,
+//! colours and progress bars on stderr.
 
 use serde_json::Value;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// A JSON number, or the string "inf" / "-inf" for infinities and null for NaN.
 pub fn num(x: f64) -> Value {
@@ -67,6 +70,187 @@ pub fn fmt_prob(p: f64) -> String {
     }
 }
 
+/// A CSV table on stdout: a header row, then one row per record, fields separated by commas.
+pub struct Csv<W: Write> {
+    out: W,
+    columns: usize,
+}
+
+impl<W: Write> Csv<W> {
+    /// Starts the table with its header row.
+    pub fn new(mut out: W, header: &[&str]) -> std::io::Result<Self> {
+        let line: Vec<String> = header.iter().map(|h| csv_text(h)).collect();
+        writeln!(out, "{}", line.join(","))?;
+        Ok(Self {
+            out,
+            columns: header.len(),
+        })
+    }
+
+    /// One row; its fields are already CSV text (see [`csv_num`] and [`csv_text`]).
+    ///
+    /// # Panics
+    /// - panics if the row does not have one field per column of the header
+    #[track_caller]
+    pub fn row(&mut self, fields: &[String]) -> std::io::Result<()> {
+        assert_eq!(fields.len(), self.columns, "a CSV row needs one field per column");
+        writeln!(self.out, "{}", fields.join(","))
+    }
+
+    /// Flushes the table.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A number for CSV in full precision: the shortest text that reads back as the same `f64`
+/// (`0.1`, `39.22512230823496`, `1e-300`); "inf" / "-inf" for infinities, empty for NaN.
+pub fn csv_num(x: f64) -> String {
+    let x = x + 0.0; // −0 prints as 0
+    if x.is_nan() {
+        String::new()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if x == 0.0 || (1e-5..1e16).contains(&x.abs()) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// A text field for CSV, quoted when it holds a comma, a quote or a line break.
+pub fn csv_text(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+/// `--color`: 0 auto, 1 always, 2 never.
+static COLOR: AtomicU8 = AtomicU8::new(0);
+
+/// Records `--quiet` (no progress bars) and `--color` for the whole run.
+pub fn configure(quiet: bool, color: crate::cli::ColorWhen) {
+    QUIET.store(quiet, Ordering::Relaxed);
+    let mode = match color {
+        crate::cli::ColorWhen::Auto => 0,
+        crate::cli::ColorWhen::Always => 1,
+        crate::cli::ColorWhen::Never => 2,
+    };
+    COLOR.store(mode, Ordering::Relaxed);
+}
+
+/// Whether a stream gets colour: when asked for (`always`, or `auto` with the stream a terminal)
+/// and `NO_COLOR` is unset or empty (<https://no-color.org>).
+fn color_on(is_terminal: impl FnOnce() -> bool) -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color
+        && match COLOR.load(Ordering::Relaxed) {
+            0 => is_terminal(),
+            1 => true,
+            _ => false,
+        }
+}
+
+/// Whether stderr gets colour.
+fn stderr_color() -> bool {
+    color_on(|| std::io::stderr().is_terminal())
+}
+
+/// `text` in bold on a colour terminal, as is otherwise.
+pub fn bold(text: &str) -> String {
+    if color_on(|| std::io::stdout().is_terminal()) {
+        format!("\x1b[1m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// The `kolmo: error:` prefix of an error message, in bold red on a colour terminal.
+pub fn error_prefix() -> String {
+    if stderr_color() {
+        "kolmo: \x1b[1;31merror\x1b[0m:".into()
+    } else {
+        "kolmo: error:".into()
+    }
+}
+
+/// The `help:` prefix of the line after an error, in bold on a colour terminal.
+pub fn help_prefix() -> String {
+    if stderr_color() {
+        "\x1b[1mhelp\x1b[0m:".into()
+    } else {
+        "help:".into()
+    }
+}
+
+/// Whether progress bars may be drawn: not with `--quiet`, and only when stderr is a terminal
+/// (indicatif also checks this, and draws nothing on a pipe).
+pub fn progress_enabled() -> bool {
+    !QUIET.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
+}
+
+/// A progress bar on stderr for `len` units of work, hidden with `--quiet` or off a terminal.
+pub fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
+    if !progress_enabled() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(indicatif::ProgressStyle::with_template(template).expect("valid template"));
+    bar
+}
+
+/// A spinner on stderr for a phase of unknown length ("exploring", "solving"), shown only once the
+/// phase has lasted half a second, cleared when dropped. `status` is polled for the message (e.g.
+/// iterations and residual read from the engine's counters).
+pub struct Phase {
+    done: std::sync::Arc<AtomicBool>,
+    bar: indicatif::ProgressBar,
+}
+
+impl Phase {
+    /// Starts timing the phase `what`; `status` gives the current detail, polled ten times a
+    /// second once the spinner shows.
+    pub fn start(what: &str, status: impl Fn() -> String + Send + 'static) -> Self {
+        let done = std::sync::Arc::new(AtomicBool::new(false));
+        let bar = indicatif::ProgressBar::hidden();
+        if progress_enabled() {
+            let (done, bar, what) = (done.clone(), bar.clone(), what.to_string());
+            std::thread::spawn(move || {
+                let start = std::time::Instant::now();
+                while start.elapsed() < std::time::Duration::from_millis(500) {
+                    if done.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
+                        .expect("valid template"),
+                );
+                bar.set_prefix(what);
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                while !done.load(Ordering::Relaxed) {
+                    bar.set_message(status());
+                    bar.tick();
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                bar.finish_and_clear();
+            });
+        }
+        Self { done, bar }
+    }
+}
+
+impl Drop for Phase {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        self.bar.finish_and_clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +271,14 @@ mod tests {
         assert_eq!(fmt_short(f64::INFINITY, 3), "inf");
         assert_eq!(fmt_bound(0.0), "0");
         assert_eq!(fmt_bound(2.5e-16), "2.5e-16");
+        assert_eq!(csv_num(39.22512230823496), "39.22512230823496");
+        assert_eq!(csv_num(0.1), "0.1");
+        assert_eq!(csv_num(-0.0), "0");
+        assert_eq!(csv_num(1e-300), "1e-300");
+        assert_eq!(csv_num(1.5e20), "1.5e20");
+        assert_eq!(csv_num(f64::INFINITY), "inf");
+        assert_eq!(csv_text("a,b"), "\"a,b\"");
+        assert_eq!(csv_text("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_text("s0"), "s0");
     }
 }

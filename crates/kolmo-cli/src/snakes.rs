@@ -1,7 +1,8 @@
 //! `kolmo snakes`: load the board, run the engine's analyses, print the report.
 
 use crate::cli::SnakesArgs;
-use crate::output::{fmt_bound, fmt_prob, fmt_sig, num};
+use crate::cli::SnakesTable;
+use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_prob, fmt_short, fmt_sig, num};
 use anyhow::{Context, Result, bail};
 use kolmo::analysis::transient::mass_error;
 use kolmo::exact::{Rational, decimal};
@@ -13,7 +14,9 @@ use serde_json::{Map, Value, json};
 use std::io::Write;
 
 pub fn run(args: &SnakesArgs) -> Result<()> {
+    let phase = Phase::start("building the board", String::new);
     let board = load_board(args)?;
+    drop(phase);
     let plots = crate::plot::SnakesPlots::new(args, &board)?;
     if let Some(path) = &args.export {
         export(&board, path)?;
@@ -36,9 +39,12 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
             kolmo::analysis::MAX_PLAYERS
         );
     }
+    let phase = Phase::start("analysing the board", String::new);
     let analysis = board.analyze(&options).map_err(|e| located(e, args))?;
+    drop(phase);
     plots.render(args, &board, &analysis)?;
     let exact = if args.exact {
+        let _phase = Phase::start("exact arithmetic", String::new);
         Some(board.analyze_exact(&options).map_err(|e| located(e, args))?)
     } else {
         None
@@ -56,7 +62,11 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
     // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all, 2·10⁸
     // on boards over 10,000 cells, where each roll misses the cache, 5·10⁷ over 1,000,000 cells,
     // where it misses the TLB too: a few seconds); none when even 1,000 games would exceed that.
+    // A CSV table holds no Monte Carlo figure: simulate only when asked for with --mc.
     let games = args.mc.unwrap_or_else(|| {
+        if args.csv.is_some() {
+            return 0;
+        }
         let budget = match board.size() {
             0..=10_000 => 2e9,
             10_001..=1_000_000 => 2e8,
@@ -69,7 +79,7 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
             affordable.min(2_000_000.0) as u64
         }
     });
-    let mc_skipped = args.mc.is_none() && games == 0;
+    let mc_skipped = args.mc.is_none() && games == 0 && args.csv.is_none();
     let mc = if games > 0 {
         // Games longer than 100 times the mean are astronomically unlikely on a board that cannot trap.
         let limit = args
@@ -82,6 +92,14 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
     let cells = selected_cells(args, &board)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    if let Some(table) = args.csv {
+        let cells: Vec<u32> = if args.cells.is_some() {
+            cells
+        } else {
+            (0..=board.size()).collect()
+        };
+        return csv_table(out, table, &analysis, &cells);
+    }
     if args.json {
         let mut doc = json_report(&board, &analysis, mc.as_ref(), &args.quantiles);
         if let Some(x) = &exact {
@@ -165,6 +183,73 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// `--csv=TABLE`: one table, every number in full precision.
+fn csv_table(out: impl Write, table: SnakesTable, a: &BoardAnalysis, cells: &[u32]) -> Result<()> {
+    match table {
+        SnakesTable::Cells => {
+            let mut csv = Csv::new(out, &["cell", "expected_rolls", "std_dev"])?;
+            for &c in cells {
+                let c = c as usize;
+                let sd = a.variance_by_cell[c].sqrt();
+                csv.row(&[c.to_string(), csv_num(a.expected_rolls_by_cell[c]), csv_num(sd)])?;
+            }
+            csv.finish()?;
+        }
+        SnakesTable::Length => {
+            let header = ["turn", "p_finish_at", "p_finished_by", "p_not_finished_by"];
+            let mut csv = Csv::new(out, &header)?;
+            let mut cdf = 0.0;
+            for (t, (&p, &s)) in a.time.pmf.iter().zip(&a.time.survival).enumerate() {
+                cdf += p;
+                csv.row(&[t.to_string(), csv_num(p), csv_num(cdf), csv_num(s)])?;
+            }
+            csv.finish()?;
+        }
+        SnakesTable::FinishedBy => {
+            let mut csv = Csv::new(out, &["turn", "p_finished_by"])?;
+            for &(k, p) in &a.finished_by {
+                csv.row(&[k.to_string(), p.map_or_else(String::new, csv_num)])?;
+            }
+            csv.finish()?;
+        }
+        SnakesTable::Portals => {
+            let mut csv = Csv::new(out, &["kind", "from", "to", "expected_uses"])?;
+            for u in &a.portal_usage {
+                csv.row(&[
+                    csv_text(u.portal.kind.name()),
+                    u.portal.from.to_string(),
+                    u.portal.to.to_string(),
+                    csv_num(u.expected_uses),
+                ])?;
+            }
+            csv.finish()?;
+        }
+        SnakesTable::Distribution => {
+            if a.distributions.is_empty() {
+                bail!("--csv=distribution: add --distribution K (where the token is after K rolls)");
+            }
+            let mut csv = Csv::new(out, &["turn", "cell", "probability"])?;
+            for (k, d) in &a.distributions {
+                for (c, &p) in d.iter().enumerate() {
+                    csv.row(&[k.to_string(), c.to_string(), csv_num(p)])?;
+                }
+            }
+            csv.finish()?;
+        }
+        SnakesTable::Players => {
+            let Some(r) = &a.race else {
+                bail!("--csv=players: add --players N (N >= 2)");
+            };
+            let mut csv = Csv::new(out, &["seat", "win_probability"])?;
+            for (i, &p) in r.win_probability.iter().enumerate() {
+                csv.row(&[(i + 1).to_string(), csv_num(p)])?;
+            }
+            csv.finish()?;
+        }
+    }
     Ok(())
 }
 
@@ -298,19 +383,10 @@ fn selected_cells(args: &SnakesArgs, board: &Board) -> Result<Vec<u32>> {
 const MAX_PORTALS_SHOWN: usize = 40;
 
 fn simulate(board: &Board, args: &SnakesArgs, games: u64, max_rolls: u64) -> Result<MonteCarlo> {
-    let bar = if args.quiet || args.json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let b =
-            indicatif::ProgressBar::with_draw_target(Some(games), indicatif::ProgressDrawTarget::stderr());
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "Monte Carlo {bar:40} {human_pos}/{human_len} games {per_sec} eta {eta}",
-            )
-            .expect("valid template"),
-        );
-        b
-    };
+    let bar = crate::output::progress_bar(
+        games,
+        "Monte Carlo {bar:40} {human_pos}/{human_len} games {per_sec} eta {eta}",
+    );
     let progress = |games: u64| bar.inc(games);
     let options = MonteCarloOptions {
         games,
@@ -370,7 +446,7 @@ fn human_report(
     writeln!(
         out,
         "Expected rolls from the start   {}",
-        fmt_sig(a.expected_rolls, 15)
+        bold(&fmt_sig(a.expected_rolls, 15))
     )?;
     writeln!(out, "Standard deviation              {}", fmt_sig(a.std_dev, 14))?;
     writeln!(out, "Variance                        {}", fmt_sig(a.variance, 14))?;
@@ -397,7 +473,13 @@ fn human_report(
     for &c in cells {
         let e = a.expected_rolls_by_cell[c as usize];
         let sd = a.variance_by_cell[c as usize].sqrt();
-        writeln!(out, "  {:>6}  {:>20}  {:>14}", c, fmt_sig(e, 15), fmt_sig(sd, 8))?;
+        writeln!(
+            out,
+            "  {:>6}  {:>20}  {:>14}",
+            c,
+            fmt_short(e, 15),
+            fmt_sig(sd, 8)
+        )?;
     }
     writeln!(out)?;
     writeln!(out, "Game length (rolls)")?;

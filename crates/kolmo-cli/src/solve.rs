@@ -1,15 +1,19 @@
 //! `kolmo solve`: optimal values and policies of an MDP read from a model file.
 
-use crate::cli::SolveArgs;
-use crate::output::{fmt_bound, fmt_short, num};
+use crate::cli::{SolveArgs, SolveTable};
+use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_short, num};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
 use kolmo::exact::Rational;
 use kolmo::io::{Model, ReadOptions};
 use kolmo::mdp::{self, MdpOptions, MdpSolution, Method, Optimum};
 use kolmo::model::{Mdp, StateSet};
+use kolmo::progress::Progress;
 use serde_json::json;
 use std::io::Write;
+
+/// The solver's iteration count and latest change, polled for the progress spinner.
+static SOLVE_PROGRESS: Progress = Progress::new();
 
 /// What to optimise.
 enum Objective {
@@ -126,7 +130,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         format: args.format.map(Into::into),
         normalize: false,
     };
+    let phase = Phase::start("reading the model", String::new);
     let file = kolmo::io::read_model(&args.file, &options)?;
+    drop(phase);
     let objective = match objective {
         Objective::FileDiscount => match file.discount {
             Some(g) if (0.0..1.0).contains(&g) => Objective::Discounted(g, g.to_string()),
@@ -143,8 +149,17 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             (_, true) => Method::PolicyIteration,
             _ => Method::Auto,
         },
+        progress: Some(&SOLVE_PROGRESS),
         ..MdpOptions::default()
     };
+    let phase = Phase::start("solving", || {
+        let (k, r) = (SOLVE_PROGRESS.iterations(), SOLVE_PROGRESS.residual());
+        match (k, r.is_nan()) {
+            (0, _) => String::new(),
+            (k, true) => format!("iteration {k}"),
+            (k, false) => format!("iteration {k}, change {r:.1e}"),
+        }
+    });
     let mut exact: Option<Vec<Rational>> = None;
     // Why --exact gave no fractions (the decimals are still printed).
     let mut exact_error: Option<String> = None;
@@ -227,6 +242,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             (what, solution, Some(h.decisions))
         }
     };
+    drop(phase);
     let exact_text: Option<Vec<String>> = match (&exact, &exact_inf) {
         (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
         (None, Some(x)) => Some(
@@ -252,6 +268,37 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
     };
     let names: Vec<String> = (0..mdp.n() as StateId).map(|s| mdp.state_name(s)).collect();
+    if let Some(SolveTable::Values) = args.csv {
+        let mut header = vec!["state", "value", "lower", "upper", "action"];
+        if bias.is_some() {
+            header.push("bias");
+        }
+        if exact_text.is_some() {
+            header.push("value_exact");
+        }
+        let mut csv = Csv::new(out, &header)?;
+        let e = solution.error_bound;
+        for (s, name) in names.iter().enumerate() {
+            let v = solution.values[s];
+            let (lo, hi) = if v.is_finite() { (v - e, v + e) } else { (v, v) };
+            let mut row = vec![
+                csv_text(name),
+                csv_num(v),
+                csv_num(lo),
+                csv_num(hi),
+                csv_text(&action(s)),
+            ];
+            if let Some(h) = &bias {
+                row.push(csv_num(h[s]));
+            }
+            if let Some(x) = &exact_text {
+                row.push(csv_text(&x[s]));
+            }
+            csv.row(&row)?;
+        }
+        csv.finish()?;
+        return Ok(());
+    }
     if args.json {
         let mut doc = json!({
             "model": {"file": args.file.display().to_string(), "format": file.format.name(), "states": mdp.n(), "choices": mdp.choices()},
@@ -304,7 +351,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 out,
                 "Optimal value from {}: {}",
                 names[s as usize],
-                fmt_short(v, 15)
+                bold(&fmt_short(v, 15))
             )?;
             if let Some(x) = &exact_text {
                 write!(out, " = {}", x[s as usize])?;

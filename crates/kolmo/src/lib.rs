@@ -48,6 +48,7 @@ pub mod linsolve;
 pub mod mdp;
 pub mod model;
 mod numeric;
+pub mod progress;
 pub mod sim;
 pub mod sparse;
 

@@ -1324,7 +1324,7 @@ mod tests {
     /// The chain of a snakes board as `kolmo snakes --export x.json` writes it.
     fn snakes_json(spec: &BoardSpec) -> String {
         let board = Board::new(spec).unwrap();
-        let mut d = board.dtmc().unwrap();
+        let mut d = board.named_dtmc().unwrap();
         let goal = board.size() as usize;
         let rolls = (0..d.n()).map(|c| if c == goal { 0.0 } else { 1.0 }).collect();
         d.set_reward_model("rolls", RewardModel::from_state_rewards(rolls))

@@ -167,6 +167,7 @@ fn policy_iteration(
                 changed = true;
             }
         }
+        options.report(round, f64::NAN);
         if !changed {
             return Ok(Some((v, policy, round, method)));
         }
@@ -210,6 +211,7 @@ fn value_iteration(
             change = change.max((best - v[s]).abs());
             v[s] = best;
         }
+        options.report(sweep, change);
         let size = v.iter().fold(1.0f64, |a, x| a.max(x.abs()));
         if change / (1.0 - gamma) <= options.precision * size {
             let (gap, _) = bellman_gap(mdp, rewards, gamma, optimum, &v);

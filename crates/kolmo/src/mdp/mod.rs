@@ -79,6 +79,18 @@ pub struct MdpOptions {
     /// Iteration limit (sweeps for value iteration, improvement rounds for policy iteration);
     /// reaching it is an error, never a silent answer.
     pub max_iterations: u64,
+    /// Where to report the iteration count and the latest change (value iteration) after every
+    /// iteration, for a caller drawing progress; `None` (the default) reports nothing.
+    pub progress: Option<&'static crate::progress::Progress>,
+}
+
+impl MdpOptions {
+    /// Records iteration `iterations` with its residual in [`MdpOptions::progress`], if any.
+    pub(crate) fn report(&self, iterations: u64, residual: f64) {
+        if let Some(p) = self.progress {
+            p.record(iterations, residual);
+        }
+    }
 }
 
 impl Default for MdpOptions {
@@ -87,6 +99,7 @@ impl Default for MdpOptions {
             method: Method::Auto,
             precision: 1e-12,
             max_iterations: 1_000_000,
+            progress: None,
         }
     }
 }

@@ -71,6 +71,7 @@ pub fn reach_probability(
     let mut rounds = 0;
     let v = loop {
         rounds += 1;
+        options.report(rounds, f64::NAN);
         if rounds > options.max_iterations {
             return Err(Error::LimitReached {
                 what: "policy iteration",

@@ -97,6 +97,7 @@ fn non_negative(
     let row_of = |s: usize, choice: u32| m.group_rows(s).start + choice as usize;
     let q = |v: &[f64], row: usize| super::backup(m, rewards[row], 1.0, v, row);
     for round in 1..=options.max_iterations {
+        options.report(round, f64::NAN);
         let rows: Vec<usize> = (0..n).map(|s| row_of(s, policy[s])).collect();
         let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
         let absorbing = AbsorbingChain::new(&chain, target)?;
