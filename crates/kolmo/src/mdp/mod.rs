@@ -74,7 +74,8 @@ pub struct MdpOptions {
     /// The method.
     pub method: Method,
     /// Value iteration stops once its guaranteed bound is below `precision · max |v|` (default
-    /// 1e-12); policy iteration ignores it.
+    /// 1e-12), or earlier when rounding alone keeps the bound above that (a discount close to 1:
+    /// the reported bound is then the one reached); policy iteration ignores it.
     pub precision: f64,
     /// Iteration limit (sweeps for value iteration, improvement rounds for policy iteration);
     /// reaching it is an error, never a silent answer.
