@@ -90,6 +90,23 @@ struct Sums {
 }
 
 impl Sums {
+    /// No games yet.
+    fn empty() -> Sums {
+        Sums {
+            min: u64::MAX,
+            ..Sums::default()
+        }
+    }
+
+    /// Counts a game of `steps` steps.
+    fn record(&mut self, steps: u64) {
+        self.count += 1;
+        self.sum += steps;
+        self.sum_sq += u128::from(steps) * u128::from(steps);
+        self.min = self.min.min(steps);
+        self.max = self.max.max(steps);
+    }
+
     fn merge(self, o: Sums) -> Sums {
         if self.count == 0 {
             return o;
@@ -127,16 +144,34 @@ pub fn absorption_times<F>(
 where
     F: Fn(&mut SimRng, u64) -> Option<u64> + Sync,
 {
+    in_chunks(options, CHUNK, progress, |mut rng, games| {
+        let mut s = Sums::empty();
+        for _ in 0..games {
+            s.record(game(&mut rng, options.max_steps)?);
+        }
+        Some(s)
+    })
+}
+
+/// Runs `options.games` games in chunks of `chunk` in parallel: chunk `k` gets the seeded
+/// generator advanced by `k · 2¹²⁸` steps and its number of games, and returns their sums, or
+/// `None` when a game reached the step limit (which stops the other chunks and is reported as
+/// [`Error::LimitReached`]).
+fn in_chunks(
+    options: &MonteCarloOptions,
+    chunk: u64,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+    play: impl Fn(SimRng, u64) -> Option<Sums> + Sync,
+) -> Result<MonteCarlo> {
     if options.games < 2 {
         return Err(Error::arg(
             "games",
             "at least 2 games are needed for a standard error",
         ));
     }
-    let chunks = options.games.div_ceil(CHUNK);
     let stop = AtomicBool::new(false);
     let base = SimRng::seed_from_u64(options.seed);
-    let sums = (0..chunks)
+    let sums = (0..options.games.div_ceil(chunk))
         .into_par_iter()
         .map(|k| {
             if stop.load(Ordering::Relaxed) {
@@ -144,26 +179,11 @@ where
             }
             let mut rng = base.clone();
             rng.jump_ce(k, 128);
-            let games = CHUNK.min(options.games - k * CHUNK);
-            let mut s = Sums {
-                min: u64::MAX,
-                ..Sums::default()
+            let games = chunk.min(options.games - k * chunk);
+            let Some(s) = play(rng, games) else {
+                stop.store(true, Ordering::Relaxed);
+                return Sums::default();
             };
-            for _ in 0..games {
-                match game(&mut rng, options.max_steps) {
-                    Some(steps) => {
-                        s.count += 1;
-                        s.sum += steps;
-                        s.sum_sq += u128::from(steps) * u128::from(steps);
-                        s.min = s.min.min(steps);
-                        s.max = s.max.max(steps);
-                    }
-                    None => {
-                        stop.store(true, Ordering::Relaxed);
-                        return Sums::default();
-                    }
-                }
-            }
             if let Some(p) = progress {
                 p(games);
             }
@@ -206,70 +226,40 @@ pub fn absorption_times_interleaved<F>(
 where
     F: Fn(&mut SimRng, StateId) -> StateId + Sync,
 {
-    if options.games < 2 {
-        return Err(Error::arg(
-            "games",
-            "at least 2 games are needed for a standard error",
-        ));
-    }
-    let chunks = options.games.div_ceil(INTERLEAVED_CHUNK);
-    let stop = AtomicBool::new(false);
-    let base = SimRng::seed_from_u64(options.seed);
-    let sums = (0..chunks)
-        .into_par_iter()
-        .map(|k| {
-            if stop.load(Ordering::Relaxed) {
-                return Sums::default();
-            }
-            let mut rng = base.clone();
-            rng.jump_ce(k, 128);
-            let games = INTERLEAVED_CHUNK.min(options.games - k * INTERLEAVED_CHUNK);
-            // (generator, state, steps so far) of each game in flight.
-            let mut lanes: Vec<(SimRng, StateId, u64)> = (0..LANES.min(games as usize))
-                .map(|l| {
-                    let mut r = rng.clone();
-                    r.jump_ce(l as u64, 120);
-                    (r, start, 0)
-                })
-                .collect();
-            let mut started = lanes.len() as u64;
-            let mut s = Sums {
-                min: u64::MAX,
-                ..Sums::default()
-            };
-            while !lanes.is_empty() {
-                let mut l = 0;
-                while l < lanes.len() {
-                    let (r, state, t) = &mut lanes[l];
-                    if *state == target {
-                        s.count += 1;
-                        s.sum += *t;
-                        s.sum_sq += u128::from(*t) * u128::from(*t);
-                        s.min = s.min.min(*t);
-                        s.max = s.max.max(*t);
-                        if started == games {
-                            lanes.swap_remove(l);
-                            continue;
-                        }
-                        started += 1;
-                        (*state, *t) = (start, 0);
-                    } else if *t == options.max_steps {
-                        stop.store(true, Ordering::Relaxed);
-                        return Sums::default();
-                    } else {
-                        *state = step(r, *state);
-                        *t += 1;
+    in_chunks(options, INTERLEAVED_CHUNK, progress, |rng, games| {
+        // (generator, state, steps so far) of each game in flight.
+        let mut lanes: Vec<(SimRng, StateId, u64)> = (0..LANES.min(games as usize))
+            .map(|l| {
+                let mut r = rng.clone();
+                r.jump_ce(l as u64, 120);
+                (r, start, 0)
+            })
+            .collect();
+        let mut started = lanes.len() as u64;
+        let mut s = Sums::empty();
+        while !lanes.is_empty() {
+            let mut l = 0;
+            while l < lanes.len() {
+                let (r, state, t) = &mut lanes[l];
+                if *state == target {
+                    s.record(*t);
+                    if started == games {
+                        lanes.swap_remove(l);
+                        continue;
                     }
-                    l += 1;
+                    started += 1;
+                    (*state, *t) = (start, 0);
+                } else if *t == options.max_steps {
+                    return None;
+                } else {
+                    *state = step(r, *state);
+                    *t += 1;
                 }
+                l += 1;
             }
-            if let Some(p) = progress {
-                p(games);
-            }
-            s
-        })
-        .reduce(Sums::default, Sums::merge);
-    summarise(sums, options, stop.load(Ordering::Relaxed))
+        }
+        Some(s)
+    })
 }
 
 /// The summary of the games' `sums`, or the error of a game stopped at the step limit.
