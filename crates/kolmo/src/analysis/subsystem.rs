@@ -219,34 +219,7 @@ impl Subsystem<f64> {
     /// (`lo` the small part, if any), each entry in twice the working precision; rows in parallel
     /// chunks (the same result on any number of threads).
     pub fn residual_vector_pair(&self, x: &[f64], lo: Option<&[f64]>, b: &[f64], r: &mut [f64]) {
-        use rayon::prelude::*;
-        const CHUNK: usize = 1 << 14;
-        #[cfg(target_arch = "x86_64")]
-        let fma = std::arch::is_x86_feature_detected!("fma");
-        r.par_chunks_mut(CHUNK).enumerate().for_each(|(c, rs)| {
-            #[cfg(target_arch = "x86_64")]
-            if fma {
-                // SAFETY: the CPU supports FMA, checked above.
-                unsafe { self.residual_rows_fma(c * CHUNK, x, lo, b, rs) };
-                return;
-            }
-            self.residual_rows(c * CHUNK, x, lo, b, rs);
-        });
-    }
-
-    /// [`residual_rows`](Self::residual_rows) compiled with hardware FMA, which `mul_add`
-    /// otherwise emulates in software on baseline x86-64.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "fma")]
-    unsafe fn residual_rows_fma(
-        &self,
-        start: usize,
-        x: &[f64],
-        lo: Option<&[f64]>,
-        b: &[f64],
-        r: &mut [f64],
-    ) {
-        self.residual_rows(start, x, lo, b, r);
+        rows_with_fma(r, |start, rs| self.residual_rows(start, x, lo, b, rs));
     }
 
     /// Residual entries `start..start + r.len()`.
@@ -492,4 +465,29 @@ impl Dot2 {
     pub(crate) fn value(self) -> f64 {
         self.sum + self.err
     }
+}
+
+/// Fills `r` in parallel chunks of 2¹⁴ entries (the same result on any number of threads) with
+/// `rows(start, chunk)`, compiled with hardware FMA when the CPU has it: [`Dot2`]'s `mul_add` is
+/// otherwise emulated in software on baseline x86-64. `rows` should be `#[inline(always)]` code
+/// so that it is compiled into the FMA-enabled copy.
+pub(crate) fn rows_with_fma(r: &mut [f64], rows: impl Fn(usize, &mut [f64]) + Sync) {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 14;
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    unsafe fn with_fma(rows: &(impl Fn(usize, &mut [f64]) + Sync), start: usize, r: &mut [f64]) {
+        rows(start, r);
+    }
+    #[cfg(target_arch = "x86_64")]
+    let fma = std::arch::is_x86_feature_detected!("fma");
+    r.par_chunks_mut(CHUNK).enumerate().for_each(|(c, rs)| {
+        #[cfg(target_arch = "x86_64")]
+        if fma {
+            // SAFETY: the CPU supports FMA, checked above.
+            unsafe { with_fma(&rows, c * CHUNK, rs) };
+            return;
+        }
+        rows(c * CHUNK, rs);
+    });
 }

@@ -18,7 +18,7 @@
 //! residual `b − (I − Q)x` in twice the working precision that certifies the result.
 
 use super::{Board, BoardChain};
-use crate::analysis::Dot2;
+use crate::analysis::{Dot2, rows_with_fma};
 use crate::explore::{Generator, Successors};
 use crate::linsolve::SplitOperator;
 use rayon::prelude::*;
@@ -161,30 +161,7 @@ impl<'a> BoardOperator<'a> {
     pub fn residual_pair(&self, x: &[f64], lo: Option<&[f64]>, b: &[f64], r: &mut [f64]) {
         let n = self.n;
         assert!(x.len() == n && b.len() == n && r.len() == n && lo.is_none_or(|l| l.len() == n));
-        #[cfg(target_arch = "x86_64")]
-        let fma = std::arch::is_x86_feature_detected!("fma");
-        r.par_chunks_mut(CHUNK).enumerate().for_each(|(c, rs)| {
-            #[cfg(target_arch = "x86_64")]
-            if fma {
-                // SAFETY: the CPU supports FMA, checked above.
-                unsafe { self.residual_rows_fma(c * CHUNK, x, lo, b, rs) };
-                return;
-            }
-            self.residual_rows(c * CHUNK, x, lo, b, rs);
-        });
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "fma")]
-    unsafe fn residual_rows_fma(
-        &self,
-        start: usize,
-        x: &[f64],
-        lo: Option<&[f64]>,
-        b: &[f64],
-        r: &mut [f64],
-    ) {
-        self.residual_rows(start, x, lo, b, r);
+        rows_with_fma(r, |start, rs| self.residual_rows(start, x, lo, b, rs));
     }
 
     #[inline(always)]
