@@ -1023,7 +1023,7 @@ const PREFETCH: usize = 48;
 
 /// Asks the processor to bring `x[j]` into the cache (nothing if `j` is out of range).
 #[inline(always)]
-fn prefetch(x: &[f64], j: usize) {
+pub(crate) fn prefetch(x: &[f64], j: usize) {
     #[cfg(target_arch = "x86_64")]
     if j < x.len() {
         // SAFETY: `j` is in bounds; a prefetch has no effect on memory.

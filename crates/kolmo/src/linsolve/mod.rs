@@ -23,6 +23,7 @@ mod woodbury;
 pub use dense::DenseLu;
 pub use factored::{Factored, MAX_DENSE, SPARSE_FROM, SolveMethod};
 pub use gauss::GaussLu;
+pub(crate) use krylov::prefetch;
 pub use krylov::{
     Iterative, KrylovMethod, KrylovOptions, KrylovStats, MatrixFree, Preconditioner, SplitOperator,
 };

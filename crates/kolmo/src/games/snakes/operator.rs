@@ -21,6 +21,7 @@ use super::{Board, BoardChain};
 use crate::analysis::{Dot2, rows_with_fma};
 use crate::explore::{Generator, Successors};
 use crate::linsolve::SplitOperator;
+use crate::linsolve::prefetch;
 use rayon::prelude::*;
 
 /// Rows per parallel task (fixed: results do not depend on the number of threads).
@@ -434,20 +435,6 @@ fn every_cell_finishes(board: &Board) -> bool {
             return false;
         }
     }
-}
-
-/// Asks the processor to bring `x[j]` into the cache (nothing if `j` is out of range).
-#[inline(always)]
-fn prefetch(x: &[f64], j: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if j < x.len() {
-        // SAFETY: `j` is in bounds; a prefetch has no effect on memory.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(x.as_ptr().add(j).cast());
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (x, j);
 }
 
 #[cfg(test)]
