@@ -256,7 +256,7 @@ pub struct AnalyzeArgs {
     pub steps: Option<u64>,
     /// How to solve the linear systems of the target analysis: auto, dense-lu, sparse-lu,
     /// woodbury, bicgstab or gmres (see `kolmo snakes --help`).
-    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
+    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = method_parser())]
     pub method: kolmo::linsolve::SolveMethod,
     /// Also the exact fractions (rational arithmetic on the probabilities recovered as fractions):
     /// each closed class's stationary distribution and mean recurrence times, and with --target
@@ -432,7 +432,7 @@ pub struct SnakesArgs {
     pub board: String,
     /// Rule for a roll past the last cell: clamp (land on it), stay (the roll is wasted),
     /// bounce (walk back by the excess). Overrides the board's rule.
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", value_parser = rule_parser())]
     pub rule: Option<kolmo::games::snakes::Rule>,
     /// A fair die with F faces. Overrides the board's die.
     #[arg(long, value_name = "F", conflicts_with = "die")]
@@ -483,7 +483,7 @@ pub struct SnakesArgs {
     pub seed: u64,
     /// A simulated game longer than this many rolls stops the simulation with an error.
     /// Default: 100 times the expected number of rolls, at least 10,000,000.
-    #[arg(long, value_name = "ROLLS")]
+    #[arg(long, value_name = "ROLLS", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_rolls: Option<u64>,
     /// Number of players taking turns; the first to finish wins.
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -513,7 +513,7 @@ pub struct SnakesArgs {
     /// triangular + Woodbury, sparse LU for narrow bands, or BiCGSTAB for large components with
     /// long-range portals), or one method for the whole system: dense-lu, sparse-lu, woodbury,
     /// bicgstab or gmres. Every answer is certified the same way.
-    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
+    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = method_parser())]
     pub method: kolmo::linsolve::SolveMethod,
     /// Also write the board's Markov chain to FILE (.drn Storm, .tra PRISM explicit with .lab and
     /// .srew, .json, .csv, .mtx): labels `init` and `goal`, reward model `rolls` (1 per roll), so
@@ -549,13 +549,17 @@ impl SnakesArgs {
     }
 }
 
-/// `--method`: one of [`kolmo::linsolve::SolveMethod::NAMES`].
-fn parse_method(text: &str) -> Result<kolmo::linsolve::SolveMethod, String> {
-    kolmo::linsolve::SolveMethod::parse(text).ok_or_else(|| {
-        format!(
-            "unknown method {:?}; one of: {}",
-            kolmo::excerpt(text),
-            kolmo::linsolve::SolveMethod::NAMES.join(", ")
-        )
-    })
+/// `--method`: one of [`kolmo::linsolve::SolveMethod::NAMES`] (listed as the flag's possible
+/// values, so shells complete them).
+fn method_parser() -> impl clap::builder::TypedValueParser<Value = kolmo::linsolve::SolveMethod> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(kolmo::linsolve::SolveMethod::NAMES)
+        .map(|s| kolmo::linsolve::SolveMethod::parse(&s).expect("a listed name"))
+}
+
+/// `--rule`: clamp, stay or bounce (listed as possible values, so shells complete them).
+fn rule_parser() -> impl clap::builder::TypedValueParser<Value = kolmo::games::snakes::Rule> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(["clamp", "stay", "bounce"])
+        .map(|s| s.parse().expect("a listed rule"))
 }

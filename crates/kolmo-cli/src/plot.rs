@@ -148,6 +148,20 @@ impl Target {
                 path.display()
             ),
         };
+        // Check now that the file can be written, before any work: a missing directory or a
+        // read-only place is reported as such (not as a drawing error after the analysis). A file
+        // created by the check is removed again, so a later failure leaves nothing behind.
+        let existed = path.exists();
+        if let Err(error) = std::fs::OpenOptions::new().append(true).create(true).open(path) {
+            return Err(kolmo::Error::Write {
+                path: path.to_path_buf(),
+                error,
+            })
+            .with_context(|| format!("{flag} {}", path.display()));
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
         Ok(Self {
             flag,
             path: path.to_path_buf(),
@@ -272,17 +286,25 @@ mod tests {
 
     #[test]
     fn formats_from_extensions() {
-        assert_eq!(
-            Target::new("--plot", Path::new("a.svg")).unwrap().format,
-            Format::Svg
-        );
-        assert_eq!(
-            Target::new("--plot", Path::new("d/a.PNG")).unwrap().format,
-            Format::Png
-        );
+        let dir = std::env::temp_dir();
+        let svg = dir.join(format!("kolmo-format-{}.svg", std::process::id()));
+        let png = dir.join(format!("kolmo-format-{}.PNG", std::process::id()));
+        assert_eq!(Target::new("--plot", &svg).unwrap().format, Format::Svg);
+        assert_eq!(Target::new("--plot", &png).unwrap().format, Format::Png);
+        // The writability check leaves no file behind.
+        assert!(!svg.exists() && !png.exists());
         let e = Target::new("--plot-board", Path::new("a.pdf")).unwrap_err();
         assert!(e.to_string().contains("--plot-board a.pdf"), "{e}");
         assert!(Target::new("--plot", Path::new("noext")).is_err());
+    }
+
+    #[test]
+    fn an_unwritable_place_is_refused_before_any_work() {
+        let e = Target::new("--plot", Path::new("/nonexistent-kolmo-dir/g.png")).unwrap_err();
+        let text = format!("{e:#}");
+        assert!(text.contains("--plot /nonexistent-kolmo-dir/g.png"), "{text}");
+        assert!(text.contains("cannot write"), "{text}");
+        assert!(e.downcast_ref::<kolmo::Error>().is_some());
     }
 
     #[test]

@@ -556,7 +556,7 @@ fn every_method_gives_the_published_expected_rolls() {
         .args(["snakes", "--method", "lu"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("one of: auto, dense-lu"));
+        .stderr(predicate::str::contains("possible values: auto, dense-lu"));
     for (method, why) in [
         ("woodbury", "rank"),
         ("sparse-lu", "fill in"),

@@ -1,7 +1,7 @@
 //! `kolmo cards --plot`: Alice's optimal expected total per number of rounds, and the gain line
 //! `kρ + h` it approaches.
 
-use super::{BLUE, DESC_SIZE, Figure, GREY, LABEL_SIZE, TITLE_SIZE, VERMILION, font, short};
+use super::{BLUE, DESC_SIZE, Figure, GREY, LABEL_SIZE, VERMILION, font, short};
 use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -81,14 +81,20 @@ impl Figure for CardsFigure {
             .map(|v| v.1)
             .fold(self.line(self.last), f64::max)
             * 1.05;
-        let mut chart = ChartBuilder::on(&top)
-            .caption(
-                format!(
-                    "3-card rock-paper-scissors, {}: Alice's optimal expected total",
-                    self.hands
-                ),
-                font(TITLE_SIZE),
+        let title = if self.rounds > self.last {
+            // The asked-for horizon is off the axis: say where it is.
+            format!(
+                "3-card rock-paper-scissors, {}: Alice's optimal expected total (asked: k = {}, off the axis)",
+                self.hands, self.rounds
             )
+        } else {
+            format!(
+                "3-card rock-paper-scissors, {}: Alice's optimal expected total",
+                self.hands
+            )
+        };
+        let mut chart = ChartBuilder::on(&top)
+            .caption(&title, super::title_font(&title, 1150.0))
             .margin(15)
             .x_label_area_size(50)
             .y_label_area_size(80)
@@ -123,7 +129,7 @@ impl Figure for CardsFigure {
                     .map(|&(k, v)| Circle::new((k as f64, v), 4, BLUE.filled())),
             )?
             .label(format!(
-                "V_k by backward induction (k ≤ K = {k_max}; beyond K the report uses kρ + h)"
+                "V_k by backward induction (k ≤ {k_max}; beyond {k_max} rounds the report uses kρ + h)"
             ))
             .legend(|(x, y)| Circle::new((x + 8, y), 4, BLUE.filled()));
         if self.rounds <= self.last {

@@ -23,14 +23,15 @@ pub struct DistributionFigure<'a> {
 }
 
 impl DistributionFigure<'_> {
-    /// The states drawn, in order: all of them, or the [`MAX_BARS`] most likely in decreasing
-    /// order (ties by state number).
+    /// The states drawn, in order: all of them, or — beyond [`MAX_BARS`] states — the most
+    /// likely ones with positive probability, at most [`MAX_BARS`], in decreasing order (ties by
+    /// state number).
     fn shown(&self) -> Vec<usize> {
         let n = self.probabilities.len();
         if n <= MAX_BARS {
             return (0..n).collect();
         }
-        let mut order: Vec<usize> = (0..n).collect();
+        let mut order: Vec<usize> = (0..n).filter(|&s| self.probabilities[s] > 0.0).collect();
         order.sort_by(|&a, &b| {
             self.probabilities[b]
                 .total_cmp(&self.probabilities[a])
@@ -65,7 +66,19 @@ impl Figure for DistributionFigure<'_> {
             (longest as f64 * LABEL_SIZE * 0.6 + 40.0).min(220.0)
         };
         let title = if n > shown.len() {
-            format!("{} (the {} most likely of {n} states)", self.title, shown.len())
+            let positive = self.probabilities.iter().filter(|&&p| p > 0.0).count();
+            if positive == shown.len() {
+                format!(
+                    "{} (the {positive} states of {n} with positive probability)",
+                    self.title
+                )
+            } else {
+                format!(
+                    "{} (the {} most likely of {n} states; {positive} have positive probability)",
+                    self.title,
+                    shown.len()
+                )
+            }
         } else {
             self.title.clone()
         };
