@@ -89,7 +89,11 @@ fn usage_error(e: &clap::Error) -> (String, String) {
         if let Some(u) = p.strip_prefix("Usage: ") {
             usage = Some(join(u));
         } else if let Some(t) = p.strip_prefix("tip: ") {
-            tips.push(join(t));
+            // clap's "to pass '--flag' as a value, use '-- --flag'" misleads about an unknown
+            // flag (no kolmo argument is a value starting with a dash): keep its other tips.
+            if !t.starts_with("to pass '") {
+                tips.push(join(t));
+            }
         }
     }
     // The subcommand the user was typing, for the pointer to its --help.
