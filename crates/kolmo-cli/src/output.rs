@@ -1,6 +1,7 @@
 //! Output helpers: JSON numbers (with +∞ as "inf"), number formatting for tables, CSV rows,
 //! colours and progress bars on stderr.
 
+use kolmo::progress::{self, Progress, Work};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -131,9 +132,21 @@ static QUIET: AtomicBool = AtomicBool::new(false);
 /// `--color`: 0 auto, 1 always, 2 never.
 static COLOR: AtomicU8 = AtomicU8::new(0);
 
-/// Records `--quiet` (no progress bars) and `--color` for the whole run.
+/// The engine's counters for the spinners, installed as its observers when bars may be drawn.
+static KRYLOV: Progress = Progress::new();
+static EXPLORATION: Progress = Progress::new();
+static STEPS: Progress = Progress::new();
+
+/// Records `--quiet` (no progress bars) and `--color` for the whole run; when bars may be drawn,
+/// installs the engine's observers (Krylov products, explored states, distribution steps) whose
+/// figures the [`Phase`] spinners show. Otherwise the engine reports to nobody.
 pub fn configure(quiet: bool, color: crate::cli::ColorWhen) {
     QUIET.store(quiet, Ordering::Relaxed);
+    if progress_enabled() {
+        progress::install(Work::Krylov, &KRYLOV);
+        progress::install(Work::Exploration, &EXPLORATION);
+        progress::install(Work::Steps, &STEPS);
+    }
     let mode = match color {
         crate::cli::ColorWhen::Auto => 0,
         crate::cli::ColorWhen::Always => 1,
@@ -202,9 +215,60 @@ pub fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// The engine's figure to show: of what its observers counted since the phase started (states
+/// explored, distribution steps, Krylov products with the latest relative residual), the one that
+/// moved last ("" while none has), so that the line stays short.
+#[derive(Default)]
+struct EngineStatus {
+    /// The counts seen at the last poll, in [`Work::ALL`] order.
+    seen: [u64; 3],
+    /// The index of the count that moved last.
+    latest: Option<usize>,
+}
+
+impl EngineStatus {
+    fn poll(&mut self) -> String {
+        let counters = [&KRYLOV, &EXPLORATION, &STEPS];
+        for (i, p) in counters.iter().enumerate() {
+            let k = p.iterations();
+            if k != self.seen[i] {
+                self.seen[i] = k;
+                self.latest = Some(i);
+            }
+        }
+        let Some(i) = self.latest else {
+            return String::new();
+        };
+        let (k, r) = (thousands(self.seen[i]), counters[i].residual());
+        match (Work::ALL[i], r.is_finite()) {
+            (Work::Krylov, true) => format!("solving I − Q: {k} products, residual {r:.1e}"),
+            (Work::Krylov, false) => format!("solving I − Q: {k} products"),
+            (Work::Exploration, _) => format!("{k} states explored"),
+            (Work::Steps, true) if r >= 1e-3 => format!("{k} steps, {r:.3} of the mass left"),
+            (Work::Steps, true) => format!("{k} steps, {r:.1e} of the mass left"),
+            (Work::Steps, false) => format!("{k} steps"),
+            _ => k,
+        }
+    }
+}
+
+/// `n` with commas between groups of three digits.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A spinner on stderr for a phase of unknown length ("exploring", "solving"), shown only once the
 /// phase has lasted half a second, cleared when dropped. `status` is polled for the message (e.g.
-/// iterations and residual read from the engine's counters).
+/// iterations and residual read from the engine's counters); the figures of the engine's
+/// observers (see [`configure`]), counted from the phase's start, follow it.
 pub struct Phase {
     done: std::sync::Arc<AtomicBool>,
     bar: indicatif::ProgressBar,
@@ -217,6 +281,9 @@ impl Phase {
         let done = std::sync::Arc::new(AtomicBool::new(false));
         let bar = indicatif::ProgressBar::hidden();
         if progress_enabled() {
+            for p in [&KRYLOV, &EXPLORATION, &STEPS] {
+                p.reset();
+            }
             let (done, bar, what) = (done.clone(), bar.clone(), what.to_string());
             std::thread::spawn(move || {
                 let start = std::time::Instant::now();
@@ -232,8 +299,14 @@ impl Phase {
                 );
                 bar.set_prefix(what);
                 bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                let mut engine = EngineStatus::default();
                 while !done.load(Ordering::Relaxed) {
-                    bar.set_message(status());
+                    let (own, engine) = (status(), engine.poll());
+                    bar.set_message(match (own.is_empty(), engine.is_empty()) {
+                        (_, true) => own,
+                        (true, false) => engine,
+                        (false, false) => format!("{own}, {engine}"),
+                    });
                     bar.tick();
                     std::thread::sleep(std::time::Duration::from_millis(100));
                 }
@@ -280,5 +353,9 @@ mod tests {
         assert_eq!(csv_text("a,b"), "\"a,b\"");
         assert_eq!(csv_text("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv_text("s0"), "s0");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

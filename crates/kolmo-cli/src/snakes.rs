@@ -52,11 +52,16 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
     // The exact race runs on the joint chain of all players, which only small boards afford: when
     // it is too large the report says so and keeps the rest.
     let exact_race = match (args.exact, args.players) {
-        (true, p) if p > 1 => match board.race_exact(p) {
-            Ok(r) => Some(Ok(r)),
-            Err(e @ kolmo::Error::TooLarge { .. }) => Some(Err(e.to_string())),
-            Err(e) => return Err(located(e, args)),
-        },
+        (true, p) if p > 1 => {
+            let phase = Phase::start("exact race", String::new);
+            let race = board.race_exact(p);
+            drop(phase);
+            match race {
+                Ok(r) => Some(Ok(r)),
+                Err(e @ kolmo::Error::TooLarge { .. }) => Some(Err(e.to_string())),
+                Err(e) => return Err(located(e, args)),
+            }
+        }
         _ => None,
     };
     // Default: 2,000,000 games, fewer on boards with long games (about 2·10⁹ rolls in all, 2·10⁸

@@ -224,6 +224,35 @@ fn quiet_and_no_color() {
 }
 
 #[test]
+fn long_phases_are_silent_off_a_terminal() {
+    // A board whose analysis lasts past the spinners' half-second delay (explored, solved and
+    // stepped with the engine's progress observers): with stderr a pipe, as here, and with
+    // --quiet, nothing is written to it.
+    let board = [
+        "snakes",
+        "empty",
+        "--size",
+        "2000",
+        "--random-portals",
+        "400",
+        "--seed",
+        "1",
+        "--mc",
+        "0",
+    ];
+    for quiet in [false, true] {
+        let mut c = kolmo();
+        if quiet {
+            c.arg("--quiet");
+        }
+        let out = c.args(board).output().unwrap();
+        assert!(out.status.success());
+        assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8(out.stdout).unwrap().contains("size 2000"));
+    }
+}
+
+#[test]
 fn errors_are_two_lines() {
     let out = kolmo().args(["snakes", "nofile"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

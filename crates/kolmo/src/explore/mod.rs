@@ -127,6 +127,9 @@ impl Default for ExploreOptions {
 /// [`Error::TooManyStates`] if more than `options.max_states` states are reachable;
 /// [`Error::Deadlock`] if a state has no choice.
 ///
+/// The states discovered are reported every 4096 expansions, and at the end, to the observer of
+/// [`Work::Exploration`](crate::progress::Work::Exploration) if one is installed.
+///
 /// # Complexity
 /// O(states + transitions) hash-map operations.
 pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<Explored<G::State>> {
@@ -159,7 +162,12 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
     let mut targets = Vec::new();
     // Ids are handed out in queue order, so popping the queue visits states in id order and
     // row group `s` is state `s`.
+    // States discovered and already reported to the progress observer.
+    let mut reported = 0;
     while let Some(id) = queue.pop_front() {
+        if id % 4096 == 4095 {
+            report_discovered(states.len(), &mut reported);
+        }
         out.clear();
         generator.expand(&states[id as usize], &mut out);
         if out.entries.is_empty() {
@@ -184,6 +192,7 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
             builder.finish_row();
         }
     }
+    report_discovered(states.len(), &mut reported);
     builder.set_ncols(states.len());
     Ok(Explored {
         matrix: builder.build(),
@@ -192,6 +201,17 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
         rewards,
         owners,
     })
+}
+
+/// Reports the states discovered since the last report to the observer of
+/// [`Work::Exploration`](crate::progress::Work::Exploration).
+fn report_discovered(discovered: usize, reported: &mut usize) {
+    crate::progress::report(
+        crate::progress::Work::Exploration,
+        (discovered - *reported) as u64,
+        f64::NAN,
+    );
+    *reported = discovered;
 }
 
 impl<S: Debug> Explored<S> {

@@ -19,6 +19,9 @@
 //! absorbing chain is lost at each restart) and ILU(0) saved 10 % of the products for 20 % more
 //! time, so BiCGSTAB with the sweep is the default.
 //!
+//! Each product is reported, with the running relative residual, to the observer of
+//! [`Work::Krylov`](crate::progress::Work::Krylov) when one is installed (for a progress bar).
+//!
 //! A solve here is approximate: it stops when the 2-norm residual is below a relative tolerance or
 //! after a bounded number of products. Callers never trust it: they evaluate the residual in
 //! extended precision and refine (`analysis::subsystem`), so an unconverged solve shows up as a
@@ -26,6 +29,7 @@
 
 use crate::Result;
 use crate::exact::DenseSolve;
+use crate::progress::{self, Work};
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
@@ -710,6 +714,8 @@ fn solve_counted<O: SplitOperator + ?Sized>(
             KrylovMethod::BiCgStab => bicgstab(op, options.max_products, b, norm_b, tolerance),
         }
     };
+    // The true residual, in place of the last estimate from the recurrence.
+    progress::report(Work::Krylov, 0, rel);
     let mut s = stats.lock().unwrap();
     s.solves += 1;
     s.products += products;
@@ -778,6 +784,7 @@ fn bicgstab<O: SplitOperator + ?Sized>(
             (*ri * *ri, 0.0)
         })
         .0;
+        progress::report(Work::Krylov, 1, res2.sqrt() / norm_b);
         if res2 <= tol2 {
             break;
         }
@@ -794,6 +801,7 @@ fn bicgstab<O: SplitOperator + ?Sized>(
             *ri -= omega * ti;
             (*ri * *ri, *ri * r0i)
         });
+        progress::report(Work::Krylov, 1, res2.sqrt() / norm_b);
         if omega == 0.0 {
             break;
         }
@@ -858,6 +866,7 @@ fn gmres<O: SplitOperator + ?Sized>(
             g[k + 1] = -sn[k] * g[k];
             g[k] *= cs[k];
             k += 1;
+            progress::report(Work::Krylov, 1, g[k].abs() / norm_b);
             if g[k].abs() <= tol || hn == 0.0 || !hn.is_finite() {
                 break;
             }

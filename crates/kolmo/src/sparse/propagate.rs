@@ -164,7 +164,9 @@ impl<'a> Propagator<'a> {
         rayon::scope(|_| f(self))
     }
 
-    /// One step: `x ← xᵀA`, then the sink taken out.
+    /// One step: `x ← xᵀA`, then the sink taken out. The step is reported to the observer of
+    /// [`Work::Steps`](crate::progress::Work::Steps), if one is installed, with the mass left
+    /// outside the sink (NaN without a sink).
     pub fn step(&mut self) -> StepSums {
         let sums = if self.support.is_some() {
             self.sparse_step()
@@ -172,6 +174,8 @@ impl<'a> Propagator<'a> {
             self.full_step()
         };
         std::mem::swap(&mut self.x, &mut self.y);
+        let left = if self.sink.is_empty() { f64::NAN } else { sums.mass };
+        crate::progress::report(crate::progress::Work::Steps, 1, left);
         sums
     }
 
