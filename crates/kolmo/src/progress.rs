@@ -11,8 +11,8 @@
 //! a big board, the exploration of a built-in game, distribution steps), reports to a
 //! process-wide observer instead: a caller [`install`]s a `&'static Progress` for a kind of
 //! [`Work`], and every such computation, on any thread, adds to it until it is
-//! [`uninstall`]ed. With none installed a report costs one atomic load; with one, an atomic add
-//! and store per unit of work (a matrix–vector product, a distribution step, a few thousand
+//! [`uninstall`]ed. A report costs an uncontended read lock, plus with an observer an atomic
+//! add and store, per unit of work (a matrix–vector product, a distribution step, a few thousand
 //! explored states). The counts are totals over all computations while installed: a caller
 //! timing a phase [`reset`](Progress::reset)s them when the phase starts.
 //!
@@ -31,7 +31,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{PoisonError, RwLock};
 
 /// An iteration count and the latest residual of a running computation.
 #[derive(Debug)]
@@ -107,38 +108,34 @@ impl Work {
     /// Every kind, in declaration order.
     pub const ALL: [Work; 3] = [Work::Krylov, Work::Exploration, Work::Steps];
 
-    fn slot(self) -> &'static AtomicPtr<Progress> {
+    fn slot(self) -> &'static RwLock<Option<&'static Progress>> {
         &OBSERVERS[self as usize]
     }
 }
 
-/// The installed observers, indexed by [`Work`]; null when none. Only `&'static Progress`
-/// pointers are ever stored.
-static OBSERVERS: [AtomicPtr<Progress>; 3] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 3];
+/// The installed observers, indexed by [`Work`].
+static OBSERVERS: [RwLock<Option<&'static Progress>>; 3] = [const { RwLock::new(None) }; 3];
 
 /// Makes `progress` the observer of `work` for the whole process (replacing any other): from now
 /// on every computation of that kind adds to it.
 pub fn install(work: Work, progress: &'static Progress) {
-    work.slot()
-        .store(std::ptr::from_ref(progress).cast_mut(), Ordering::Release);
+    *work.slot().write().unwrap_or_else(PoisonError::into_inner) = Some(progress);
 }
 
 /// Removes the observer of `work`, if any.
 pub fn uninstall(work: Work) {
-    work.slot().store(std::ptr::null_mut(), Ordering::Release);
+    *work.slot().write().unwrap_or_else(PoisonError::into_inner) = None;
 }
 
 /// The observer of `work`, if one is installed.
 #[must_use]
 pub fn observer(work: Work) -> Option<&'static Progress> {
-    let p = work.slot().load(Ordering::Acquire);
-    // SAFETY: the slot holds null or a pointer made from a `&'static Progress` by `install`, and
-    // `Progress` is only ever accessed through shared references (its fields are atomics).
-    unsafe { p.as_ref() }
+    *work.slot().read().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Reports `done` more units of `work` with the latest `residual` to its observer, if any (see
-/// [`Work`] for the units). Cheap: one atomic load when nothing is installed.
+/// [`Work`] for the units). Cheap: an uncontended read lock (a few atomic operations) when
+/// nothing is installed.
 #[inline]
 pub fn report(work: Work, done: u64, residual: f64) {
     if let Some(p) = observer(work) {
