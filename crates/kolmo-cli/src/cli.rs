@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// kolmo: exact answers about random processes (Markov chains, MDPs, stochastic games).
+/// Exact answers about random processes (Markov chains, MDPs, stochastic games).
 #[derive(Parser, Debug)]
 #[command(name = "kolmo", version, propagate_version = true)]
 pub struct Cli {
