@@ -317,7 +317,20 @@ fn load_board(args: &SnakesArgs) -> Result<Board> {
     if let Some(count) = args.random_portals {
         spec = spec.with_random_portals(count, args.seed)?;
     }
-    Ok(Board::new(&spec)?)
+    let board = Board::new(&spec);
+    // A --size too small for the chosen board's own portals: say so (the board's error names the
+    // portal; the fix is the flag, or the empty board).
+    match (args.size, &board) {
+        (Some(size), Err(kolmo::Error::Board { .. })) if !spec.portals.is_empty() => {
+            Ok(board.with_context(|| {
+                format!(
+                    "--size {size} does not fit this board's snakes and ladders; give a larger \
+                     size, or start from the empty board (`kolmo snakes empty --size {size}`)"
+                )
+            })?)
+        }
+        _ => Ok(board?),
+    }
 }
 
 /// Writes the board's chain (labels `init` and `goal`, reward model `rolls`: 1 per roll) in the
