@@ -31,7 +31,8 @@ impl SnakesPlots {
     /// draw.
     ///
     /// # Errors
-    /// A bad extension, or a board over [`MAX_BOARD_CELLS`] cells with --plot-board.
+    /// A bad extension, an unwritable place, both flags naming one file, or a board over
+    /// [`MAX_BOARD_CELLS`] cells with --plot-board.
     pub fn new(args: &crate::cli::SnakesArgs, board: &kolmo::games::snakes::Board) -> Result<Self> {
         let game = args
             .plot
@@ -43,6 +44,14 @@ impl SnakesPlots {
             .as_deref()
             .map(|p| Target::new("--plot-board", p))
             .transpose()?;
+        if let (Some(a), Some(b)) = (&args.plot, &args.plot_board)
+            && a == b
+        {
+            bail!(
+                "--plot and --plot-board both name {}: give each figure its own file",
+                a.display()
+            );
+        }
         if target.is_some() && board.size() > MAX_BOARD_CELLS {
             bail!(
                 "--plot-board: the board has {} cells; only boards of up to {MAX_BOARD_CELLS} cells are drawn (the cell numbers would be unreadable)",

@@ -111,6 +111,39 @@ fn snakes_board_too_large_is_refused() {
 }
 
 #[test]
+fn one_file_for_both_snakes_figures_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("same.png");
+    kolmo()
+        .args(["snakes", "--mc", "0", "--plot"])
+        .arg(&path)
+        .arg("--plot-board")
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("give each figure its own file"));
+    assert!(!path.exists());
+}
+
+// An unwritable place is refused before the analysis, with the path and a plain reason.
+#[test]
+fn an_unwritable_plot_path_is_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("no-such-dir").join("g.png");
+    kolmo()
+        .args(["snakes", "--mc", "0", "--plot"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("cannot write")
+                .and(predicate::str::contains("check that the directory exists")),
+        );
+}
+
+#[test]
 fn analyze_distribution() {
     let dir = tempfile::tempdir().unwrap();
     let oz = examples().join("land-of-oz.json");
