@@ -121,6 +121,8 @@ impl<T: Scalar> Topological<T> {
         }
         drop(fill);
         let component = &sccs.component;
+        // An entry of A from a stored value (of Q when `i_minus`).
+        let a_of = |v: &T| if i_minus { T::zero().minus(v) } else { v.clone() };
         // The entries within each member's component (local columns, still Q-valued for I − Q)
         // and those across components (global columns, A-valued), in one parallel two-pass
         // extraction over member positions.
@@ -132,7 +134,7 @@ impl<T: Scalar> Topological<T> {
                 if component[j as usize] == c {
                     out(0, local[j as usize], v.clone());
                 } else {
-                    out(1, j, if i_minus { T::zero().minus(v) } else { v.clone() });
+                    out(1, j, a_of(v));
                 }
             }
         });
@@ -155,12 +157,8 @@ impl<T: Scalar> Topological<T> {
             let row = |i: usize| {
                 let r = ptr[i]..ptr[i + 1];
                 let unit = i_minus.then(|| (i as u32, T::one()));
-                unit.into_iter().chain(
-                    wc[r.clone()]
-                        .iter()
-                        .zip(&wv[r])
-                        .map(move |(&j, v)| (j, if i_minus { T::zero().minus(v) } else { v.clone() })),
-                )
+                unit.into_iter()
+                    .chain(wc[r.clone()].iter().zip(&wv[r]).map(|(&j, v)| (j, a_of(v))))
             };
             if k == 1 {
                 let d = row(0).fold(T::zero(), |acc, (_, v)| acc.plus(&v));

@@ -75,8 +75,6 @@ fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f6
     let m = mdp.matrix();
     let mut gap = 0.0f64;
     let mut policy = vec![0u32; mdp.n()];
-    let scale =
-        v.iter().fold(0.0f64, |a, x| a.max(x.abs())) + rewards.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     for s in 0..mdp.n() {
         let rows = m.group_rows(s);
         let start = rows.start;
@@ -90,12 +88,14 @@ fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f6
         }
         gap = gap.max((best - v[s]).abs());
     }
-    (gap + rounding_allowance(mdp, scale), policy)
+    (gap + rounding_allowance(mdp, rewards, v), policy)
 }
 
-/// What rounding may add to a computed Bellman gap: each q-value is a compensated sum of at most
-/// (row length + 1) products, each rounded once, of values up to `scale` (`max |v| + max |r|`).
-fn rounding_allowance(mdp: &Mdp, scale: f64) -> f64 {
+/// What rounding may add to a computed Bellman gap of `v`: each q-value is a compensated sum of at
+/// most (row length + 1) products, each rounded once, of values up to `max |v| + max |r|`.
+fn rounding_allowance(mdp: &Mdp, rewards: &[f64], v: &[f64]) -> f64 {
+    let scale =
+        v.iter().fold(0.0f64, |a, x| a.max(x.abs())) + rewards.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     let m = mdp.matrix();
     let width = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0) as f64 + 2.0;
     2.0 * width * f64::EPSILON * scale
@@ -225,9 +225,7 @@ fn value_iteration(
         // reports the bound actually reached.
         if change == 0.0 || change / (1.0 - gamma) <= options.precision * size {
             let (gap, _) = bellman_gap(mdp, rewards, gamma, optimum, &v);
-            let scale = v.iter().fold(0.0f64, |a, x| a.max(x.abs()))
-                + rewards.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-            let floor = rounding_allowance(mdp, scale);
+            let floor = rounding_allowance(mdp, rewards, &v);
             if change == 0.0 || gap / (1.0 - gamma) <= options.precision * size || gap <= 2.0 * floor {
                 return Ok((v, policy, sweep, "Gauss-Seidel value iteration".into()));
             }
