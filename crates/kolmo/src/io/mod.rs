@@ -220,18 +220,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
         path: path.to_path_buf(),
         error,
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
-        let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let column = 1 + String::from_utf8_lossy(&valid[start..]).chars().count();
-        parse_error(
-            path,
-            line,
-            column,
-            "not UTF-8 text (a binary file, or another encoding)",
-        )
-    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| chunked::utf8_error(path, 0, e.as_bytes(), e.utf8_error().valid_up_to()))?;
     if text.trim().is_empty() {
         return Err(parse_error(path, 1, 1, "the file is empty"));
     }
