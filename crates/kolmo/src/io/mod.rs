@@ -32,7 +32,6 @@ mod csv;
 mod drn;
 mod drn_body;
 mod json;
-mod json_fast;
 mod mtx;
 mod npy;
 mod prism;
