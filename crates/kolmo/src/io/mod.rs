@@ -41,7 +41,7 @@ mod text_out;
 mod tra;
 
 #[allow(unused_imports)] // used by the format readers
-pub(crate) use rows::{Entry, build_matrix};
+pub(crate) use rows::{Entry, build_matrix, build_matrix_written};
 
 use crate::model::{Dtmc, Mdp};
 use crate::{Error, Result};
@@ -115,6 +115,11 @@ pub struct ReadOptions {
     /// more than [`ROW_SUM_TOLERANCE`](crate::model::ROW_SUM_TOLERANCE). Negative and non-finite
     /// probabilities are refused regardless.
     pub normalize: bool,
+    /// Also keep every probability as written, exactly (a decimal or `p/q` as the rational it
+    /// denotes; see [`Written`](crate::model::Written)), for exact analyses on the file's own
+    /// numbers. Costs memory (a big rational per transition); `false` by default. Formats that
+    /// hold binary floating point (`.npy`) keep nothing: their exact analyses recover fractions.
+    pub exact: bool,
 }
 
 /// A model with what reading it involved.
@@ -297,6 +302,44 @@ fn parse_decimal(t: &str) -> Option<f64> {
         return None;
     }
     t.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The exact value of a number token that [`parse_number`] accepted, for values as written
+/// ([`ReadOptions::exact`]).
+///
+/// # Errors
+/// [`Error::Parse`] at `line:column` if the token has no exact value kolmo keeps (an exponent
+/// beyond ±[`MAX_DECIMAL_EXPONENT`](crate::exact::MAX_DECIMAL_EXPONENT)).
+pub(crate) fn exact_number(
+    path: &Path,
+    line: usize,
+    column: usize,
+    token: &str,
+) -> Result<crate::exact::Rational> {
+    crate::exact::parse_exact(token).ok_or_else(|| {
+        parse_error(
+            path,
+            line,
+            column,
+            format!(
+                "{} cannot be kept exactly (exponents up to ±{} are)",
+                crate::excerpt(token.trim()),
+                crate::exact::MAX_DECIMAL_EXPONENT
+            ),
+        )
+    })
+}
+
+/// `dtmc` with its probabilities as written attached, if the reader kept them (`probabilities`
+/// aligned with the matrix's stored entries, as [`build_matrix_written`] returns them).
+pub(crate) fn with_written(dtmc: Dtmc, probabilities: Option<Vec<crate::exact::Rational>>) -> Result<Dtmc> {
+    match probabilities {
+        Some(probabilities) => dtmc.with_written(crate::model::Written {
+            probabilities,
+            ..Default::default()
+        }),
+        None => Ok(dtmc),
+    }
 }
 
 /// The place of an error in a text file: [`Error::Parse`] at `path:line:column`.
