@@ -2569,7 +2569,7 @@ mod tests {
     fn options(normalize: bool) -> ReadOptions {
         ReadOptions {
             normalize,
-            format: None,
+            ..ReadOptions::default()
         }
     }
 
@@ -2996,7 +2996,7 @@ mod tests {
                 text,
                 &ReadOptions {
                     normalize: true,
-                    format: None,
+                    ..ReadOptions::default()
                 },
             )
             .unwrap()
