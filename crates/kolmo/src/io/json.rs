@@ -402,14 +402,24 @@ impl<'de> Reader<'_, 'de> {
 
     /// The state an object key refers to; `what` is the object's JSON path.
     #[inline]
+    ///
+    /// `guesses` are states the key probably names (checked before the index is looked up: in
+    /// files written in row order, a map's next state is the one after the last, and a row's next
+    /// target mostly too).
     fn key_state<E: de::Error>(
         &mut self,
         key: &str,
         at: usize,
         what: &Seg<'_>,
+        guesses: [usize; 2],
     ) -> std::result::Result<StateId, E> {
-        self.states()
-            .resolve(key, true)
+        let st = self.states();
+        if let Some(names) = &st.names
+            && let Some(&g) = guesses.iter().find(|&&g| names.get(g).is_some_and(|n| n == key))
+        {
+            return Ok(g as StateId);
+        }
+        st.resolve(key, true)
             .map_err(|m| self.fail(at, format!("{what}: {m}")))
     }
 
@@ -939,7 +949,8 @@ impl<'de, S: Sink<'de>> Visitor<'de> for TransSeed<'_, '_, 'de, S> {
         while let Some(key) = map.next_key::<Raw<'de>>()? {
             let at = r.offset(key.0);
             let name = key.string();
-            let state = r.key_state(&name, at, base)?;
+            let guess = keys.last().map_or(0, |k| k.0 as usize + 1);
+            let state = r.key_state(&name, at, base, [guess, guess])?;
             keys.push((state, at));
             let start = r.next_start(at + key.0.len());
             let path = Seg::Key(base, &name);
@@ -1229,10 +1240,12 @@ impl<'de, S: Sink<'de>> Visitor<'de> for DistSeed<'_, '_, 'de, S> {
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<usize, M::Error> {
         let r = self.r;
         let mut end = self.start + 1;
+        let mut guess = self.state as usize + 1;
         while let Some(key) = map.next_key::<Raw<'de>>()? {
             let at = r.offset(key.0);
             let name = key.string();
-            let target = r.key_state(&name, at, self.path)?;
+            let target = r.key_state(&name, at, self.path, [guess, self.state as usize + 1])?;
+            guess = target as usize + 1;
             let raw: Raw<'de> = map.next_value()?;
             let value = r.number(raw, &Seg::Key(self.path, &name))?;
             end = r.offset(raw.0) + raw.0.len();
