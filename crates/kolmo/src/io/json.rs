@@ -351,6 +351,12 @@ impl<'de> Reader<'_, 'de> {
         }
     }
 
+    /// Stops reading at `start` with "`expected`, found (what is there)".
+    fn expected<E: de::Error>(&mut self, start: usize, expected: String) -> E {
+        let found = self.raw_at(start).describe();
+        self.fail(start, format!("{expected}, found {found}"))
+    }
+
     /// The key that starts at `at`, decoded.
     fn key_text(&self, at: usize) -> Cow<'de, str> {
         self.raw_at(at).string()
@@ -582,26 +588,22 @@ fn read_transitions<'de, D: de::Deserializer<'de>>(
     r: &mut Reader<'_, 'de>,
     de: D,
 ) -> std::result::Result<(), D::Error> {
-    let start = r.transitions_at;
+    fn stream<'de, D: de::Deserializer<'de>, S: Sink<'de>>(
+        r: &mut Reader<'_, 'de>,
+        de: D,
+        sink: &mut S,
+    ) -> std::result::Result<(), D::Error> {
+        let start = r.transitions_at;
+        let base = &Seg::Name("transitions");
+        TransSeed { r, sink, base, start }.deserialize(de)
+    }
     let t = if r.mode.collect {
         let mut sink = Collect::default();
-        TransSeed {
-            r: &mut *r,
-            sink: &mut sink,
-            base: &Seg::Name("transitions"),
-            start,
-        }
-        .deserialize(de)?;
+        stream(r, de, &mut sink)?;
         sink.finish(r)
     } else {
         let mut sink = Rows::new(r.mdp, r.normalize);
-        TransSeed {
-            r: &mut *r,
-            sink: &mut sink,
-            base: &Seg::Name("transitions"),
-            start,
-        }
-        .deserialize(de)?;
+        stream(r, de, &mut sink)?;
         sink.finish(r)
     };
     match t {
@@ -623,7 +625,10 @@ impl<'de> DeserializeSeed<'de> for TopSeed<'_, '_, 'de> {
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
         match self.r.byte(self.r.skip_ws(0)) {
             b'{' => d.deserialize_map(self),
-            _ => self.leaf(),
+            _ => {
+                let start = self.r.skip_ws(0);
+                Err(self.r.expected(start, "the model: expected an object".into()))
+            }
         }
     }
 }
@@ -681,7 +686,7 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_, 'de> {
                     let states = map.next_value_seed(StatesSeed { r: &mut *r, start })?;
                     r.states = Some(states);
                 }
-                "transitions" if r.states.is_some() && !(r.mode.defer && !r.type_seen) => {
+                "transitions" if r.states.is_some() && (r.type_seen || !r.mode.defer) => {
                     r.assumed_dtmc = !r.type_seen;
                     r.transitions_at = start;
                     map.next_value_seed(TransitionsSeed { r: &mut *r })?;
@@ -700,21 +705,6 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_, 'de> {
             }
         }
         Ok(())
-    }
-
-    fn visit_seq<S: SeqAccess<'de>>(self, _: S) -> std::result::Result<(), S::Error> {
-        self.leaf()
-    }
-}
-
-impl TopSeed<'_, '_, '_> {
-    /// Anything but an object.
-    fn leaf<E: de::Error>(self) -> std::result::Result<(), E> {
-        let start = self.r.skip_ws(0);
-        let found = self.r.raw_at(start).describe();
-        Err(self
-            .r
-            .fail(start, format!("the model: expected an object, found {found}")))
     }
 }
 
@@ -869,6 +859,15 @@ trait Sink<'de> {
     fn push(&mut self, r: &Reader<'_, 'de>, t: Trans<'de>) -> std::result::Result<(), Stop>;
 }
 
+/// How an item of the list form is written.
+fn shape(mdp: bool) -> &'static str {
+    if mdp {
+        "[from, action, to, value]"
+    } else {
+        "[from, to, value]"
+    }
+}
+
 /// The transitions in either form: a list of `[from, to, value]` (`[from, action, to, value]` for
 /// an MDP), or a map `{from: {to: value}}` (`{from: {action: {to: value}}}` or
 /// `{from: [{to: value}, ...]}`), each passed to the sink in file order.
@@ -884,28 +883,15 @@ impl<'de, S: Sink<'de>> DeserializeSeed<'de> for TransSeed<'_, '_, 'de, S> {
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
         match self.r.byte(self.start) {
             b'[' | b'{' => d.deserialize_any(self),
-            _ => self.leaf(),
+            _ => {
+                let expected = format!(
+                    "{}: expected a list of {} or a map from states",
+                    self.base,
+                    shape(self.r.mdp)
+                );
+                Err(self.r.expected(self.start, expected))
+            }
         }
-    }
-}
-
-impl<'de, S: Sink<'de>> TransSeed<'_, '_, 'de, S> {
-    fn shape(&self) -> &'static str {
-        if self.r.mdp {
-            "[from, action, to, value]"
-        } else {
-            "[from, to, value]"
-        }
-    }
-
-    fn leaf<E: de::Error>(self) -> std::result::Result<(), E> {
-        let found = self.r.raw_at(self.start).describe();
-        let message = format!(
-            "{}: expected a list of {} or a map from states, found {found}",
-            self.base,
-            self.shape()
-        );
-        Err(self.r.fail(self.start, message))
     }
 }
 
@@ -1005,28 +991,12 @@ impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ItemSeed<'_, '_, 'de, S> {
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
         match self.r.byte(self.start) {
             b'[' => d.deserialize_seq(self),
-            _ => self.leaf(),
+            _ => {
+                let p = Seg::Index(self.base, self.index);
+                let expected = format!("{p}: expected {}", shape(self.r.mdp));
+                Err(self.r.expected(self.start, expected))
+            }
         }
-    }
-}
-
-impl<'de, S: Sink<'de>> ItemSeed<'_, '_, 'de, S> {
-    fn shape(&self) -> &'static str {
-        if self.r.mdp {
-            "[from, action, to, value]"
-        } else {
-            "[from, to, value]"
-        }
-    }
-
-    fn leaf<E: de::Error>(self) -> std::result::Result<usize, E> {
-        let found = self.r.raw_at(self.start).describe();
-        let message = format!(
-            "{}: expected {}, found {found}",
-            Seg::Index(self.base, self.index),
-            self.shape()
-        );
-        Err(self.r.fail(self.start, message))
     }
 }
 
@@ -1034,7 +1004,7 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
     type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.shape())
+        f.write_str(shape(self.r.mdp))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<usize, A::Error> {
@@ -1054,11 +1024,7 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
         let r = self.r;
         let p = Seg::Index(self.base, self.index);
         if count != want {
-            let shape = if mdp {
-                "[from, action, to, value]"
-            } else {
-                "[from, to, value]"
-            };
+            let shape = shape(mdp);
             let message = if !mdp && count == 4 {
                 format!(
                     "{p}: a Markov chain's transition is {shape}; four entries are an MDP's (add \"type\": \"mdp\")"
@@ -1099,10 +1065,6 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
         self.sink.push(r, t).map_err(|stop| r.stop(stop))?;
         Ok(end)
     }
-
-    fn visit_map<M: MapAccess<'de>>(self, _: M) -> std::result::Result<usize, M::Error> {
-        self.leaf()
-    }
 }
 
 /// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`.
@@ -1120,19 +1082,14 @@ impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ActionsSeed<'_, '_, 'de, S> {
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
         match self.r.byte(self.start) {
             b'[' | b'{' => d.deserialize_any(self),
-            _ => self.leaf(),
+            _ => {
+                let expected = format!(
+                    "{}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...]",
+                    self.path
+                );
+                Err(self.r.expected(self.start, expected))
+            }
         }
-    }
-}
-
-impl<'de, S: Sink<'de>> ActionsSeed<'_, '_, 'de, S> {
-    fn leaf<E: de::Error>(self) -> std::result::Result<(), E> {
-        let found = self.r.raw_at(self.start).describe();
-        let message = format!(
-            "{}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...], found {found}",
-            self.path
-        );
-        Err(self.r.fail(self.start, message))
     }
 }
 
@@ -1216,16 +1173,11 @@ impl<'de, S: Sink<'de>> DeserializeSeed<'de> for DistSeed<'_, '_, 'de, S> {
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
         match self.r.byte(self.start) {
             b'{' => d.deserialize_map(self),
-            _ => self.leaf(),
+            _ => {
+                let expected = format!("{}: expected an object", self.path);
+                Err(self.r.expected(self.start, expected))
+            }
         }
-    }
-}
-
-impl<'de, S: Sink<'de>> DistSeed<'_, '_, 'de, S> {
-    fn leaf<E: de::Error>(self) -> std::result::Result<usize, E> {
-        let found = self.r.raw_at(self.start).describe();
-        let message = format!("{}: expected an object, found {found}", self.path);
-        Err(self.r.fail(self.start, message))
     }
 }
 
@@ -1261,10 +1213,6 @@ impl<'de, S: Sink<'de>> Visitor<'de> for DistSeed<'_, '_, 'de, S> {
             self.sink.push(r, t).map_err(|stop| r.stop(stop))?;
         }
         Ok(r.close(end))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> std::result::Result<usize, A::Error> {
-        self.leaf()
     }
 }
 
