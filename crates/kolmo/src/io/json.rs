@@ -497,7 +497,7 @@ impl<'de> Reader<'_, 'de> {
                     .unwrap_or_else(|| Stop::Error(syntax_error(self.path, &e))));
             }
         }
-        let Some(t) = self.transitions.take() else {
+        let Some(mut t) = self.transitions.take() else {
             return Err(missing("transitions"));
         };
         let [initial, labels, rewards] = std::mem::take(&mut self.parts);
@@ -524,17 +524,10 @@ impl<'de> Reader<'_, 'de> {
                 reward_models.push((m.key.clone(), r));
             }
         }
-        let states = self.states.take().expect("checked above");
-        let parts = Parts {
-            mdp: self.mdp,
-            matrix: t.matrix,
-            initial,
-            names: states.names,
-            action_names: t.action_names,
-            labels: label_sets,
-            rewards: reward_models,
-        };
-        Ok((parts.assemble()?, t.notes))
+        let names = self.states.take().and_then(|st| st.names);
+        let notes = std::mem::take(&mut t.notes);
+        let model = assemble(self.mdp, t, initial, names, label_sets, reward_models)?;
+        Ok((model, notes))
     }
 
     /// One reward model `{"state": ..., "action": ..., "transition": ...}`.
@@ -2084,66 +2077,41 @@ impl<'de> Visitor<'de> for TreeSeed<'_, '_, 'de> {
     }
 }
 
-/// What a JSON model file holds, once read and checked.
-struct Parts {
-    /// Whether the model is an MDP (`"type": "mdp"`).
+/// The model from its checked parts (the matrix was validated row by row, so the constructors
+/// only restate it).
+fn assemble(
     mdp: bool,
-    /// The transition matrix (one row group per state).
-    matrix: CsrMatrix,
-    /// The initial states.
+    t: Transitions,
     initial: Vec<StateId>,
-    /// The state names, if `"states"` is a list.
     names: Option<Vec<String>>,
-    /// An MDP's action names in row order, if its actions are named.
-    action_names: Option<Vec<String>>,
-    /// Labels in file order.
     labels: Vec<(String, StateSet)>,
-    /// Reward models in file order.
     rewards: Vec<(String, RewardModel)>,
-}
-
-impl Parts {
-    /// The model. The matrix was validated row by row, so the constructors only restate it.
-    fn assemble(self) -> Result<Model> {
-        let Parts {
-            mdp,
-            matrix,
-            initial,
-            names,
-            action_names,
-            labels,
-            rewards,
-        } = self;
-        let model = if mdp {
-            let mut model = Mdp::new(matrix, initial)?;
+) -> Result<Model> {
+    macro_rules! fill {
+        ($model:ident) => {{
             if let Some(names) = names {
-                model = model.with_names(names);
-            }
-            if let Some(names) = action_names {
-                model = model.with_action_names(names);
+                $model = $model.with_names(names);
             }
             for (name, set) in labels {
-                model.set_label(name, set);
+                $model.set_label(name, set);
             }
             for (name, r) in rewards {
-                model.set_reward_model(name, r)?;
+                $model.set_reward_model(name, r)?;
             }
-            Model::Mdp(model)
-        } else {
-            let mut model = Dtmc::new(matrix, initial)?;
-            if let Some(names) = names {
-                model = model.with_names(names);
-            }
-            for (name, set) in labels {
-                model.set_label(name, set);
-            }
-            for (name, r) in rewards {
-                model.set_reward_model(name, r)?;
-            }
-            Model::Dtmc(model)
-        };
-        Ok(model)
+        }};
     }
+    Ok(if mdp {
+        let mut model = Mdp::new(t.matrix, initial)?;
+        if let Some(actions) = t.action_names {
+            model = model.with_action_names(actions);
+        }
+        fill!(model);
+        Model::Mdp(model)
+    } else {
+        let mut model = Dtmc::new(t.matrix, initial)?;
+        fill!(model);
+        Model::Dtmc(model)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
