@@ -2654,96 +2654,112 @@ mod tests {
     #[test]
     fn row_and_key_errors_name_both_places() {
         // A row that does not sum to 1 in the first state would be fixed by a later entry out of order.
-        assert!(
-            outcome(
-                r#"{"states": 2, "transitions": [[0, 0, 0.5], [1, 1, 1], [0, 1, 0.5]]}"#,
-                false
-            )
-            .starts_with("ok")
-        );
-        let e = err(
-            "{\"states\": 2,\n \"transitions\": {\"0\": {\"0\": 0.5, \"1\": 0.5},\n \"1\": {\"1\": 1}, \"0\": {\"1\": 1}}}",
-        );
-        assert!(
-            e.starts_with("m.json:3:17:")
-                && e.contains("the key \"0\" appears twice")
-                && e.contains("line 2"),
-            "{e}"
-        );
-        let e = err(
-            "{\"states\": 2, \"transitions\": {\"0\": {\"0\": 0.5, \"1\": 0.5}, \"1\": {\"1\": 0.5,\n \"1\": 0.5}}}",
-        );
-        assert!(
-            e.starts_with("m.json:2:2:")
-                && e.contains("given twice (first on line 1)")
-                && e.contains(r#"transitions["1"]["1"]"#),
-            "{e}"
-        );
-        let e = err(
-            "{\"type\": \"mdp\", \"states\": 1, \"transitions\": {\"0\": {\"a\": {\"0\": 1},\n \"a\": {\"0\": 1}}}}",
-        );
-        assert!(
-            e.starts_with("m.json:2:2:") && e.contains("the key \"a\" appears twice"),
-            "{e}"
-        );
-        let e = err(
-            "{\"type\": \"mdp\", \"states\": [\"s\"], \"transitions\": {\"s\": [{\"s\": 1}, {\"s\": 0.5}]}}",
-        );
-        assert!(
-            e.contains("state 0 (choice 1) sum to 0.5")
-                && e.contains("transitions.s[1].s: \"s\" (0) -> \"s\" (0)"),
-            "{e}"
-        );
-        let e = err("{\"type\": \"mdp\", \"states\": 1, \"transitions\": [[0, 0, 0, 0.5], [0, 1, 0, 1]]}");
-        assert!(
-            e.contains("state 0 (choice 0) sum to 0.5") && e.contains("transitions[0]"),
-            "{e}"
-        );
-        let e = err("{\"type\": \"mdp\", \"states\": 1, \"transitions\": [[0, 1, 0, 1]]}");
-        assert!(e.contains("choice 1 follows choice -1"), "{e}");
-        let e = err("{\"states\": 3, \"transitions\": {\"0\": {\"0\": 1}, \"2\": {\"2\": 1}}}");
-        assert!(
-            e.starts_with("m.json:1:30:") && e.contains("state 1 has no outgoing"),
-            "{e}"
-        );
-        let e = err("{\"states\": 2, \"transitions\": {\"0\": {\"0\": 1}}}");
-        assert!(e.contains("state 1 has no outgoing"), "{e}");
-        let e = err("{\"states\": 2,\n \"transitions\": [[1, 1, 1],\n [0, 0, 1], [0, 0, 1]]}");
-        assert!(
-            e.starts_with("m.json:3:13:") && e.contains("first on line 3") && e.contains("transitions[2]"),
-            "{e}"
-        );
-        // An MDP's transitions before its type, with an error.
-        let e = err("{\"states\": 1, \"transitions\": [[0, \"a\", 0, 2]], \"type\": \"mdp\"}");
-        assert!(e.contains("sum to 2"), "{e}");
-        let e = err("{\"states\": 1, \"transitions\": [[0, \"a\", 0, 2]]}");
-        assert!(e.contains("four entries are an MDP's"), "{e}");
-        let e = err("{\"states\": 1, \"transitions\": {\"0\": 1}}");
-        assert!(
-            e.starts_with("m.json:1:36:")
-                && e.contains(r#"transitions["0"]: expected an object, found the number 1"#),
-            "{e}"
-        );
-        let e = err("{\"states\": 1, \"transitions\": [[0, 0, 1], 7]}");
-        assert!(
-            e.starts_with("m.json:1:42:")
-                && e.contains("transitions[1]: expected [from, to, value], found the number 7"),
-            "{e}"
-        );
-        let e = err("{\"states\": 1, \"transitions\": [[0, 0, 1], []]}");
-        assert!(
-            e.starts_with("m.json:1:42:") && e.contains("a list of 0 entries"),
-            "{e}"
-        );
-        let e = err("{\"states\": \"three\", \"transitions\": []}");
-        assert!(
-            e.starts_with("m.json:1:12:") && e.contains("found the string \"three\""),
-            "{e}"
-        );
-        let e = err("{\"states\": 1, \"transitions\": [[0, 0, 1]], \"comment\": {\"a\": 1, \"a\": 2}}");
-        assert!(e.contains("appears twice"), "{e}");
-        let e = err("{\"states\": 1, \"transitions\": [[0, 0, 1]]} x");
-        assert!(e.contains("not valid JSON: trailing characters"), "{e}");
+        let ok = r#"{"states": 2, "transitions": [[0, 0, 0.5], [1, 1, 1], [0, 1, 0.5]]}"#;
+        assert!(outcome(ok, false).starts_with("ok"));
+        // Each file: the place (`line:column`, or "" for any), and words of the message.
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "{\"states\": 2,\n \"transitions\": {\"0\": {\"0\": 0.5, \"1\": 0.5},\n \"1\": {\"1\": 1}, \"0\": {\"1\": 1}}}",
+                "3:17",
+                &["the key \"0\" appears twice", "line 2"],
+            ),
+            (
+                "{\"states\": 2, \"transitions\": {\"0\": {\"0\": 0.5, \"1\": 0.5}, \"1\": {\"1\": 0.5,\n \"1\": 0.5}}}",
+                "2:2",
+                &["given twice (first on line 1)", r#"transitions["1"]["1"]"#],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": 1, \"transitions\": {\"0\": {\"a\": {\"0\": 1},\n \"a\": {\"0\": 1}}}}",
+                "2:2",
+                &["the key \"a\" appears twice"],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": [\"s\"], \"transitions\": {\"s\": [{\"s\": 1}, {\"s\": 0.5}]}}",
+                "",
+                &[
+                    "state 0 (choice 1) sum to 0.5",
+                    "transitions.s[1].s: \"s\" (0) -> \"s\" (0)",
+                ],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": 1, \"transitions\": [[0, 0, 0, 0.5], [0, 1, 0, 1]]}",
+                "",
+                &["state 0 (choice 0) sum to 0.5", "transitions[0]"],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": 1, \"transitions\": [[0, 1, 0, 1]]}",
+                "",
+                &["choice 1 follows choice -1"],
+            ),
+            (
+                "{\"states\": 3, \"transitions\": {\"0\": {\"0\": 1}, \"2\": {\"2\": 1}}}",
+                "1:30",
+                &["state 1 has no outgoing"],
+            ),
+            (
+                "{\"states\": 2, \"transitions\": {\"0\": {\"0\": 1}}}",
+                "",
+                &["state 1 has no outgoing"],
+            ),
+            (
+                "{\"states\": 2,\n \"transitions\": [[1, 1, 1],\n [0, 0, 1], [0, 0, 1]]}",
+                "3:13",
+                &["first on line 3", "transitions[2]"],
+            ),
+            // An MDP's transitions before its type, with an error; without the type.
+            (
+                "{\"states\": 1, \"transitions\": [[0, \"a\", 0, 2]], \"type\": \"mdp\"}",
+                "",
+                &["sum to 2"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, \"a\", 0, 2]]}",
+                "",
+                &["four entries are an MDP's"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": {\"0\": 1}}",
+                "1:36",
+                &[r#"transitions["0"]: expected an object, found the number 1"#],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1], 7]}",
+                "1:42",
+                &["transitions[1]: expected [from, to, value], found the number 7"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1], []]}",
+                "1:42",
+                &["a list of 0 entries"],
+            ),
+            (
+                "{\"states\": \"three\", \"transitions\": []}",
+                "1:12",
+                &["found the string \"three\""],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1]], \"comment\": {\"a\": 1, \"a\": 2}}",
+                "",
+                &["appears twice"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1]]} x",
+                "",
+                &["not valid JSON: trailing characters"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1]], \"rewards\": {\"r\": {\"state\": [1e999]}}}",
+                "",
+                &["expected a number", "found the number 1e999"],
+            ),
+        ];
+        for (text, place, words) in cases {
+            let e = err(text);
+            assert!(e.starts_with(&format!("m.json:{place}")), "{place}: {e}");
+            for w in *words {
+                assert!(e.contains(w), "{w}: {e}");
+            }
+        }
     }
 
     /// Random edits of valid files never panic, and every error is placed within the text.
