@@ -65,24 +65,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut mode = Mode::default();
     loop {
-        let mut r = Reader {
-            path,
-            text,
-            mode,
-            normalize: options.normalize,
-            stop: None,
-            locator: Locator::default(),
-            number_cache: ("", 0.0),
-            seen: [None; 7],
-            mdp: false,
-            type_seen: false,
-            assumed_dtmc: false,
-            states: None,
-            transitions: None,
-            transitions_at: 0,
-            deferred: None,
-            parts: [None, None, None],
-        };
+        let mut r = Reader::new(path, text, mode, options.normalize);
         let mut de = serde_json::Deserializer::from_str(text);
         let parsed = TopSeed { r: &mut r }.deserialize(&mut de).and_then(|()| de.end());
         let stop = match parsed {
@@ -100,11 +83,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             // A file without "type" before "transitions" was read as a chain: the error may be
             // one of an MDP whose type comes later. Read it again with the transitions last.
             _ if r.assumed_dtmc && !mode.defer => mode.defer = true,
-            Stop::Fault { at, message } => {
-                let (line, column) = Locator::default().at(text, at);
-                return Err(parse_error(path, line, column, message));
-            }
-            Stop::Error(e) => return Err(e),
+            stop => return Err(r.placed(stop)),
         }
     }
 }
@@ -297,7 +276,40 @@ struct Reader<'p, 'de> {
     parts: [Option<Json<'de>>; 3],
 }
 
-impl<'de> Reader<'_, 'de> {
+impl<'p, 'de> Reader<'p, 'de> {
+    fn new(path: &'p Path, text: &'de str, mode: Mode, normalize: bool) -> Self {
+        Reader {
+            path,
+            text,
+            mode,
+            normalize,
+            stop: None,
+            locator: Locator::default(),
+            number_cache: ("", 0.0),
+            seen: [None; 7],
+            mdp: false,
+            type_seen: false,
+            assumed_dtmc: false,
+            states: None,
+            transitions: None,
+            transitions_at: 0,
+            deferred: None,
+            parts: [None, None, None],
+        }
+    }
+
+    /// The error `stop` (not a retry) at its line and column.
+    fn placed(&self, stop: Stop) -> Error {
+        match stop {
+            Stop::Fault { at, message } => {
+                let (line, column) = Locator::default().at(self.text, at);
+                parse_error(self.path, line, column, message)
+            }
+            Stop::Error(e) => e,
+            Stop::Retry(_) => Error::arg("model", "a retry is not an error"),
+        }
+    }
+
     /// The byte offset of `s`, a slice of the text.
     fn offset(&self, s: &str) -> usize {
         s.as_ptr() as usize - self.text.as_ptr() as usize
@@ -1911,24 +1923,7 @@ pub(super) fn describe(node: &Json<'_>) -> String {
 /// nesting deeper than [`MAX_DEPTH`] are refused here.
 pub(in crate::io) fn parse_tree<'t>(path: &Path, text: &'t str) -> Result<Json<'t>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut r = Reader {
-        path,
-        text,
-        mode: Mode::default(),
-        normalize: false,
-        stop: None,
-        locator: Locator::default(),
-        number_cache: ("", 0.0),
-        seen: [None; 7],
-        mdp: false,
-        type_seen: false,
-        assumed_dtmc: false,
-        states: None,
-        transitions: None,
-        transitions_at: 0,
-        deferred: None,
-        parts: [None, None, None],
-    };
+    let mut r = Reader::new(path, text, Mode::default(), false);
     let mut de = serde_json::Deserializer::from_str(text);
     let start = r.skip_ws(0);
     let parsed = TreeSeed {
@@ -1940,12 +1935,8 @@ pub(in crate::io) fn parse_tree<'t>(path: &Path, text: &'t str) -> Result<Json<'
     match parsed.and_then(|tree| de.end().map(|()| tree)) {
         Ok(tree) => Ok(tree),
         Err(e) => Err(match r.stop.take() {
-            Some(Stop::Fault { at, message }) => {
-                let (line, column) = Locator::default().at(text, at);
-                parse_error(path, line, column, message)
-            }
-            Some(Stop::Error(e)) => e,
-            _ => syntax_error(path, &e),
+            Some(stop) => r.placed(stop),
+            None => syntax_error(path, &e),
         }),
     }
 }
