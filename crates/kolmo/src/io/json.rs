@@ -363,6 +363,27 @@ impl<'p, 'de> Reader<'p, 'de> {
         }
     }
 
+    /// Where a key read by [`KeySeed`] starts and ends: found from the text for a key serde_json
+    /// borrowed; else after the end of the object's last value (`end`), or its opening brace.
+    #[inline]
+    fn key_place(&self, name: &Cow<'de, str>, end: usize, first: bool) -> (usize, usize) {
+        if let Cow::Borrowed(s) = name {
+            let at = self.offset(s) - 1;
+            return (at, at + s.len() + 2);
+        }
+        let at = if first {
+            self.skip_ws(end)
+        } else {
+            self.next_start(end)
+        };
+        let b = self.text.as_bytes();
+        let mut i = at + 1;
+        while i < b.len() && b[i] != b'"' {
+            i += if b[i] == b'\\' { 2 } else { 1 };
+        }
+        (at, i + 1)
+    }
+
     /// Stops reading at `start` with "`expected`, found (what is there)".
     fn expected<E: de::Error>(&mut self, start: usize, expected: String) -> E {
         let found = self.raw_at(start).describe();
@@ -754,7 +775,7 @@ impl<'p, 'de> Visitor<'de> for StatesSeed<'_, 'p, 'de> {
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> std::result::Result<Self::Value, S::Error> {
         let r = self.r;
         let mut names = Vec::new();
-        let mut index: HashMap<Cow<'de, str>, StateId> = HashMap::new();
+        let mut index = NameIndex::default();
         while let Some(raw) = seq.next_element::<Raw<'de>>()? {
             let i = names.len();
             if !raw.is_string() {
@@ -805,7 +826,7 @@ impl<'p, 'de> StatesSeed<'_, 'p, 'de> {
                     path: self.r.path,
                     n: n as usize,
                     names: None,
-                    index: HashMap::new(),
+                    index: NameIndex::default(),
                 });
             }
             _ if raw.0.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => format!(
@@ -819,6 +840,32 @@ impl<'p, 'de> StatesSeed<'_, 'p, 'de> {
             ),
         };
         Err(self.r.fail(self.start, message))
+    }
+}
+
+/// An object's key, decoded: borrowed from the text unless it holds escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
     }
 }
 
@@ -937,15 +984,15 @@ impl<'de, S: Sink<'de>> Visitor<'de> for TransSeed<'_, '_, 'de, S> {
         // The source state and key of each member: one state may be written as two keys ("1"
         // and "01"), but a key must not be given twice.
         let mut keys: Vec<(StateId, usize)> = Vec::new();
-        while let Some(key) = map.next_key::<Raw<'de>>()? {
-            let at = r.offset(key.0);
-            let name = key.string();
+        let mut end = self.start + 1;
+        while let Some(name) = map.next_key_seed(KeySeed)? {
+            let (at, key_end) = r.key_place(&name, end, keys.is_empty());
             let guess = keys.last().map_or(0, |k| k.0 as usize + 1);
             let state = r.key_state(&name, at, base, [guess, guess])?;
             keys.push((state, at));
-            let start = r.next_start(at + key.0.len());
+            let start = r.next_start(key_end);
             let path = Seg::Key(base, &name);
-            if r.mdp {
+            end = if r.mdp {
                 map.next_value_seed(ActionsSeed {
                     r: &mut *r,
                     sink: &mut *self.sink,
@@ -953,7 +1000,7 @@ impl<'de, S: Sink<'de>> Visitor<'de> for TransSeed<'_, '_, 'de, S> {
                     state,
                     member: at,
                     start,
-                })?;
+                })?
             } else {
                 map.next_value_seed(DistSeed {
                     r: &mut *r,
@@ -963,8 +1010,8 @@ impl<'de, S: Sink<'de>> Visitor<'de> for TransSeed<'_, '_, 'de, S> {
                     action: Act::Only,
                     member: at,
                     start,
-                })?;
-            }
+                })?
+            };
         }
         if !keys.windows(2).all(|w| w[0].0 < w[1].0) {
             keys.sort_by_key(|k| k.0);
@@ -1083,8 +1130,8 @@ struct ActionsSeed<'a, 'p, 'de, S> {
 }
 
 impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ActionsSeed<'_, '_, 'de, S> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+    type Value = usize;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
         match self.r.byte(self.start) {
             b'[' | b'{' => d.deserialize_any(self),
             _ => {
@@ -1099,15 +1146,16 @@ impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ActionsSeed<'_, '_, 'de, S> {
 }
 
 impl<'de, S: Sink<'de>> Visitor<'de> for ActionsSeed<'_, '_, 'de, S> {
-    type Value = ();
+    type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("actions")
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<(), M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<usize, M::Error> {
         let r = self.r;
         let mut names: Vec<(Cow<'de, str>, usize)> = Vec::new();
+        let mut end = self.start + 1;
         while let Some(key) = map.next_key::<Raw<'de>>()? {
             let at = r.offset(key.0);
             let name = key.string();
@@ -1116,7 +1164,7 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ActionsSeed<'_, '_, 'de, S> {
             }
             let path = Seg::Key(self.path, &name);
             let start = r.next_start(at + key.0.len());
-            map.next_value_seed(DistSeed {
+            end = map.next_value_seed(DistSeed {
                 r: &mut *r,
                 sink: &mut *self.sink,
                 path: &path,
@@ -1127,12 +1175,12 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ActionsSeed<'_, '_, 'de, S> {
             })?;
             names.push((name, at));
         }
-        Ok(())
+        Ok(r.close(end))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<usize, A::Error> {
         let r = self.r;
-        let mut end = self.start;
+        let mut end = self.start + 1;
         for i in 0.. {
             let start = if i == 0 {
                 r.first_start(self.start)
@@ -1157,7 +1205,7 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ActionsSeed<'_, '_, 'de, S> {
                 None => break,
             }
         }
-        Ok(())
+        Ok(r.close(end))
     }
 }
 
@@ -1197,12 +1245,15 @@ impl<'de, S: Sink<'de>> Visitor<'de> for DistSeed<'_, '_, 'de, S> {
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<usize, M::Error> {
         let r = self.r;
         let mut end = self.start + 1;
+        // The next target probably follows the last one guessed right, or skips one.
         let mut guess = self.state as usize + 1;
-        while let Some(key) = map.next_key::<Raw<'de>>()? {
-            let at = r.offset(key.0);
-            let name = key.string();
-            let target = r.key_state(&name, at, self.path, [guess, self.state as usize + 1])?;
-            guess = target as usize + 1;
+        let mut first = true;
+        while let Some(name) = map.next_key_seed(KeySeed)? {
+            let (at, _) = r.key_place(&name, end, std::mem::take(&mut first));
+            let target = r.key_state(&name, at, self.path, [guess, guess + 1])?;
+            if target as usize == guess || target as usize == guess + 1 {
+                guess = target as usize + 1;
+            }
             let raw: Raw<'de> = map.next_value()?;
             let value = r.number(raw, &Seg::Key(self.path, &name))?;
             end = r.offset(raw.0) + raw.0.len();
@@ -1649,13 +1700,18 @@ pub(super) fn first_missing(n: usize, states: impl Iterator<Item = StateId>) -> 
 // ---------------------------------------------------------------------------------------------
 // States, and the parts read as a tree
 
+/// State names to numbers. foldhash, not the standard SipHash: looking names up is most of the
+/// time of reading a big file, and foldhash is several times faster on short keys (it is seeded
+/// per process, which is enough for files the user gives).
+type NameIndex<'de> = HashMap<Cow<'de, str>, StateId, foldhash::fast::RandomState>;
+
 /// The states of the model being read, and how to refer to them.
 struct States<'p, 'de> {
     path: &'p Path,
     n: usize,
     names: Option<Vec<String>>,
     /// Name -> state, when the states have names.
-    index: HashMap<Cow<'de, str>, StateId>,
+    index: NameIndex<'de>,
 }
 
 impl States<'_, '_> {
@@ -2737,6 +2793,17 @@ mod tests {
                 "{\"states\": 1, \"transitions\": [[0, 0, 1]]} x",
                 "",
                 &["not valid JSON: trailing characters"],
+            ),
+            // Keys with escapes: their place is found from the text.
+            (
+                r#"{"states": ["a"], "transitions": {"a": {"\u0062": 1}}}"#,
+                "1:41",
+                &["unknown state \"b\""],
+            ),
+            (
+                r#"{"states": ["a", "b"], "transitions": {"a": {"a": 0.5, "\u0063": 0.5}}}"#,
+                "1:56",
+                &["unknown state \"c\""],
             ),
             (
                 "{\"states\": 1, \"transitions\": [[0, 0, 1]], \"rewards\": {\"r\": {\"state\": [1e999]}}}",
