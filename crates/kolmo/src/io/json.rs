@@ -366,6 +366,7 @@ impl<'p, 'de> Reader<'p, 'de> {
     /// Where a key read by [`KeySeed`] starts and ends: found from the text for a key serde_json
     /// borrowed; else after the end of the object's last value (`end`), or its opening brace.
     #[inline]
+    #[allow(clippy::ptr_arg)] // Whether the key is borrowed is what tells where it is.
     fn key_place(&self, name: &Cow<'de, str>, end: usize, first: bool) -> (usize, usize) {
         if let Cow::Borrowed(s) = name {
             let at = self.offset(s) - 1;
