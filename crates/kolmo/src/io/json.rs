@@ -775,32 +775,33 @@ impl<'p, 'de> Visitor<'de> for StatesSeed<'_, 'p, 'de> {
 
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> std::result::Result<Self::Value, S::Error> {
         let r = self.r;
-        let mut names = Vec::new();
-        let mut index = NameIndex::default();
+        // The names first: the index is then made at its size, without growing.
+        let mut raws: Vec<Raw<'de>> = Vec::new();
         while let Some(raw) = seq.next_element::<Raw<'de>>()? {
-            let i = names.len();
+            let i = raws.len();
             if !raw.is_string() {
-                return Err(r.fail(
-                    r.offset(raw.0),
-                    format!(
-                        "states[{i}]: a state name must be a string, found {}",
-                        raw.describe()
-                    ),
-                ));
+                let message = format!(
+                    "states[{i}]: a state name must be a string, found {}",
+                    raw.describe()
+                );
+                return Err(r.fail(r.offset(raw.0), message));
             }
             if i >= StateId::MAX as usize {
                 return Err(r.fail(self.start, format!("states: more than {} states", StateId::MAX)));
             }
+            raws.push(raw);
+        }
+        let mut index = NameIndex::with_capacity_and_hasher(raws.len(), Default::default());
+        let mut names = Vec::with_capacity(raws.len());
+        for (i, raw) in raws.iter().enumerate() {
             let name = raw.string();
             names.push(name.to_string());
             if let Some(first) = index.insert(name, i as StateId) {
-                return Err(r.fail(
-                    r.offset(raw.0),
-                    format!(
-                        "states[{i}]: the name \"{}\" is also state {first}; names must be distinct",
-                        excerpt(&names[i])
-                    ),
-                ));
+                let message = format!(
+                    "states[{i}]: the name \"{}\" is also state {first}; names must be distinct",
+                    excerpt(&names[i])
+                );
+                return Err(r.fail(r.offset(raw.0), message));
             }
         }
         if names.is_empty() {
