@@ -418,26 +418,45 @@ fn direction(o: Optimum) -> &'static str {
     }
 }
 
-/// A decimal or `p/q` as an exact fraction (the discount as the user wrote it: 0.9 = 9/10).
+/// Largest decimal exponent accepted in an exact discount (`1e-400` is far below any `f64` the
+/// discount was checked as): dashu expands `1e-999999999` into a billion-digit power of ten.
+const MAX_EXPONENT: u64 = 1_000;
+
+/// A decimal (`0.9`, `9e-1`) or `p/q` as an exact fraction (the discount as the user wrote it:
+/// 0.9 = 9/10), by dashu's exact parsers; exponents beyond ±[`MAX_EXPONENT`] are refused.
 fn parse_fraction(text: &str) -> Result<Rational> {
     let t = text.trim();
-    if let Some((p, q)) = t.split_once('/') {
-        let p: Rational = parse_fraction(p)?;
-        let q: Rational = parse_fraction(q)?;
-        return Ok(p / q);
+    let exponent = t
+        .split_once(['e', 'E'])
+        .map(|(_, e)| e.trim_start_matches(['+', '-']));
+    if let Some(e) = exponent {
+        if e.len() > 6 || e.parse::<u64>().is_ok_and(|e| e > MAX_EXPONENT) {
+            bail!("{t:?}: the exponent is beyond ±{MAX_EXPONENT}");
+        }
     }
-    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-    if int.is_empty() && frac.is_empty() || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
-        bail!("{t:?} is not a decimal number or fraction");
-    }
-    let digits: String = format!("{int}{frac}");
-    let num: Rational = Rational::from(dashu_parse(&digits)?);
-    let den = Rational::from(dashu_parse(&format!("1{}", "0".repeat(frac.len())))?);
-    Ok(num / den)
+    let parsed = if t.contains('/') {
+        t.parse::<Rational>()
+    } else {
+        Rational::from_str_decimal(t)
+    };
+    parsed.map_err(|e| anyhow::anyhow!("{t:?} is not a decimal number or fraction ({e})"))
 }
 
-fn dashu_parse(digits: &str) -> Result<dashu_int::IBig> {
-    digits
-        .parse::<dashu_int::IBig>()
-        .map_err(|e| anyhow::anyhow!("{digits}: {e}"))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_as_written() {
+        let q = |s: &str| parse_fraction(s).unwrap().to_string();
+        assert_eq!(q("0.9"), "9/10");
+        assert_eq!(q("9e-1"), "9/10");
+        assert_eq!(q("1.234e2"), "617/5");
+        assert_eq!(q("3/4"), "3/4");
+        assert_eq!(q("0.25"), "1/4");
+        assert!(parse_fraction("1e-999999999").is_err());
+        assert!(parse_fraction("1e-1001").is_err());
+        assert!(parse_fraction("0.9x").is_err());
+        assert_eq!(q("1e-1000").len(), 1003);
+    }
 }
