@@ -180,9 +180,14 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
                 "  {:>8}  {:>22}  {:>22}  {:>22}",
                 "turn", "P(finish at t)", "P(finished by t)", "P(not finished by t)"
             )?;
-            let mut cdf = 0.0;
-            for (t, (&p, &s)) in analysis.time.pmf.iter().zip(&analysis.time.survival).enumerate() {
-                cdf += p;
+            let time = &analysis.time;
+            for (t, ((&p, &s), cdf)) in time
+                .pmf
+                .iter()
+                .zip(&time.survival)
+                .zip(time.cdf_curve())
+                .enumerate()
+            {
                 writeln!(out, "  {t:>8}  {p:>22.16e}  {cdf:>22.16e}  {s:>22.16e}")?;
             }
         }
@@ -206,9 +211,14 @@ fn csv_table(out: impl Write, table: SnakesTable, a: &BoardAnalysis, cells: &[u3
         SnakesTable::Length => {
             let header = ["turn", "p_finish_at", "p_finished_by", "p_not_finished_by"];
             let mut csv = Csv::new(out, &header)?;
-            let mut cdf = 0.0;
-            for (t, (&p, &s)) in a.time.pmf.iter().zip(&a.time.survival).enumerate() {
-                cdf += p;
+            for (t, ((&p, &s), cdf)) in a
+                .time
+                .pmf
+                .iter()
+                .zip(&a.time.survival)
+                .zip(a.time.cdf_curve())
+                .enumerate()
+            {
                 csv.row(&[t.to_string(), csv_num(p), csv_num(cdf), csv_num(s)])?;
             }
             csv.finish()?;

@@ -286,15 +286,18 @@ impl TimeDistribution {
     #[track_caller]
     pub fn quantile(&self, q: f64) -> Option<u64> {
         assert!(q > 0.0 && q <= 1.0, "quantile level must be in (0, 1]");
-        let mut c = 0.0;
-        for (t, (p, s)) in self.pmf.iter().zip(&self.survival).enumerate() {
-            c += p;
-            let cdf = if *s < 0.5 { 1.0 - s } else { c };
-            if cdf >= q {
-                return Some(t as u64);
-            }
-        }
-        None
+        self.cdf_curve().position(|c| c >= q).map(|t| t as u64)
+    }
+
+    /// `P(T ≤ t)` for `t = 0 ..= horizon`, in one pass: the values of [`cdf`](Self::cdf) (the
+    /// summed pmf while the survival is at least 1/2, `1 − P(T > t)` after), without summing the
+    /// pmf again for each `t`.
+    pub fn cdf_curve(&self) -> impl Iterator<Item = f64> + '_ {
+        let mut summed = 0.0;
+        self.pmf.iter().zip(&self.survival).map(move |(p, s)| {
+            summed += p;
+            if *s < 0.5 { 1.0 - s } else { summed }
+        })
     }
 
     /// The median, [`quantile(0.5)`](Self::quantile).
@@ -452,6 +455,9 @@ mod tests {
         assert_eq!(dist.mode(), 2);
         assert_eq!(dist.min(), Some(2));
         assert_eq!(dist.cdf(3), 0.5);
+        let curve: Vec<f64> = dist.cdf_curve().collect();
+        assert_eq!(curve.len() as u64, dist.horizon() + 1);
+        assert!((0..=dist.horizon()).all(|t| curve[t as usize] == dist.cdf(t)));
         assert_eq!(dist.survival(2), 0.5);
         let p2 = distribution_after(&d, &init, 2).unwrap();
         assert_eq!(p2, vec![0.25, 0.0, 0.5, 0.0, 0.25]);
