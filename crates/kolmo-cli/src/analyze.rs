@@ -486,7 +486,7 @@ fn json_report(r: &Report) -> Value {
                         "residual": num(st.residual),
                         "error_bound": num(st.error_bound),
                         "relative_error_bound": num(st.relative_error_bound),
-                        "method": st.method,
+                        "method": st.method.to_string(),
                     })
                 })
                 .collect(),
@@ -516,7 +516,7 @@ fn json_report(r: &Report) -> Value {
                 "variance": per_state(&t.variance),
                 "residual": num(t.residual),
                 "error_bound": num(t.error_bound),
-                "method": t.method,
+                "method": t.method.to_string(),
             }),
         );
     }
@@ -557,7 +557,7 @@ fn json_report(r: &Report) -> Value {
                 "residual": num(t.time.residual),
                 "error_bound": num(t.time.error_bound),
                 "not_almost_surely": names(&t.time.infinite),
-                "method": t.time.method,
+                "method": t.time.method.to_string(),
             }),
         );
     }
@@ -568,7 +568,7 @@ fn json_report(r: &Report) -> Value {
         t["hitting_probability_exact"] = fractions(&x.0);
         t["expected_steps_exact"] = optional_fractions(&x.1.mean);
         t["variance_exact"] = optional_fractions(&x.1.variance);
-        t["method_exact"] = json!(x.1.method);
+        t["method_exact"] = json!(x.1.method.to_string());
     }
     if let Some(d) = &r.after {
         doc.insert(
@@ -577,7 +577,7 @@ fn json_report(r: &Report) -> Value {
                 "steps": d.steps,
                 "distribution": per_state(&d.probabilities),
                 "mass_error": num(d.mass_error),
-                "method": d.method,
+                "method": d.method.to_string(),
             }),
         );
     }

@@ -651,7 +651,7 @@ fn add_exact_json(doc: &mut Value, x: &ExactBoardAnalysis) {
             row["probabilities_exact"] = Value::Array(d.iter().map(frac).collect());
         }
     }
-    doc["method_exact"] = json!(x.method);
+    doc["method_exact"] = json!(x.method.to_string());
 }
 
 /// The exact section of the human report: each fraction next to its decimal expansion.
@@ -804,7 +804,7 @@ fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels
         num(a.solve.second_moment_residual),
     );
     doc.insert("error_bound".into(), num(a.solve.error_bound));
-    doc.insert("method".into(), json!(a.solve.method));
+    doc.insert("method".into(), json!(a.solve.method.to_string()));
     doc.insert(
         "distribution_tail".into(),
         json!({"horizon": a.time.horizon(), "tail": num(a.time.tail)}),

@@ -237,7 +237,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 policy: first,
                 error_bound: h.error_bound,
                 iterations: *k,
-                method: "backward induction".into(),
+                method: kolmo::account::Method::BackwardInduction,
             };
             (what, solution, Some(h.decisions))
         }
@@ -314,7 +314,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "lower": solution.values.iter().map(|&v| num(if v.is_finite() { v - solution.error_bound } else { v })).collect::<Vec<_>>(),
             "upper": solution.values.iter().map(|&v| num(if v.is_finite() { v + solution.error_bound } else { v })).collect::<Vec<_>>(),
             "iterations": solution.iterations,
-            "method": solution.method,
+            "method": solution.method.to_string(),
         });
         if let Some(x) = &exact_text {
             doc["values_exact"] = json!(x);

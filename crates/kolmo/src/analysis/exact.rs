@@ -4,6 +4,7 @@
 //! verified: its residual must be exactly zero.
 
 use super::subsystem::Subsystem;
+use crate::account::Method;
 use crate::exact::{Rational, rationalize_matrix};
 use crate::graph::Qualitative;
 use crate::linsolve::Factored;
@@ -20,15 +21,17 @@ pub const MAX_EXACT_STATES: usize = 5_000;
 pub const MAX_EXACT_WORK: u64 = 500_000_000;
 
 /// Exact mean and variance of the number of steps to reach a target.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ExactAbsorptionTime {
     /// `E[T]` from each state; length `n`; `None` (= +∞) where the target is not reached almost
     /// surely.
+    #[serde(serialize_with = "crate::account::ser::fractions_or_inf")]
     pub mean: Vec<Option<Rational>>,
     /// `Var[T]` from each state; length `n`; `None` as for `mean`.
+    #[serde(serialize_with = "crate::account::ser::fractions_or_inf")]
     pub variance: Vec<Option<Rational>>,
     /// How the numbers were obtained.
-    pub method: String,
+    pub method: Method,
 }
 
 /// Exact expected steps `(I − Q)t = 1` and variance (`(I − Q)m₂ = 2t − 1`, `Var = m₂ − t²`) from
@@ -64,7 +67,7 @@ pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbso
     Ok(ExactAbsorptionTime {
         mean,
         variance,
-        method: format!("{} on I - Q, residual verified zero", lu.method()),
+        method: Method::ExactSolve { solver: lu.solver() },
     })
 }
 

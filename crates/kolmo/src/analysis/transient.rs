@@ -8,6 +8,7 @@
 //! parallel sweep over a sliced transpose of `P`. Each step equals the plain sequential product
 //! bit for bit, so the results do not depend on the number of threads.
 
+use crate::account::Method;
 use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};
 use crate::numeric::NeumaierSum;
@@ -45,9 +46,10 @@ fn step<'a>(dtmc: &'a Dtmc, initial: &[f64], k: u64) -> Propagator<'a> {
 pub const MAX_SQUARING_STATES: usize = 400;
 
 /// A distribution after `k` steps, with how it was computed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TransientDistribution {
     /// `π_k(s)` for every state `s`; length `n`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub probabilities: Vec<f64>,
     /// `k`.
     pub steps: u64,
@@ -55,9 +57,10 @@ pub struct TransientDistribution {
     /// the total mass in exact arithmetic (rows sum to 1), so this is the mass gained or lost to
     /// rounding (and to rows or an initial distribution that sum to 1 only within their
     /// tolerance) — the error figure of the result.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub mass_error: f64,
     /// How it was computed.
-    pub method: &'static str,
+    pub method: Method,
 }
 
 /// `|Σ p − 1|` with compensated summation: the error figure of a distribution (see
@@ -68,11 +71,6 @@ pub fn mass_error(p: &[f64]) -> f64 {
     p.iter().for_each(|&v| sum.add(v));
     (sum.value() - 1.0).abs()
 }
-
-/// Method name of stepping.
-const STEPPING: &str = "k vector-matrix products (sparse frontier, then parallel sweeps)";
-/// Method name of squaring.
-const SQUARING: &str = "repeated squaring of the dense matrix, rows renormalised";
 
 /// [`distribution_after`] within a work limit, with its error figure: `k` vector–matrix products
 /// when `k · nnz ≤ max_work`; otherwise, for chains of at most [`MAX_SQUARING_STATES`] states,
@@ -89,9 +87,9 @@ pub fn transient_distribution(
 ) -> Result<TransientDistribution> {
     let nnz = dtmc.matrix().nnz() as u64;
     let (probabilities, method) = if k.saturating_mul(nnz) <= max_work {
-        (distribution_after(dtmc, initial, k)?, STEPPING)
+        (distribution_after(dtmc, initial, k)?, Method::Stepping)
     } else {
-        (squared(dtmc, initial, k, max_work)?, SQUARING)
+        (squared(dtmc, initial, k, max_work)?, Method::Squaring)
     };
     Ok(TransientDistribution {
         mass_error: mass_error(&probabilities),
@@ -227,15 +225,18 @@ impl Default for TimeDistributionOptions {
 }
 
 /// The distribution of the absorption time `T` (steps until the target is first entered).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TimeDistribution {
     /// `pmf[t] = P(T = t)` for `t = 0 .. horizon`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub pmf: Vec<f64>,
     /// `survival[t] = P(T > t)`, the probability not yet absorbed after `t` steps, computed as
     /// the mass left in the transient states (no cancellation).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub survival: Vec<f64>,
     /// `P(T > horizon)`: the probability not accounted for by `pmf` (below the tolerance unless
     /// `max_steps` or `max_work` stopped the computation).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub tail: f64,
     /// Whether the tail fell below the requested tolerance.
     pub converged: bool,
@@ -486,7 +487,7 @@ mod tests {
                 .zip(&x)
                 .all(|(a, b)| a.to_bits() == b.to_bits())
         );
-        assert_eq!(got.method, STEPPING);
+        assert_eq!(got.method, Method::Stepping);
         // Both kernels ran.
         let start: Vec<f64> = (0..d.n()).map(|s| f64::from(u8::from(s == 10_000))).collect();
         let p = step(&d, &start, 400);

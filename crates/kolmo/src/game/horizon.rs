@@ -3,11 +3,12 @@ use crate::model::Game;
 use crate::{Error, Result};
 
 /// Values after a finite number of steps, by backward induction.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct FiniteHorizon {
     /// Number of steps `k`.
     pub steps: u64,
     /// `V_k(s)`: the optimal expected total reward over `k` steps from each state; length `n`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
     /// The optimal choice in each state at the first of the `k` steps (index within the state);
     /// length `n` (0 when `k = 0`).
@@ -82,15 +83,18 @@ impl Default for LongRunOptions {
 }
 
 /// The long-run average reward per stage (gain), bracketed by value iteration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LongRun {
     /// Lower bound on the gain: `min_s (V_{K} − V_{K−1})(s)` per stage.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub gain_lower: f64,
     /// Upper bound on the gain: `max_s (V_{K} − V_{K−1})(s)` per stage.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub gain_upper: f64,
     /// The number of stages `K` iterated.
     pub stages: u64,
     /// `V_K` (length `n`), the `K`-stage values, so that `V_k ≈ V_K + (k − K)·gain` for `k ≥ K`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
     /// The optimal choice in each state at the last stage.
     pub choices: Vec<u32>,
