@@ -383,15 +383,9 @@ pub mod ser {
         pairs: &[(K, Vec<T>)],
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        struct Values<'a, T>(&'a [T]);
-        impl<T: JsonScalar> serde::Serialize for Values<'_, T> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                scalars(self.0, s)
-            }
-        }
         let mut seq = s.serialize_seq(Some(pairs.len()))?;
         for (k, v) in pairs {
-            seq.serialize_element(&(k, Values(v)))?;
+            seq.serialize_element(&(k, Scalars(v)))?;
         }
         seq.end()
     }
@@ -421,7 +415,7 @@ pub mod ser {
         let columns = columns.max(1);
         let mut seq = s.serialize_seq(Some(values.len().div_ceil(columns)))?;
         for row in values.chunks(columns) {
-            seq.serialize_element(&Numbers(row))?;
+            seq.serialize_element(&Scalars(row))?;
         }
         seq.end()
     }
@@ -441,13 +435,34 @@ pub mod ser {
         }
     }
 
-    /// A slice of `f64` serialized by [`scalars`].
+    /// A slice of scalars serialized by [`scalars`] (numbers, or `"p/q"` strings).
     #[derive(Clone, Copy, Debug)]
-    pub struct Numbers<'a>(pub &'a [f64]);
+    pub struct Scalars<'a, T>(pub &'a [T]);
 
-    impl serde::Serialize for Numbers<'_> {
+    impl<T: JsonScalar> serde::Serialize for Scalars<'_, T> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             scalars(self.0, s)
+        }
+    }
+
+    /// Exact values that may be `+∞`, serialized by [`fractions_or_inf`].
+    #[derive(Clone, Copy, Debug)]
+    pub struct FractionsOrInf<'a>(pub &'a [Option<Rational>]);
+
+    impl serde::Serialize for FractionsOrInf<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            fractions_or_inf(self.0, s)
+        }
+    }
+
+    /// Anything by its `Display`, serialized by [`display`] (a [`super::Method`] as its one-line
+    /// description).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Text<T>(pub T);
+
+    impl<T: std::fmt::Display> serde::Serialize for Text<T> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            display(&self.0, s)
         }
     }
 
