@@ -39,6 +39,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     let options = ReadOptions {
         format: args.format.map(Into::into),
         normalize: args.normalize,
+        exact: args.exact,
     };
     let phase = Phase::start("reading the model", String::new);
     let file = kolmo::io::read_model(&args.file, &options)?;

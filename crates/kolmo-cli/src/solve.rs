@@ -129,6 +129,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let options = ReadOptions {
         format: args.format.map(Into::into),
         normalize: false,
+        exact: args.exact,
     };
     let phase = Phase::start("reading the model", String::new);
     let file = kolmo::io::read_model(&args.file, &options)?;
@@ -418,28 +419,17 @@ fn direction(o: Optimum) -> &'static str {
     }
 }
 
-/// Largest decimal exponent accepted in an exact discount (`1e-400` is far below any `f64` the
-/// discount was checked as): dashu expands `1e-999999999` into a billion-digit power of ten.
-const MAX_EXPONENT: u64 = 1_000;
-
 /// A decimal (`0.9`, `9e-1`) or `p/q` as an exact fraction (the discount as the user wrote it:
-/// 0.9 = 9/10), by dashu's exact parsers; exponents beyond ±[`MAX_EXPONENT`] are refused.
+/// 0.9 = 9/10), by the library's reader of numbers as written ([`kolmo::exact::parse_exact`]:
+/// dashu's decimal parser, exponents bounded).
 fn parse_fraction(text: &str) -> Result<Rational> {
     let t = text.trim();
-    let exponent = t
-        .split_once(['e', 'E'])
-        .map(|(_, e)| e.trim_start_matches(['+', '-']));
-    if let Some(e) = exponent {
-        if e.len() > 6 || e.parse::<u64>().is_ok_and(|e| e > MAX_EXPONENT) {
-            bail!("{t:?}: the exponent is beyond ±{MAX_EXPONENT}");
-        }
-    }
-    let parsed = if t.contains('/') {
-        t.parse::<Rational>()
-    } else {
-        Rational::from_str_decimal(t)
-    };
-    parsed.map_err(|e| anyhow::anyhow!("{t:?} is not a decimal number or fraction ({e})"))
+    kolmo::exact::parse_exact(t).with_context(|| {
+        format!(
+            "{t:?} is not a decimal number or fraction (exponents up to ±{})",
+            kolmo::exact::MAX_DECIMAL_EXPONENT
+        )
+    })
 }
 
 #[cfg(test)]
@@ -455,7 +445,7 @@ mod tests {
         assert_eq!(q("3/4"), "3/4");
         assert_eq!(q("0.25"), "1/4");
         assert!(parse_fraction("1e-999999999").is_err());
-        assert!(parse_fraction("1e-1001").is_err());
+        assert!(parse_fraction("1e-4001").is_err());
         assert!(parse_fraction("0.9x").is_err());
         assert_eq!(q("1e-1000").len(), 1003);
     }

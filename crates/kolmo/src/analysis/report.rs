@@ -16,7 +16,7 @@ use super::{
     MAX_FIRST_PASSAGE_MATRIX, ReachProbability, TransientDistribution, mean_first_passage_matrix,
     reach_probability, transient_distribution,
 };
-use crate::exact::{Rational, rationalize_matrix};
+use crate::exact::Rational;
 use crate::linsolve::SolveMethod;
 use crate::model::{Dtmc, StateSet};
 use crate::{Error, Result, StateId};
@@ -338,7 +338,7 @@ fn exact_part(
     analysis: &ClassAnalysis<'_>,
     target: Option<&TargetReport>,
 ) -> Result<ExactReport> {
-    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let p = dtmc.exact_matrix()?;
     let mut stationary = Vec::new();
     for &c in &analysis.closed {
         let st = RecurrentClass::new(&p, &analysis.classes.classes[c].states)?.stationary()?;
