@@ -1,15 +1,16 @@
 //! `kolmo solve`: optimal values and policies of an MDP read from a model file.
 
 use crate::cli::{SolveArgs, SolveTable};
-use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_short, num};
+use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_short};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
+use kolmo::account::ser::{Number, Scalars, Text};
 use kolmo::exact::Rational;
 use kolmo::io::{Model, ReadOptions};
 use kolmo::mdp::{self, MdpOptions, MdpSolution, Method, Optimum};
 use kolmo::model::{Mdp, StateSet};
 use kolmo::progress::Progress;
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
 
 /// The solver's iteration count and latest change, polled for the progress spinner.
@@ -301,33 +302,41 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         return Ok(());
     }
     if args.json {
-        let mut doc = json!({
-            "model": {"file": args.file.display().to_string(), "format": file.format.name(), "states": mdp.n(), "choices": mdp.choices()},
-            "notes": file.notes,
-            "exact_error": exact_error,
-            "objective": args.objective,
-            "description": description,
-            "state_names": names,
-            "initial": mdp.initial().iter().map(|&s| names[s as usize].clone()).collect::<Vec<_>>(),
-            "values": solution.values.iter().map(|&v| num(v)).collect::<Vec<_>>(),
-            "policy": (0..mdp.n()).map(action).collect::<Vec<_>>(),
-            "error_bound": num(solution.error_bound),
-            "lower": solution.values.iter().map(|&v| num(if v.is_finite() { v - solution.error_bound } else { v })).collect::<Vec<_>>(),
-            "upper": solution.values.iter().map(|&v| num(if v.is_finite() { v + solution.error_bound } else { v })).collect::<Vec<_>>(),
-            "iterations": solution.iterations,
-            "method": solution.method.to_string(),
-        });
-        if let Some(x) = &exact_text {
-            doc["values_exact"] = json!(x);
-        }
-        if let Some(stages) = &stages {
-            doc["decisions"] = json!(stages);
-        }
-        if matches!(objective, Objective::Average) {
-            doc["bias"] = bias.as_ref().map_or(json!(null), |h| {
-                json!(h.iter().map(|&x| num(x)).collect::<Vec<_>>())
-            });
-        }
+        let e = solution.error_bound;
+        let shifted = |d: f64| -> Vec<Number> {
+            let v = &solution.values;
+            v.iter()
+                .map(|&v| Number(if v.is_finite() { v + d } else { v }))
+                .collect()
+        };
+        let doc = JsonSolution {
+            bias: matches!(objective, Objective::Average).then(|| bias.as_deref().map(Scalars)),
+            decisions: stages.as_deref(),
+            description: &description,
+            error_bound: Number(e),
+            exact_error: exact_error.as_deref(),
+            initial: mdp
+                .initial()
+                .iter()
+                .map(|&s| names[s as usize].as_str())
+                .collect(),
+            iterations: solution.iterations,
+            lower: shifted(-e),
+            method: Text(&solution.method),
+            model: JsonModel {
+                choices: mdp.choices(),
+                file: args.file.display().to_string(),
+                format: file.format.name(),
+                states: mdp.n(),
+            },
+            notes: &file.notes,
+            objective: &args.objective,
+            policy: (0..mdp.n()).map(action).collect(),
+            state_names: &names,
+            upper: shifted(e),
+            values: Scalars(&solution.values),
+            values_exact: exact_text.as_deref(),
+        };
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
@@ -399,6 +408,40 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The `--json` document, fields in alphabetical order (the order it has always had).
+#[derive(Serialize)]
+struct JsonSolution<'a> {
+    /// With the average objective: the bias, null for a multichain policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bias: Option<Option<Scalars<'a, f64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decisions: Option<&'a [Vec<u32>]>,
+    description: &'a str,
+    error_bound: Number,
+    exact_error: Option<&'a str>,
+    initial: Vec<&'a str>,
+    iterations: u64,
+    lower: Vec<Number>,
+    method: Text<&'a kolmo::account::Method>,
+    model: JsonModel<'a>,
+    notes: &'a [String],
+    objective: &'a str,
+    policy: Vec<String>,
+    state_names: &'a [String],
+    upper: Vec<Number>,
+    values: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values_exact: Option<&'a [String]>,
+}
+
+#[derive(Serialize)]
+struct JsonModel<'a> {
+    choices: usize,
+    file: String,
+    format: &'a str,
+    states: usize,
 }
 
 /// The exact result, or `None` with the reason kept for the report.

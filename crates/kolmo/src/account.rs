@@ -549,6 +549,15 @@ mod tests {
             ],
             m: Method::Stepping,
         };
+        // (Moved with the CLI's `num`, which this replaces.)
+        assert_eq!(
+            serde_json::to_value(ser::Number(f64::INFINITY)).unwrap(),
+            serde_json::json!("inf")
+        );
+        assert_eq!(
+            serde_json::to_value(ser::Number(2.5)).unwrap(),
+            serde_json::json!(2.5)
+        );
         assert_eq!(
             serde_json::to_string(&s).unwrap(),
             r#"{"a":"inf","b":[0.0,2.5,null,"-inf"],"c":["1/3","inf"],"m":"k vector-matrix products (sparse frontier, then parallel sweeps)"}"#
