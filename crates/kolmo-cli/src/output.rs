@@ -1,5 +1,4 @@
-//! Output helpers: number formatting for tables, CSV rows,
-//! colours and progress bars on stderr.
+//! Output helpers: number formatting for tables, CSV rows, colours and progress bars on stderr.
 
 use kolmo::progress::{self, Progress, Work};
 use std::io::{IsTerminal, Write};

@@ -326,7 +326,6 @@ pub mod ser {
     ///
     /// # Errors
     /// The serializer's.
-    #[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
     pub fn number<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
         let x = *x + 0.0; // −0 prints as 0
         if x.is_nan() {

@@ -194,8 +194,7 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
     let recurrence = analysis.time_to_recurrence().cloned();
     let closed = analysis.closed.len();
     let absorption = (recurrence.is_some()
-        && closed >= 2
-        && closed <= MAX_ABSORPTION_CLASSES
+        && (2..=MAX_ABSORPTION_CLASSES).contains(&closed)
         && n.saturating_mul(closed) <= MAX_ABSORPTION_TABLE)
         .then(|| {
             (0..closed)
