@@ -14,7 +14,7 @@
 //! bound is reported as [`AbsorptionTime::error_bound`].
 
 use super::subsystem::Subsystem;
-use crate::account::Method;
+use crate::account::{Account, Guarantee, Method};
 use crate::graph::Qualitative;
 use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
@@ -55,6 +55,21 @@ pub struct AbsorptionTime {
     pub infinite: Vec<StateId>,
     /// How the numbers were obtained.
     pub method: Method,
+}
+
+impl AbsorptionTime {
+    /// How `mean` was obtained: a direct (refined) solve whose residual certifies a relative
+    /// error of `error_bound` in every component.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        Account {
+            method: self.method.clone(),
+            iterations: None,
+            residual: self.residual,
+            bound: self.error_bound,
+            guarantee: Guarantee::RelativeError,
+        }
+    }
 }
 
 /// Expected number of visits to each state before absorption, from one start.

@@ -5,7 +5,7 @@
 //! verified: its residual must be exactly zero.
 
 use super::subsystem::Subsystem;
-use crate::account::Method;
+use crate::account::{Account, Guarantee, Method};
 use crate::exact::Rational;
 use crate::graph::Qualitative;
 use crate::linsolve::Factored;
@@ -33,6 +33,20 @@ pub struct ExactAbsorptionTime {
     pub variance: Vec<Option<Rational>>,
     /// How the numbers were obtained.
     pub method: Method,
+}
+
+impl ExactAbsorptionTime {
+    /// How the values were obtained: exact, residual verified zero.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        Account {
+            method: self.method.clone(),
+            iterations: None,
+            residual: 0.0,
+            bound: 0.0,
+            guarantee: Guarantee::Exact,
+        }
+    }
 }
 
 /// Exact expected steps `(I − Q)t = 1` and variance (`(I − Q)m₂ = 2t − 1`, `Var = m₂ − t²`) from

@@ -387,6 +387,11 @@ mod tests {
         let x = r.exact.as_ref().unwrap().target.as_ref().unwrap();
         assert_eq!(x.time.mean[0].as_ref().unwrap().to_string(), "3");
         assert_eq!(r.after.as_ref().unwrap().probabilities, vec![0.0, 0.5, 0.5]);
+        let account = t.time.account();
+        assert_eq!(account.guarantee, crate::account::Guarantee::RelativeError);
+        assert_eq!(account.bound, t.time.error_bound);
+        assert_eq!(x.time.account().guarantee, crate::account::Guarantee::Exact);
+        assert_eq!(r.after.as_ref().unwrap().account().iterations, Some(2));
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["analysis"]["closed"], serde_json::json!([2]));
         assert_eq!(json["target"]["time"]["method"]["kind"], "absorbing_solve");

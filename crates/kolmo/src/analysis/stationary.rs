@@ -18,7 +18,7 @@
 //! slowly mixing chain (a long ring) has a tiny residual but a larger bound.
 
 use super::subsystem::Subsystem;
-use crate::account::Method;
+use crate::account::{Account, Guarantee, Method};
 use crate::exact::Scalar;
 use crate::graph::classes;
 use crate::linsolve::Factored;
@@ -118,6 +118,26 @@ pub struct ClassStationary<T = f64> {
     pub relative_error_bound: f64,
     /// How the numbers were obtained.
     pub method: Method,
+}
+
+impl<T> ClassStationary<T> {
+    /// How `pi` was obtained: the bound is absolute on every entry (`relative_error_bound` is
+    /// the relative one); exact arithmetic has bound 0.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        let exact = self.error_bound == 0.0 && self.residual == 0.0;
+        Account {
+            method: self.method.clone(),
+            iterations: None,
+            residual: self.residual,
+            bound: self.error_bound,
+            guarantee: if exact {
+                Guarantee::Exact
+            } else {
+                Guarantee::AbsoluteError
+            },
+        }
+    }
 }
 
 /// The long-run average reward and the bias of a Markov reward process on a closed class.

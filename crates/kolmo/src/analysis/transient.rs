@@ -8,7 +8,7 @@
 //! parallel sweep over a sliced transpose of `P`. Each step equals the plain sequential product
 //! bit for bit, so the results do not depend on the number of threads.
 
-use crate::account::Method;
+use crate::account::{Account, Guarantee, Method};
 use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};
 use crate::numeric::NeumaierSum;
@@ -61,6 +61,21 @@ pub struct TransientDistribution {
     pub mass_error: f64,
     /// How it was computed.
     pub method: Method,
+}
+
+impl TransientDistribution {
+    /// How the distribution was obtained: `k` steps (or squarings), with the mass defect as its
+    /// error figure.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        Account {
+            method: self.method.clone(),
+            iterations: Some(self.steps),
+            residual: f64::NAN,
+            bound: self.mass_error,
+            guarantee: Guarantee::MassDefect,
+        }
+    }
 }
 
 /// `|Σ p − 1|` with compensated summation: the error figure of a distribution (see

@@ -123,6 +123,21 @@ pub struct MdpSolution {
     pub method: account::Method,
 }
 
+impl MdpSolution {
+    /// How the values were obtained: `iterations` rounds or sweeps, and an absolute bound on
+    /// every finite value (the true optimum lies in `[value − error_bound, value + error_bound]`).
+    #[must_use]
+    pub fn account(&self) -> account::Account {
+        account::Account {
+            method: self.method.clone(),
+            iterations: Some(self.iterations),
+            residual: f64::NAN,
+            bound: self.error_bound,
+            guarantee: account::Guarantee::AbsoluteError,
+        }
+    }
+}
+
 /// `Ok` unless a value is NaN or `±∞` where finite values were expected: the rewards are too large
 /// for floating point (`--exact` still answers).
 pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<()> {
