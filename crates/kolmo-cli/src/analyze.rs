@@ -6,7 +6,7 @@ use crate::output::{Csv, Phase, csv_num, csv_text, fmt_bound, fmt_short};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
 use kolmo::account::ser::{FractionsOrInf, Matrix, Number, Scalars, Text};
-use kolmo::analysis::report::{ChainReport, ReportOptions, RewardToTarget, chain_report};
+use kolmo::analysis::report::{ChainReport, ReportOptions, StateValues, chain_report};
 use kolmo::io::{Model, ModelFile, ReadOptions};
 use kolmo::model::Dtmc;
 use serde::Serialize;
@@ -818,7 +818,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             t.time.method
         )?;
         for rr in &r.chain.rewards {
-            if let Some(RewardToTarget {
+            if let Some(StateValues {
                 error_bound: bound, ..
             }) = &rr.to_target
             {

@@ -282,7 +282,8 @@ pub mod ser {
     use crate::exact::Rational;
     use serde::ser::{SerializeSeq, Serializer};
 
-    /// A scalar as JSON: `f64` by [`number`], exact rationals as `"p/q"` strings.
+    /// A scalar as JSON: `f64` by [`number`], exact rationals as `"p/q"` strings; options of
+    /// them with null for `None`, vectors of them as arrays.
     pub trait JsonScalar {
         /// Writes the value.
         ///
@@ -300,6 +301,13 @@ pub mod ser {
     impl JsonScalar for Rational {
         fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             s.collect_str(self)
+        }
+    }
+
+    /// A vector of scalars as an array (by [`scalars`]).
+    impl<T: JsonScalar> JsonScalar for Vec<T> {
+        fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            scalars(self, s)
         }
     }
 
@@ -358,7 +366,7 @@ pub mod ser {
     }
 
     /// Pairs `(key, value)` as two-element arrays, the value by [`JsonScalar`] (a step count
-    /// and the probability at it).
+    /// and the probability at it, or the distribution after it).
     ///
     /// # Errors
     /// The serializer's.
@@ -369,22 +377,6 @@ pub mod ser {
         let mut seq = s.serialize_seq(Some(pairs.len()))?;
         for (k, v) in pairs {
             seq.serialize_element(&(k, Scalar(v)))?;
-        }
-        seq.end()
-    }
-
-    /// Pairs `(key, values)` as two-element arrays, the values by [`scalars`] (a step count and
-    /// the distribution after it).
-    ///
-    /// # Errors
-    /// The serializer's.
-    pub fn keyed_vectors<K: serde::Serialize, T: JsonScalar, S: Serializer>(
-        pairs: &[(K, Vec<T>)],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(pairs.len()))?;
-        for (k, v) in pairs {
-            seq.serialize_element(&(k, Scalars(v)))?;
         }
         seq.end()
     }
@@ -571,5 +563,29 @@ mod tests {
         .unwrap();
         assert_eq!(typed["kind"], "policy_iteration");
         assert_eq!(typed["evaluation"]["rank"], 1);
+    }
+
+    #[test]
+    fn results_serialize_with_their_accounts() {
+        let board = crate::games::snakes::Board::classic();
+        let options = crate::games::snakes::AnalysisOptions {
+            distribution_at: vec![2],
+            ..Default::default()
+        };
+        let a = board.analyze(&options).unwrap();
+        let json = serde_json::to_value(&a).unwrap();
+        assert!((json["expected_rolls"].as_f64().unwrap() - 35.834938413695).abs() < 1e-9);
+        assert_eq!(json["solve"]["method"]["kind"], "absorbing_solve");
+        assert_eq!(json["distributions"][0][0], 2);
+        assert!(json["portal_usage"][0]["portal"]["kind"].is_string());
+        let account = serde_json::to_value(a.solve.account()).unwrap();
+        assert_eq!(account["guarantee"]["kind"], "relative_error");
+        let x = board.analyze_exact(&options).unwrap();
+        let json = serde_json::to_value(&x).unwrap();
+        assert_eq!(
+            json["expected_rolls"].as_str().unwrap(),
+            x.expected_rolls.to_string()
+        );
+        assert_eq!(json["method"]["kind"], "exact_solve");
     }
 }

@@ -59,9 +59,11 @@ pub struct TargetReport {
     pub time: AbsorptionTime,
 }
 
-/// The probability of being absorbed into one closed class, from every state.
+/// Values from every state by one solve, with its residual and a guaranteed absolute error
+/// bound: the probability of being absorbed into one closed class, or the expected reward
+/// accumulated before the target is entered.
 #[derive(Clone, Debug, Serialize)]
-pub struct Absorption {
+pub struct StateValues {
     /// From every state (length `n`).
     #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
@@ -73,18 +75,14 @@ pub struct Absorption {
     pub error_bound: f64,
 }
 
-/// The expected reward accumulated before the target is entered, from every state.
-#[derive(Clone, Debug, Serialize)]
-pub struct RewardToTarget {
-    /// From every state (length `n`).
-    #[serde(serialize_with = "crate::account::ser::scalars")]
-    pub values: Vec<f64>,
-    /// The solve's max-norm residual.
-    #[serde(serialize_with = "crate::account::ser::number")]
-    pub residual: f64,
-    /// Guaranteed absolute error bound.
-    #[serde(serialize_with = "crate::account::ser::number")]
-    pub error_bound: f64,
+impl From<(Vec<f64>, f64, f64)> for StateValues {
+    fn from((values, residual, error_bound): (Vec<f64>, f64, f64)) -> Self {
+        Self {
+            values,
+            residual,
+            error_bound,
+        }
+    }
 }
 
 /// One reward model's long run and, with a target, its expected total to the target.
@@ -98,7 +96,7 @@ pub struct RewardReport {
     #[serde(serialize_with = "crate::account::ser::number")]
     pub gain_from_start: f64,
     /// The expected reward accumulated before the target is entered.
-    pub to_target: Option<RewardToTarget>,
+    pub to_target: Option<StateValues>,
 }
 
 /// The exact fractions.
@@ -147,7 +145,7 @@ pub struct ChainReport<'a> {
     pub recurrence: Option<AbsorptionTime>,
     /// The absorption probabilities into each closed class, when there are at least two and the
     /// table is small enough ([`MAX_ABSORPTION_CLASSES`], [`MAX_ABSORPTION_TABLE`]).
-    pub absorption: Option<Vec<Absorption>>,
+    pub absorption: Option<Vec<StateValues>>,
     /// The fundamental matrix, up to [`MAX_FUNDAMENTAL`] transient states.
     pub fundamental: Option<FundamentalMatrix>,
     /// The mean first-passage times, up to [`MAX_FIRST_PASSAGE_MATRIX`] states.
@@ -198,14 +196,7 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
         && n.saturating_mul(closed) <= MAX_ABSORPTION_TABLE)
         .then(|| {
             (0..closed)
-                .map(|c| {
-                    let (values, residual, error_bound) = analysis.absorption_probabilities(c);
-                    Absorption {
-                        values,
-                        residual,
-                        error_bound,
-                    }
-                })
+                .map(|c| analysis.absorption_probabilities(c).into())
                 .collect()
         });
     let fundamental = match analysis.absorbing() {
@@ -269,14 +260,7 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
             .map(|(g, w)| if *w > 0.0 { g.gain * w } else { 0.0 })
             .sum();
         let to_target = match target_chain {
-            Some(a) => {
-                let (values, residual, error_bound) = a.expected_reward(&r)?;
-                Some(RewardToTarget {
-                    values,
-                    residual,
-                    error_bound,
-                })
-            }
+            Some(a) => Some(a.expected_reward(&r)?.into()),
             None => None,
         };
         rewards.push(RewardReport {

@@ -119,7 +119,7 @@ pub struct BoardAnalysis {
     /// Expected uses of each snake and ladder per game, in the order of [`Board::portals`].
     pub portal_usage: Vec<PortalUsage>,
     /// `(k, distribution of the token's cell after k rolls)` for each requested `k`.
-    #[serde(serialize_with = "crate::account::ser::keyed_vectors")]
+    #[serde(serialize_with = "crate::account::ser::keyed")]
     pub distributions: Vec<(u64, Vec<f64>)>,
     /// The race of `players` players, when `players > 1`.
     pub race: Option<Race>,
@@ -497,7 +497,7 @@ pub struct ExactBoardAnalysis {
     #[serde(serialize_with = "crate::account::ser::keyed")]
     pub finished_by: Vec<(u64, Rational)>,
     /// `(k, distribution of the token's cell after k rolls)` for each requested `k`.
-    #[serde(serialize_with = "crate::account::ser::keyed_vectors")]
+    #[serde(serialize_with = "crate::account::ser::keyed")]
     pub distributions: Vec<(u64, Vec<Rational>)>,
     /// How the numbers were obtained.
     pub method: Method,
