@@ -167,6 +167,9 @@ pub enum Method {
         /// What produced the values.
         by: Box<Method>,
     },
+    /// The gain by value iteration, bracketed by the stage increments' minimum and maximum
+    /// (Odoni, Operations Research 17, 1969).
+    BracketedValueIteration,
     /// Average reward in an MDP: maximal end components, their gains by value iteration on
     /// `(I + P)/2`, then the best gain to settle for by policy iteration.
     EndComponentGains {
@@ -225,6 +228,9 @@ impl fmt::Display for Method {
             Self::PolicyIteration { evaluation } => write!(f, "policy iteration, evaluation by {evaluation}"),
             Self::GaussSeidelValueIteration => f.write_str("Gauss-Seidel value iteration"),
             Self::DiscountCertified { by } => write!(f, "{by}; certified by ‖Tv − v‖ / (1 − γ)"),
+            Self::BracketedValueIteration => {
+                f.write_str("value iteration, the gain bracketed by the stage increments (Odoni 1969)")
+            }
             Self::EndComponentGains { components } => write!(
                 f,
                 "maximal end components ({components}), their gains by value iteration on (I + P)/2, then the best gain to settle for by policy iteration"

@@ -32,6 +32,18 @@ fn results_serialize_with_their_accounts() {
 }
 
 #[test]
+fn a_gain_bracket_is_an_interval() {
+    let g = kolmo::games::rps_cards::CardGame::new().unwrap();
+    let sol = g.solve().unwrap();
+    let account = sol.long_run.account();
+    let Guarantee::Interval { lo, hi } = account.guarantee else {
+        panic!("{:?}", account.guarantee)
+    };
+    assert!(lo <= sol.gain() && sol.gain() <= hi && hi - lo < 1e-9);
+    assert_eq!(account.iterations, Some(sol.long_run.stages));
+}
+
+#[test]
 fn mdp_solutions_say_how_they_were_obtained() {
     use kolmo::mdp::{MdpOptions, Optimum, discounted};
     use kolmo::model::Mdp;

@@ -106,6 +106,22 @@ impl LongRun {
     pub fn gain(&self) -> f64 {
         0.5 * (self.gain_lower + self.gain_upper)
     }
+
+    /// How the gain was obtained: `stages` stages of value iteration, the gain guaranteed in the
+    /// bracket `[gain_lower, gain_upper]` (`bound` is its half-width around [`gain`](Self::gain)).
+    #[must_use]
+    pub fn account(&self) -> crate::account::Account {
+        crate::account::Account {
+            method: crate::account::Method::BracketedValueIteration,
+            iterations: Some(self.stages),
+            residual: f64::NAN,
+            bound: 0.5 * (self.gain_upper - self.gain_lower),
+            guarantee: crate::account::Guarantee::Interval {
+                lo: self.gain_lower,
+                hi: self.gain_upper,
+            },
+        }
+    }
 }
 
 /// The gain of a game whose optimal play induces a single recurrent class (unichain), by value
