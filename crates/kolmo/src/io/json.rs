@@ -154,6 +154,7 @@ impl Locator {
         if to < self.pos {
             *self = Self::default();
         }
+        let to = to.min(text.len());
         let gap = &text.as_bytes()[self.pos..to];
         let chars = |b: &[u8]| b.iter().filter(|&&c| c & 0xC0 != 0x80).count();
         match memchr::memrchr(b'\n', gap) {
@@ -355,7 +356,7 @@ impl<'p, 'de> Reader<'p, 'de> {
 
     /// The value that starts at `start` as written.
     fn raw_at(&self, start: usize) -> Raw<'de> {
-        let rest = &self.text[start..];
+        let rest = self.text.get(start..).unwrap_or_default();
         let mut values = serde_json::Deserializer::from_str(rest).into_iter::<&RawValue>();
         match values.next() {
             Some(Ok(raw)) => Raw(raw.get()),
