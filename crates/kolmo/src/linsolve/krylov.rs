@@ -30,6 +30,7 @@
 use crate::Result;
 use crate::exact::DenseSolve;
 use crate::progress::{self, Work};
+use crate::sparse::{RowBlock, par_rows};
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
@@ -237,101 +238,27 @@ impl Iterative {
         let in_m = |i: usize, j: usize, b: usize| {
             sweep && j != i && (j > i) == sweep_upper && j >= blocks[b] && j < blocks[b + 1]
         };
-        let (mut m_ptr, mut r_ptr) = (Vec::with_capacity(n + 1), Vec::with_capacity(n + 1));
-        m_ptr.push(0);
-        r_ptr.push(0);
-        let (mut m_cols, mut m_vals, mut r_cols, mut r_vals) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        if nblocks == 1 && sweep {
-            // One block: M is the heavier triangle (divided by the diagonal), R the other, each a
-            // slice of the sorted row. Two parallel passes: the split of every row (its diagonal
-            // position), then each chunk of rows fills its own part of arrays allocated once.
-            let split = |i: usize| {
-                let r = row_ptr[i]..row_ptr[i + 1];
-                let d = r.start + cols[r.clone()].partition_point(|&j| (j as usize) < i);
-                let e = if d < r.end && cols[d] as usize == i {
-                    d + 1
-                } else {
-                    d
-                };
-                if sweep_upper {
-                    (e..r.end, r.start..d)
-                } else {
-                    (r.start..d, e..r.end)
-                }
-            };
-            let counts: Vec<(usize, usize)> = (0..n)
-                .into_par_iter()
-                .with_min_len(CHUNK)
-                .map(|i| {
-                    let (m, rr) = split(i);
-                    (m.len(), rr.len())
-                })
-                .collect();
-            for &(m, rr) in &counts {
-                m_ptr.push(m_ptr.last().unwrap() + m);
-                r_ptr.push(r_ptr.last().unwrap() + rr);
-            }
-            m_cols = vec![0u32; m_ptr[n]];
-            m_vals = vec![0.0; m_ptr[n]];
-            r_cols = vec![0u32; r_ptr[n]];
-            r_vals = vec![0.0; r_ptr[n]];
-            // Disjoint pieces of the four arrays, one per chunk of rows.
-            let mut pieces = Vec::with_capacity(n.div_ceil(CHUNK));
-            let (mut mc, mut mv, mut rc, mut rv) =
-                (&mut m_cols[..], &mut m_vals[..], &mut r_cols[..], &mut r_vals[..]);
-            for c in 0..n.div_ceil(CHUNK) {
-                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-                let (ml, rl) = (m_ptr[hi] - m_ptr[lo], r_ptr[hi] - r_ptr[lo]);
-                let (a, b) = std::mem::take(&mut mc).split_at_mut(ml);
-                let (e, f) = std::mem::take(&mut mv).split_at_mut(ml);
-                let (g, h) = std::mem::take(&mut rc).split_at_mut(rl);
-                let (k, l) = std::mem::take(&mut rv).split_at_mut(rl);
-                pieces.push((lo..hi, a, e, g, k));
-                (mc, mv, rc, rv) = (b, f, h, l);
-            }
-            pieces.into_par_iter().for_each(|(rows, mc, mv, rc, rv)| {
-                let (m0, r0) = (m_ptr[rows.start], r_ptr[rows.start]);
-                for i in rows {
-                    let (m, rr) = split(i);
-                    let (mo, ro) = (m_ptr[i] - m0, r_ptr[i] - r0);
-                    mc[mo..mo + m.len()].copy_from_slice(&cols[m.clone()]);
-                    for (t, &v) in mv[mo..mo + m.len()].iter_mut().zip(&vals[m]) {
-                        *t = off(v) / diag[i];
+        // M (divided by the diagonal) and R, row by row on all cores.
+        let [m, r] = par_rows(
+            n,
+            || (),
+            |_, i, out: &mut [RowBlock<f64>; 2]| {
+                let b = block_of(i);
+                for p in row_ptr[i]..row_ptr[i + 1] {
+                    let j = cols[p] as usize;
+                    assert!(j < n, "column out of range");
+                    if j == i {
+                        continue;
                     }
-                    rc[ro..ro + rr.len()].copy_from_slice(&cols[rr.clone()]);
-                    for (t, &v) in rv[ro..ro + rr.len()].iter_mut().zip(&vals[rr]) {
-                        *t = off(v);
+                    if in_m(i, j, b) {
+                        out[0].push(j as u32, off(vals[p]) / diag[i]);
+                    } else {
+                        out[1].push(j as u32, off(vals[p]));
                     }
                 }
-            });
-        }
-        for i in (0..n).filter(|_| !(nblocks == 1 && sweep)) {
-            let b = block_of(i);
-            for p in row_ptr[i]..row_ptr[i + 1] {
-                let j = cols[p] as usize;
-                assert!(j < n, "column out of range");
-                if j == i {
-                    continue;
-                }
-                if in_m(i, j, b) {
-                    m_cols.push(j as u32);
-                    m_vals.push(off(vals[p]));
-                } else {
-                    r_cols.push(j as u32);
-                    r_vals.push(off(vals[p]));
-                }
-            }
-            m_ptr.push(m_cols.len());
-            r_ptr.push(r_cols.len());
-        }
-        if !(nblocks == 1 && sweep) {
-            for i in 0..n {
-                m_vals[m_ptr[i]..m_ptr[i + 1]]
-                    .iter_mut()
-                    .for_each(|v| *v /= diag[i]);
-            }
-        }
+            },
+        );
+        let ((m_ptr, m_cols, m_vals), (r_ptr, r_cols, r_vals)) = (m.into_arrays(), r.into_arrays());
         Ok(Self {
             n,
             blocks,
