@@ -30,7 +30,7 @@
 use crate::Result;
 use crate::exact::DenseSolve;
 use crate::progress::{self, Work};
-use crate::sparse::{RowBlock, par_rows};
+use crate::sparse::{CodedValues, RowBlock, ValueAt, par_rows, with_values};
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
@@ -40,23 +40,6 @@ const CHUNK: usize = 1 << 14;
 
 /// Rows per Gauss–Seidel block (at least one block; the blocks are swept in parallel).
 const BLOCK: usize = usize::MAX;
-
-/// Runs `$body` with `$v` bound to a [`ValueAt`] reader of the [`Values`] `$vals`, compiled once
-/// per storage.
-macro_rules! with_values {
-    ($vals:expr, $v:ident => $body:expr) => {
-        match $vals {
-            Values::Full(x) => {
-                let $v = FullAt(x);
-                $body
-            }
-            Values::Table(c, t) => {
-                let $v = TableAt(c, t);
-                $body
-            }
-        }
-    };
-}
 
 /// The Krylov method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,7 +107,7 @@ pub struct Iterative {
     /// by its diagonal entry.
     m_ptr: Vec<usize>,
     m_cols: Vec<u32>,
-    m_vals: Values,
+    m_vals: CodedValues,
     /// The diagonal of `A` (length `n`, non-zero).
     diag: Vec<f64>,
     /// Its reciprocals.
@@ -132,7 +115,7 @@ pub struct Iterative {
     /// `R = A − M`, CSR.
     r_ptr: Vec<usize>,
     r_cols: Vec<u32>,
-    r_vals: Values,
+    r_vals: CodedValues,
     /// Whether `M` holds the upper triangle (swept backward).
     upper: bool,
     options: KrylovOptions,
@@ -264,12 +247,12 @@ impl Iterative {
             blocks,
             m_ptr,
             m_cols,
-            m_vals: Values::new(m_vals),
+            m_vals: CodedValues::new(m_vals),
             inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
             diag,
             r_ptr,
             r_cols,
-            r_vals: Values::new(r_vals),
+            r_vals: CodedValues::new(r_vals),
             upper: sweep_upper,
             options,
             stats: Mutex::new(KrylovStats::default()),
@@ -861,98 +844,6 @@ impl DenseSolve<f64> for Iterative {
     }
 }
 
-/// The values of a sparse matrix's entries: as they are, or — when they take at most 256 distinct
-/// values, as the probabilities of most models do (1/6 and its multiples on a board) — one byte
-/// per entry indexing a table, which cuts the memory the kernels stream from 12 to 5 bytes an
-/// entry.
-#[derive(Debug)]
-enum Values {
-    Full(Vec<f64>),
-    Table(Vec<u8>, Box<[f64; 256]>),
-}
-
-impl Values {
-    fn new(vals: Vec<f64>) -> Self {
-        // The distinct values, chunk by chunk in parallel (giving up past 256), then each entry's
-        // index by binary search in the sorted table.
-        let distinct = vals
-            .par_chunks(CHUNK)
-            .map(|c| {
-                let mut seen: Vec<u64> = Vec::new();
-                let mut last = None;
-                for v in c {
-                    let bits = v.to_bits();
-                    if last == Some(bits) {
-                        continue;
-                    }
-                    last = Some(bits);
-                    if let Err(k) = seen.binary_search(&bits) {
-                        if seen.len() == 256 {
-                            return None;
-                        }
-                        seen.insert(k, bits);
-                    }
-                }
-                Some(seen)
-            })
-            .try_reduce(Vec::new, |mut a, b| {
-                a.extend(b);
-                a.sort_unstable();
-                a.dedup();
-                (a.len() <= 256).then_some(a)
-            });
-        let Some(table_bits) = distinct else {
-            return Self::Full(vals);
-        };
-        let codes: Vec<u8> = vals
-            .par_iter()
-            .with_min_len(CHUNK)
-            .map(|v| {
-                table_bits
-                    .binary_search(&v.to_bits())
-                    .expect("every value is in the table") as u8
-            })
-            .collect();
-        let mut table = Box::new([0.0; 256]);
-        for (t, b) in table.iter_mut().zip(&table_bits) {
-            *t = f64::from_bits(*b);
-        }
-        Self::Table(codes, table)
-    }
-
-    fn get(&self, p: usize) -> f64 {
-        match self {
-            Self::Full(v) => v[p],
-            Self::Table(c, t) => t[c[p] as usize],
-        }
-    }
-}
-
-/// Reading entry `p`'s value, monomorphised per storage (see [`with_values!`]).
-trait ValueAt: Copy + Send + Sync {
-    fn at(self, p: usize) -> f64;
-}
-
-#[derive(Clone, Copy)]
-struct FullAt<'a>(&'a [f64]);
-
-impl ValueAt for FullAt<'_> {
-    #[inline(always)]
-    fn at(self, p: usize) -> f64 {
-        self.0[p]
-    }
-}
-
-#[derive(Clone, Copy)]
-struct TableAt<'a>(&'a [u8], &'a [f64; 256]);
-
-impl ValueAt for TableAt<'_> {
-    #[inline(always)]
-    fn at(self, p: usize) -> f64 {
-        self.1[self.0[p] as usize]
-    }
-}
-
 /// Entries ahead at which the kernels prefetch the vector entry they will read: long-range
 /// transitions (portals) miss the cache once the vectors outgrow it (10⁷ states: 80 MB each).
 const PREFETCH: usize = 48;
@@ -1215,7 +1106,7 @@ mod tests {
         let n = 1000;
         let mut a = board(n);
         let s = Iterative::new(n, "test", KrylovOptions::default(), &a.0, &a.1, &a.2).unwrap();
-        assert!(matches!(s.m_vals, Values::Table(..)) && matches!(s.r_vals, Values::Table(..)));
+        assert!(matches!(s.m_vals, CodedValues::Table(..)) && matches!(s.r_vals, CodedValues::Table(..)));
         // Every entry different (more than 256 values): stored as they are, same answers.
         for (k, v) in a.2.iter_mut().enumerate() {
             if *v < 0.0 {
@@ -1223,7 +1114,7 @@ mod tests {
             }
         }
         let s = Iterative::new(n, "test", KrylovOptions::default(), &a.0, &a.1, &a.2).unwrap();
-        assert!(matches!(s.m_vals, Values::Full(..)));
+        assert!(matches!(s.m_vals, CodedValues::Full(..)));
         let b = vec![1.0; n];
         let mut x = b.clone();
         s.solve_to(&mut x, 1e-12, false);

@@ -11,12 +11,14 @@
 
 mod assemble;
 mod builder;
+mod coded;
 mod csr;
 mod gather;
 mod propagate;
 
 pub use assemble::{CsrParts, ROWS_PER_BLOCK, RowBlock, par_rows};
 pub use builder::CsrBuilder;
+pub(crate) use coded::{CodedValues, NO_TABLE, ValueAt, ValueSlice, with_values};
 pub use csr::CsrMatrix;
 pub use gather::{LANES, SLICE_COLUMNS, SlicedTranspose};
 pub use propagate::{Propagator, SPARSE_FRACTION, StepSums, sliced_sum};
