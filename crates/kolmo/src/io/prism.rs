@@ -44,8 +44,8 @@
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
 use super::chunked::Tuning;
-use super::drn::{View, column_of, folded_action_rewards, number};
-use super::text_out::{push_uint, write_states};
+use super::drn::{View, column_of, folded_action_rewards};
+use super::text_out::{Form, number, push_uint, write_states};
 use super::tra::Tra;
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
@@ -833,8 +833,8 @@ fn read_trew(path: &Path, text: &str, tra: &Tra, piece: usize) -> Result<(Option
                     3,
                     format!(
                         "reward {} differs from {} on line {} for the same choice; an MDP's transition rewards belong to the choice",
-                        number(r),
-                        number(values[slot]),
+                        number(r, Form::Text),
+                        number(values[slot], Form::Text),
                         first_line_for(&line)
                     ),
                 ));

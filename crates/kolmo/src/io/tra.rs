@@ -969,7 +969,7 @@ mod tests {
     }
 
     fn number(v: f64) -> String {
-        super::super::drn::number(v)
+        super::super::text_out::number(v, super::super::text_out::Form::Text)
     }
 
     #[test]
