@@ -38,52 +38,71 @@ pub(super) struct Tra {
 }
 
 /// The header line: `n m` (DTMC) or `n c m` (MDP).
-struct Header {
-    is_mdp: bool,
-    n: usize,
-    choices: Option<usize>,
-    m: usize,
+pub(super) struct Header {
+    pub is_mdp: bool,
+    pub n: usize,
+    pub choices: Option<usize>,
+    pub m: usize,
     /// Its line, and the column of each of its numbers.
     line: usize,
     columns: Vec<usize>,
 }
 
 impl Header {
-    fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
+    pub fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
         let column = self.columns.get(token).copied().unwrap_or(1);
         parse_error(path, self.line, column, message)
     }
 }
 
-/// At most this many white-space separated tokens of a line are kept (a line has 5 at most).
-const TOKENS: usize = 6;
-
-/// A line's first [`TOKENS`] tokens and how many it has.
-struct Tokens<'a> {
+/// The white-space separated tokens of a line, as a slice; up to [`Tokens::INLINE`] of them are
+/// kept without allocating.
+pub(super) struct Tokens<'a> {
     line: &'a str,
-    tokens: [&'a str; TOKENS],
+    inline: [&'a str; Tokens::INLINE],
     len: usize,
+    spill: Vec<&'a str>,
 }
 
 impl<'a> Tokens<'a> {
-    fn of(line: &'a str) -> Self {
-        let mut tokens = [""; TOKENS];
-        let mut len = 0;
-        for t in line.split_whitespace() {
-            if len < TOKENS {
-                tokens[len] = t;
+    const INLINE: usize = 6;
+
+    pub fn of(line: &'a str) -> Self {
+        let mut t = Tokens {
+            line,
+            inline: [""; Self::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        };
+        for token in line.split_whitespace() {
+            if t.len < Self::INLINE {
+                t.inline[t.len] = token;
+            } else {
+                if t.spill.is_empty() {
+                    t.spill.extend_from_slice(&t.inline);
+                }
+                t.spill.push(token);
             }
-            len += 1;
+            t.len += 1;
         }
-        Self { line, tokens, len }
+        t
     }
 
-    fn get(&self, i: usize) -> Option<&'a str> {
-        (i < self.len.min(TOKENS)).then(|| self.tokens[i])
-    }
-
-    fn column(&self, i: usize) -> usize {
+    /// The column (from 1) of token `i` in its line; 1 if there is no such token.
+    pub fn column(&self, i: usize) -> usize {
         self.get(i).map_or(1, |t| column_of(self.line, t))
+    }
+}
+
+impl<'a> std::ops::Deref for Tokens<'a> {
+    type Target = [&'a str];
+
+    fn deref(&self) -> &[&'a str] {
+        if self.len <= Self::INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
     }
 }
 
@@ -109,12 +128,12 @@ pub(super) fn check_comments(path: &Path, comments: &[(usize, &str)]) -> Result<
 }
 
 /// The header line `text` (line `line` of the file).
-fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
+pub(super) fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
     let tokens = Tokens::of(text);
-    let columns: Vec<usize> = (0..tokens.len.min(TOKENS)).map(|i| tokens.column(i)).collect();
+    let columns: Vec<usize> = (0..tokens.len()).map(|i| tokens.column(i)).collect();
     let at =
         |i: usize, message: String| parse_error(path, line, columns.get(i).copied().unwrap_or(1), message);
-    let is_mdp = match tokens.len {
+    let is_mdp = match tokens.len() {
         2 => false,
         3 => true,
         4 => {
@@ -136,9 +155,9 @@ fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
         }
     };
     let int = |i: usize, what: &str| -> Result<usize> {
-        tokens.tokens[i]
+        tokens[i]
             .parse::<usize>()
-            .map_err(|_| at(i, format!("expected {what}, found {}", quote(tokens.tokens[i]))))
+            .map_err(|_| at(i, format!("expected {what}, found {}", quote(tokens[i]))))
     };
     let n = int(0, "the number of states")?;
     if n == 0 {
@@ -356,7 +375,8 @@ impl Chunk {
                 if !self.transition(ctx, t, || {
                     let (raw, _, _) = line_at(b, pos);
                     let l = text.get(pos..pos + raw.len()).unwrap_or_default();
-                    Tokens::of(l).column(Tokens::of(l).len.saturating_sub(1))
+                    let tokens = Tokens::of(l);
+                    tokens.column(tokens.len().saturating_sub(1))
                 })? {
                     self.disorder = Some(line);
                     return Ok(false);
@@ -387,13 +407,13 @@ impl Chunk {
         let n = ctx.header.n;
         let err = |i: usize, message: String| ChunkError::at(self.line, tokens.column(i), message);
         let int = |i: usize, what: &str| -> std::result::Result<StateId, ChunkError> {
-            let token = tokens.get(i).unwrap_or_default();
+            let token = tokens.get(i).copied().unwrap_or_default();
             token
                 .parse::<StateId>()
                 .map_err(|_| err(i, format!("expected {what}, found {}", quote(token))))
         };
-        if tokens.get(0) == Some("-") {
-            let Some(i) = (0..tokens.len.min(TOKENS)).find(|&i| tokens.tokens[i] != "-") else {
+        if tokens.first() == Some(&"-") {
+            let Some(i) = tokens.iter().position(|t| *t != "-") else {
                 return Err(err(0, "expected an initial state `- s -`".into()));
             };
             let s = int(i, "an initial state number")?;
@@ -412,15 +432,15 @@ impl Chunk {
         } else {
             ([3, 4], "`state target probability [action]`")
         };
-        if !counts.contains(&tokens.len) {
+        if !counts.contains(&tokens.len()) {
             return Err(ChunkError::at(
                 self.line,
                 1,
-                format!("expected {layout}, found {} value(s)", tokens.len),
+                format!("expected {layout}, found {} value(s)", tokens.len()),
             ));
         }
         let number = |i: usize, what: &str| -> std::result::Result<f64, ChunkError> {
-            let token = tokens.get(i).unwrap_or_default();
+            let token = tokens.get(i).copied().unwrap_or_default();
             parse_number(token).ok_or_else(|| err(i, format!("expected {what}, found {}", quote(token))))
         };
         let (state, choice, target, value) = if is_mdp {
@@ -438,8 +458,8 @@ impl Chunk {
                 number(2, "a probability")?,
             )
         };
-        let label = tokens.get(if is_mdp { 4 } else { 3 });
-        let last_column = tokens.column(tokens.len - 1);
+        let label = tokens.get(if is_mdp { 4 } else { 3 }).copied();
+        let last_column = tokens.column(tokens.len() - 1);
         self.transition(
             ctx,
             Transition {
