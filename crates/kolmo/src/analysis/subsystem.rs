@@ -4,7 +4,7 @@
 use crate::exact::Scalar;
 use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
-use crate::sparse::{CsrMatrix, RowBlock, par_rows};
+use crate::sparse::{CsrMatrix, RowSink, par_rows};
 use crate::{Error, Result, StateId};
 
 const NONE: u32 = u32::MAX;
@@ -66,13 +66,14 @@ impl<T: Scalar> Subsystem<T> {
         let k = states.len();
         let [parts] = par_rows(
             k,
+            T::zero(),
             || (),
-            |_, i, out: &mut [RowBlock<T>; 1]| {
+            |_, i, out: &mut RowSink<T, 1>| {
                 let (c, v) = m.row(states[i] as usize);
                 for (&t, p) in c.iter().zip(v) {
                     let l = position(t);
                     if l != NONE {
-                        out[0].push(l, p.clone());
+                        out.push(0, l, p.clone());
                     }
                 }
             },

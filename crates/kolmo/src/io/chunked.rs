@@ -1,15 +1,22 @@
-//! Big text files read in windows, each window cut into chunks that are parsed in parallel: the
-//! machinery of the DRN and PRISM `.tra` readers.
+//! Big text files read in windows, each window cut into chunks that are parsed in parallel: one
+//! driver, [`read_chunked`], for every line format ([`LineFormat`]: the DRN body, PRISM's `.tra`,
+//! and what comes later). It reads from any `impl Read` ([`Stream`]), not only from files.
 //!
-//! A [`Stream`] holds a window of the file (4 MiB by default, [`Tuning`]); [`plan_cuts`] cuts it
-//! into chunks of about 256 KiB at lines where the format lets a chunk start without knowing what came
-//! before (a `state` line in DRN; a line whose source state differs from the line before in
-//! `.tra`). Each chunk is checked to be UTF-8 and parsed on its own thread into its own reusable
-//! buffers, counting lines from its first line; the reader then checks the chunks in file order,
-//! turns chunk-local line numbers into the file's ([`ChunkError`]), and appends the buffers to the
-//! model. The bytes after the last cut move to the front of the window and the next window is
-//! read behind them. Memory: one window, the chunk buffers (about a window's worth of
-//! transitions), and the model itself.
+//! A [`Stream`] holds a window of the input (4 MiB by default, [`Tuning`]); [`plan_cuts`] cuts it
+//! into chunks of about 256 KiB at lines where the format lets a chunk start without knowing what
+//! came before ([`LineFormat::cut_at`]: a `state` line in DRN; a line whose source state differs
+//! from the line before in `.tra`). Each chunk is checked to be UTF-8 and parsed on its own thread
+//! into its own reusable buffers (rows checked and stored in CSR form by [`ChunkRows`]), counting
+//! lines from its first line, while the next window is read; the driver then hands the chunks to
+//! the format in file order ([`LineFormat::take`]), which turns chunk-local line numbers into the
+//! file's ([`ChunkError`]), and the buffers are appended to the model
+//! ([`CsrParts::append`](crate::sparse::CsrParts::append)). The bytes after the last cut move to
+//! the front of the window and the next window is read behind them. Memory: two windows, the chunk
+//! buffers (about a window's worth of transitions), and the model itself. Newlines are found and
+//! counted with `memchr`.
+//!
+//! Every probability and reward token is turned into a number by [`super::parse_number`] (the
+//! fast paths' [`NumberCache`] remembers the tokens it parsed, with their text).
 //!
 //! Errors are those of reading the whole file as text first: an invalid UTF-8 byte anywhere wins
 //! over every parse error ([`Stream::utf8_error_in_rest`] looks at the rest of the file before a

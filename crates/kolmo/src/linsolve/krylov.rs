@@ -30,7 +30,7 @@
 use crate::Result;
 use crate::exact::DenseSolve;
 use crate::progress::{self, Work};
-use crate::sparse::{CodedValues, RowBlock, ValueAt, par_rows, with_values};
+use crate::sparse::{CodedValues, RowSink, ValueAt, par_rows, with_values};
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
@@ -224,8 +224,9 @@ impl Iterative {
         // M (divided by the diagonal) and R, row by row on all cores.
         let [m, r] = par_rows(
             n,
+            0.0,
             || (),
-            |_, i, out: &mut [RowBlock<f64>; 2]| {
+            |_, i, out: &mut RowSink<f64, 2>| {
                 let b = block_of(i);
                 for p in row_ptr[i]..row_ptr[i + 1] {
                     let j = cols[p] as usize;
@@ -234,9 +235,9 @@ impl Iterative {
                         continue;
                     }
                     if in_m(i, j, b) {
-                        out[0].push(j as u32, off(vals[p]) / diag[i]);
+                        out.push(0, j as u32, off(vals[p]) / diag[i]);
                     } else {
-                        out[1].push(j as u32, off(vals[p]));
+                        out.push(1, j as u32, off(vals[p]));
                     }
                 }
             },

@@ -13,7 +13,7 @@
 use super::factored::{Factored, KRYLOV_FROM, SolveMethod};
 use crate::exact::Scalar;
 use crate::graph::sccs_of;
-use crate::sparse::{CsrParts, RowBlock, par_rows};
+use crate::sparse::{CsrParts, RowSink, par_rows};
 use crate::{Error, Result};
 
 /// Split only when at least this fraction of the unknowns lies outside the largest component
@@ -307,8 +307,9 @@ type Csr<T> = (Vec<usize>, Vec<u32>, Vec<T>);
 fn extract<T: Scalar>(n: usize, row: impl Fn(usize, &mut dyn FnMut(usize, u32, T)) + Sync) -> [Csr<T>; 2] {
     par_rows(
         n,
+        T::zero(),
         || (),
-        |_, p, out: &mut [RowBlock<T>; 2]| row(p, &mut |m, j, x| out[m].push(j, x)),
+        |_, p, out: &mut RowSink<T, 2>| row(p, &mut |m, j, x| out.push(m, j, x)),
     )
     .map(CsrParts::into_arrays)
 }

@@ -1,12 +1,11 @@
-//! Parallel assembly of CSR arrays: rows are computed block by block (each block on its own rayon
-//! task, into its own [`RowBlock`]), then the blocks are concatenated in order into one
-//! `row_ptr`/`cols`/`vals` triple ([`CsrParts`]). Blocks have a fixed number of rows, so the result
-//! does not depend on the number of threads.
-//!
-//! Every place that builds a matrix in parallel goes through here: the built-in board's chain, the
-//! restriction of a chain to a subsystem, the splittings of the Krylov and topological solvers
-//! ([`par_rows`]), and the chunked file readers, whose chunks are blocks that arrive window by
-//! window ([`CsrParts::append`]).
+//! Parallel assembly of CSR arrays (`row_ptr`/`cols`/`vals`, [`CsrParts`]), in fixed blocks of rows
+//! so that the result does not depend on the number of threads. Every place that builds a matrix
+//! in parallel goes through here:
+//! - rows that can be computed twice ([`par_rows`]: the built-in board's chain, the restriction of
+//!   a chain to a subsystem, the splittings of the Krylov and topological solvers): counted in one
+//!   parallel pass, stored straight into place in a second;
+//! - rows that arrive once, block by block ([`RowBlock`]s appended in order by
+//!   [`CsrParts::append`]: the chunked file readers, whose chunks are parsed on all cores).
 
 use crate::StateId;
 use rayon::prelude::*;
@@ -120,39 +119,106 @@ impl<T: Clone + Send + Sync> CsrParts<T> {
     }
 }
 
-/// `K` matrices of `n` rows each, built in parallel: `row(scratch, i, blocks)` writes row `i` of
-/// matrix `m` into `blocks[m]` ([`RowBlock::push`]; the rows are closed by the caller). Rows are
-/// computed once, in blocks of [`ROWS_PER_BLOCK`] on the rayon pool (each task with its own
-/// `scratch` from `init`), then concatenated in order; the result does not depend on the number of
-/// threads. O(n + entries) time; memory: the matrices, and their entries once more while they are
-/// concatenated.
+/// Where the rows of [`par_rows`] are written: the entries are counted in a first pass, then
+/// stored in a second.
+pub struct RowSink<'a, T, const K: usize> {
+    /// Entries of each matrix so far (in the row, when counting; in the block, when storing).
+    counts: [usize; K],
+    /// Where the block's entries go, when storing.
+    out: Option<[(&'a mut [StateId], &'a mut [T]); K]>,
+}
+
+impl<T, const K: usize> RowSink<'_, T, K> {
+    /// Adds entry `(col, val)` to the row being written of matrix `m`.
+    #[inline]
+    pub fn push(&mut self, m: usize, col: StateId, val: T) {
+        let k = self.counts[m];
+        self.counts[m] += 1;
+        if let Some(out) = &mut self.out {
+            out[m].0[k] = col;
+            out[m].1[k] = val;
+        }
+    }
+}
+
+/// `K` matrices of `n` rows each, built in parallel: `row(scratch, i, sink)` writes row `i` of
+/// matrix `m` by [`RowSink::push`]`(m, ..)`, the same entries in the same order each time it is
+/// called (it is called twice per row). Two passes over fixed blocks of [`ROWS_PER_BLOCK`] rows on
+/// the rayon pool (each task with its own `scratch` from `init`): the first counts every row's
+/// entries, the second stores them straight into their place in arrays allocated once (`zero`
+/// fills them first). The result does not depend on the number of threads. O(n + entries) time;
+/// memory: the matrices alone.
 pub fn par_rows<T, S, const K: usize>(
     n: usize,
+    zero: T,
     init: impl Fn() -> S + Sync + Send,
-    row: impl Fn(&mut S, usize, &mut [RowBlock<T>; K]) + Sync + Send,
+    row: impl Fn(&mut S, usize, &mut RowSink<'_, T, K>) + Sync + Send,
 ) -> [CsrParts<T>; K]
 where
     T: Clone + Send + Sync,
 {
-    let blocks: Vec<[RowBlock<T>; K]> = (0..n.div_ceil(ROWS_PER_BLOCK))
-        .into_par_iter()
-        .map_init(&init, |scratch, b| {
-            let mut out: [RowBlock<T>; K] = std::array::from_fn(|_| RowBlock::default());
-            for i in b * ROWS_PER_BLOCK..((b + 1) * ROWS_PER_BLOCK).min(n) {
-                row(scratch, i, &mut out);
-                out.iter_mut().for_each(RowBlock::end_row);
+    let rows = |b: usize| b * ROWS_PER_BLOCK..((b + 1) * ROWS_PER_BLOCK).min(n);
+    let mut lengths = vec![[0usize; K]; n];
+    lengths
+        .par_chunks_mut(ROWS_PER_BLOCK)
+        .enumerate()
+        .for_each_init(&init, |scratch, (b, lens)| {
+            for (i, len) in rows(b).zip(lens) {
+                let mut sink = RowSink {
+                    counts: [0; K],
+                    out: None,
+                };
+                row(scratch, i, &mut sink);
+                *len = sink.counts;
             }
-            out
+        });
+    let row_ptr: [Vec<usize>; K] = std::array::from_fn(|m| {
+        let mut ptr = Vec::with_capacity(n + 1);
+        ptr.push(0);
+        let mut total = 0;
+        for len in &lengths {
+            total += len[m];
+            ptr.push(total);
+        }
+        ptr
+    });
+    drop(lengths);
+    let mut cols: [Vec<StateId>; K] = std::array::from_fn(|m| vec![0; row_ptr[m][n]]);
+    let mut vals: [Vec<T>; K] = std::array::from_fn(|m| vec![zero.clone(); row_ptr[m][n]]);
+    // Each block's part of every array, to fill in parallel.
+    let mut rest: [(&mut [StateId], &mut [T]); K] = {
+        let mut vals = vals.iter_mut();
+        cols.each_mut()
+            .map(|c| (c.as_mut_slice(), vals.next().expect("K arrays").as_mut_slice()))
+    };
+    let blocks: Vec<_> = (0..n.div_ceil(ROWS_PER_BLOCK))
+        .map(|b| {
+            let r = rows(b);
+            let part: [(&mut [StateId], &mut [T]); K] = std::array::from_fn(|m| {
+                let len = row_ptr[m][r.end] - row_ptr[m][r.start];
+                let (c, c_rest) = std::mem::take(&mut rest[m].0).split_at_mut(len);
+                let (v, v_rest) = std::mem::take(&mut rest[m].1).split_at_mut(len);
+                rest[m] = (c_rest, v_rest);
+                (c, v)
+            });
+            (r, part)
         })
         .collect();
-    std::array::from_fn(|m| {
-        let mut parts = CsrParts::default();
-        let nnz = blocks.iter().map(|b| b[m].cols.len()).sum();
-        parts.row_ptr.reserve_exact(n);
-        parts.cols.reserve_exact(nnz);
-        parts.vals.reserve_exact(nnz);
-        parts.append(&blocks, |b| &b[m]);
-        parts
+    blocks.into_par_iter().for_each_init(&init, |scratch, (r, part)| {
+        let mut sink = RowSink {
+            counts: [0; K],
+            out: Some(part),
+        };
+        for i in r {
+            row(scratch, i, &mut sink);
+        }
+    });
+    let mut row_ptr = row_ptr.into_iter();
+    let mut vals = vals.into_iter();
+    cols.map(|cols| CsrParts {
+        row_ptr: row_ptr.next().expect("K arrays"),
+        cols,
+        vals: vals.next().expect("K arrays"),
     })
 }
 
@@ -166,12 +232,13 @@ mod tests {
         let n = 2 * ROWS_PER_BLOCK + 7;
         let [a, b] = par_rows(
             n,
+            0.0,
             || 0usize,
-            |calls, i, out: &mut [RowBlock<f64>; 2]| {
+            |calls, i, out: &mut RowSink<f64, 2>| {
                 *calls += 1;
                 for j in 1..5usize {
                     let m = usize::from(!(j < i && i % j == 0));
-                    out[m].push(j as StateId, (i * 10 + j) as f64);
+                    out.push(m, j as StateId, (i * 10 + j) as f64);
                 }
             },
         );
