@@ -1626,7 +1626,7 @@ mod tests {
                 text,
                 &ReadOptions {
                     normalize: true,
-                    format: None,
+                    ..ReadOptions::default()
                 },
             )
             .unwrap()
