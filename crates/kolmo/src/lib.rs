@@ -4,6 +4,8 @@ kolmo computes exact answers about finite random processes: discrete-time Markov
 turn-based stochastic games.
 
 # Brief overview
+- [`account`]: how a result was obtained, in types (method, guarantee of the bound), and the
+  JSON conventions of the result structs (`Serialize`).
 - [`sparse`]: the CSR matrix with row groups that stores every model.
 - [`explore`]: reachable-state exploration from initial states and a successor function.
 - [`model`]: [`Dtmc`](model::Dtmc), labels.
@@ -36,6 +38,7 @@ assert!(analysis.solve.residual < 1e-12);
 */
 #![deny(missing_docs)]
 
+pub mod account;
 pub mod analysis;
 mod error;
 pub mod exact;
