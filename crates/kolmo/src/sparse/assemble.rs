@@ -15,7 +15,7 @@ use rayon::prelude::*;
 pub const ROWS_PER_BLOCK: usize = 1 << 14;
 
 /// Consecutive rows of a matrix in CSR form, with row ends relative to the block.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RowBlock<T> {
     /// End of each row in `cols`/`vals` (one per row; the first row starts at 0).
     pub row_ends: Vec<usize>,
@@ -23,16 +23,6 @@ pub struct RowBlock<T> {
     pub cols: Vec<StateId>,
     /// Value of each entry.
     pub vals: Vec<T>,
-}
-
-impl<T> Default for RowBlock<T> {
-    fn default() -> Self {
-        Self {
-            row_ends: Vec::new(),
-            cols: Vec::new(),
-            vals: Vec::new(),
-        }
-    }
 }
 
 impl<T> RowBlock<T> {
