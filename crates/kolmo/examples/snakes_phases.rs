@@ -1,7 +1,8 @@
 //! Times the phases of `Board::analyze` (and the command line's Monte Carlo check) on a random
 //! board, in the order `analyze` runs them.
 //! `cargo run --release --example snakes_phases -- SIZE PORTALS SEED RULE [GAMES [mc]]`
-//! (GAMES: Monte Carlo games to time, default none; `mc`: time only those).
+//! (GAMES: Monte Carlo games to time, default none; `mc`: time only those). With `--explore` (after
+//! the others), times building the chain through `explore` instead and stops.
 use kolmo::analysis::{AbsorbingChain, TimeDistributionOptions, absorption_time_distribution};
 use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec};
 use kolmo::graph::{forward_reachable, shortest_distance};
@@ -30,6 +31,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let dtmc = board.dtmc()?;
     lap("dtmc", t);
+    if a.iter().any(|s| s == "--explore") {
+        // The same chain through the explorer (what `Board::dtmc` is tested against).
+        let t = Instant::now();
+        let explored =
+            kolmo::explore::explore(&kolmo::games::snakes::BoardChain(&board), Default::default())?;
+        lap("dtmc through explore", t);
+        assert!(
+            explored.matrix == *dtmc.matrix(),
+            "explore builds the same matrix"
+        );
+        return Ok(());
+    }
     let goal = StateSet::from_states(dtmc.n(), [board.size()]);
     if mc_only {
         let t = Instant::now();

@@ -4,7 +4,7 @@
 use crate::exact::Scalar;
 use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
-use crate::sparse::CsrMatrix;
+use crate::sparse::{CsrMatrix, RowSink, par_rows};
 use crate::{Error, Result, StateId};
 
 const NONE: u32 = u32::MAX;
@@ -62,53 +62,23 @@ impl<T: Scalar> Subsystem<T> {
         states: &[StateId],
         position: impl Fn(StateId) -> u32 + Sync,
     ) -> CsrMatrix<T> {
-        use rayon::prelude::*;
-        const CHUNK: usize = 1 << 14;
-        // Positions increase with state ids, so each row stays sorted by column. Two parallel
-        // passes: the length of every row, then each chunk of rows fills its own part of arrays
-        // allocated once.
+        // Positions increase with state ids, so each row stays sorted by column.
         let k = states.len();
-        let lengths: Vec<usize> = states
-            .par_iter()
-            .with_min_len(CHUNK)
-            .map(|&s| {
-                m.row(s as usize)
-                    .0
-                    .iter()
-                    .filter(|&&t| position(t) != NONE)
-                    .count()
-            })
-            .collect();
-        let mut row_ptr = Vec::with_capacity(k + 1);
-        row_ptr.push(0);
-        for l in lengths {
-            row_ptr.push(row_ptr[row_ptr.len() - 1] + l);
-        }
-        let mut cols = vec![0u32; row_ptr[k]];
-        let mut vals = vec![T::zero(); row_ptr[k]];
-        let mut pieces = Vec::with_capacity(k.div_ceil(CHUNK));
-        let (mut cs, mut vs) = (&mut cols[..], &mut vals[..]);
-        for c in 0..k.div_ceil(CHUNK) {
-            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(k));
-            let (a, b) = std::mem::take(&mut cs).split_at_mut(row_ptr[hi] - row_ptr[lo]);
-            let (e, f) = std::mem::take(&mut vs).split_at_mut(row_ptr[hi] - row_ptr[lo]);
-            pieces.push((lo..hi, a, e));
-            (cs, vs) = (b, f);
-        }
-        pieces.into_par_iter().for_each(|(rows, cs, vs)| {
-            let mut o = 0;
-            for i in rows {
+        let [parts] = par_rows(
+            k,
+            T::zero(),
+            || (),
+            |_, i, out: &mut RowSink<T, 1>| {
                 let (c, v) = m.row(states[i] as usize);
                 for (&t, p) in c.iter().zip(v) {
                     let l = position(t);
                     if l != NONE {
-                        cs[o] = l;
-                        vs[o] = p.clone();
-                        o += 1;
+                        out.push(0, l, p.clone());
                     }
                 }
-            }
-        });
+            },
+        );
+        let (row_ptr, cols, vals) = parts.into_arrays();
         CsrMatrix::from_grouped_parts(k, row_ptr, cols, vals, (0..=k).collect())
     }
 

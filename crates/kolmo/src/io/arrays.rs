@@ -19,8 +19,9 @@
 //! the file's own indexing (`P[1][2][0]`) and its place: line and column in JSON, line 1 and the
 //! byte offset in a `.npy` file.
 
-use super::json::{Json, Value, describe, number_text, parse_tree, write_error};
+use super::json::{Json, Value, describe, parse_tree, write_error};
 use super::npy::{self, NpyArray, shape_text};
+use super::text_out::{Form, number};
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
 use crate::model::{Mdp, ROW_SUM_TOLERANCE, RewardModel};
 use crate::numeric::NeumaierSum;
@@ -697,7 +698,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                 dense[c as usize] = v;
             }
         }
-        let items: Vec<String> = dense.into_iter().map(number_text).collect();
+        let items: Vec<String> = dense.into_iter().map(|v| number(v, Form::Json)).collect();
         format!("[{}]", items.join(", "))
     };
     let r_text = {
@@ -706,7 +707,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             .map(|r| {
                 let items: Vec<String> = r
                     .iter()
-                    .map(|row| row.map_or_else(|| "null".to_string(), |row| number_text(rewards[row])))
+                    .map(|row| row.map_or_else(|| "null".to_string(), |row| number(rewards[row], Form::Json)))
                     .collect();
                 format!("  [{}]", items.join(", "))
             })

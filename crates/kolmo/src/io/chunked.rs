@@ -1,22 +1,35 @@
-//! Big text files read in windows, each window cut into chunks that are parsed in parallel: the
-//! machinery of the DRN and PRISM `.tra` readers.
+//! Big text files read in windows, each window cut into chunks that are parsed in parallel: one
+//! driver, [`read_chunked`], for every line format ([`LineFormat`]: the DRN body, PRISM's `.tra`,
+//! and what comes later). It reads from any `impl Read` ([`Stream`]), not only from files.
 //!
-//! A [`Stream`] holds a window of the file (4 MiB by default, [`Tuning`]); [`plan_cuts`] cuts it
-//! into chunks of about 256 KiB at lines where the format lets a chunk start without knowing what came
-//! before (a `state` line in DRN; a line whose source state differs from the line before in
-//! `.tra`). Each chunk is checked to be UTF-8 and parsed on its own thread into its own reusable
-//! buffers, counting lines from its first line; the reader then checks the chunks in file order,
-//! turns chunk-local line numbers into the file's ([`ChunkError`]), and appends the buffers to the
-//! model. The bytes after the last cut move to the front of the window and the next window is
-//! read behind them. Memory: one window, the chunk buffers (about a window's worth of
-//! transitions), and the model itself.
+//! A [`Stream`] holds a window of the input (4 MiB by default, [`Tuning`]); [`plan_cuts`] cuts it
+//! into chunks of about 256 KiB at lines where the format lets a chunk start without knowing what
+//! came before ([`LineFormat::cut_at`]: a `state` line in DRN; a line whose source state differs
+//! from the line before in `.tra`). Each chunk is checked to be UTF-8 and parsed on its own thread
+//! into its own reusable buffers (rows checked and stored in CSR form by [`ChunkRows`]), counting
+//! lines from its first line, while the next window is read; the driver then hands the chunks to
+//! the format in file order ([`LineFormat::take`]), which turns chunk-local line numbers into the
+//! file's ([`ChunkError`]), and the buffers are appended to the model
+//! ([`CsrParts::append`](crate::sparse::CsrParts::append)). The bytes after the last cut move to
+//! the front of the window and the next window is read behind them. Memory: two windows, the chunk
+//! buffers (about a window's worth of transitions), and the model itself. Newlines are found and
+//! counted with `memchr`.
+//!
+//! Every probability and reward token is turned into a number by [`super::parse_number`] (the
+//! fast paths' [`NumberCache`] remembers the tokens it parsed, with their text).
 //!
 //! Errors are those of reading the whole file as text first: an invalid UTF-8 byte anywhere wins
 //! over every parse error ([`Stream::utf8_error_in_rest`] looks at the rest of the file before a
 //! parse error is returned), and it is reported at its line and column (counting characters).
 
 use super::parse_error;
-use crate::{Error, Result};
+use super::rows::{
+    RowFault, SumFault, Written, append_row, check_row, choice_gap_message, duplicate_message, entry_fault,
+    normalized_note, sum_message,
+};
+use crate::sparse::{CsrParts, RowBlock};
+use crate::{Error, Result, StateId};
+use rayon::prelude::*;
 use std::io::Read;
 use std::path::Path;
 
@@ -242,10 +255,7 @@ impl<R: Read> Stream<R> {
                 return Ok(None);
             }
             // Keep the line holding the cut, so that a column can still be counted from its start.
-            let upto = data[..valid]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
+            let upto = memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1);
             let newlines = count_newlines(&data[..upto]);
             self.consume(upto, newlines);
             self.read_more(path)?;
@@ -305,7 +315,7 @@ impl<R: Read> Fill<'_, R> {
 pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usize) -> Error {
     let valid = &bytes[..at];
     let line = lines_before + 1 + count_newlines(valid);
-    let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let start = memchr::memrchr(b'\n', valid).map_or(0, |i| i + 1);
     let column = 1 + String::from_utf8_lossy(&valid[start..]).chars().count();
     parse_error(
         path,
@@ -387,10 +397,7 @@ pub(crate) fn whole_lines(data: &[u8], eof: bool) -> WholeLines {
     let end = if complete {
         data.len()
     } else {
-        data[..valid]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1)
+        memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1)
     };
     WholeLines {
         end,
@@ -402,11 +409,7 @@ pub(crate) fn whole_lines(data: &[u8], eof: bool) -> WholeLines {
 
 /// Number of `\n` bytes in `bytes`.
 pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
-    // Counting in blocks of at most 255 into a byte lets the compiler use vector instructions.
-    bytes
-        .chunks(255)
-        .map(|block| block.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n')) as usize)
-        .sum()
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 /// The start of the first line that starts at or after `at` in `data`, if `data` shows one.
@@ -417,7 +420,7 @@ pub(crate) fn line_start_from(data: &[u8], at: usize) -> Option<usize> {
     if data.get(at - 1) == Some(&b'\n') {
         return (at < data.len()).then_some(at);
     }
-    let nl = data.get(at..)?.iter().position(|&b| b == b'\n')?;
+    let nl = memchr::memchr(b'\n', data.get(at..)?)?;
     let start = at + nl + 1;
     (start < data.len()).then_some(start)
 }
@@ -428,7 +431,7 @@ pub(crate) fn line_start_from(data: &[u8], at: usize) -> Option<usize> {
 #[inline]
 pub(crate) fn line_at(data: &[u8], start: usize) -> (&[u8], usize, bool) {
     let rest = &data[start..];
-    match rest.iter().position(|&b| b == b'\n') {
+    match memchr::memchr(b'\n', rest) {
         Some(i) => {
             let mut line = &rest[..i];
             line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -584,8 +587,7 @@ pub(crate) fn plain_number(text: &str, i: usize) -> Option<(f64, usize)> {
     if j == i {
         return None;
     }
-    let v: f64 = text.get(i..j)?.parse().ok()?;
-    v.is_finite().then_some((v, j))
+    super::parse_number(text.get(i..j)?).map(|v| (v, j))
 }
 
 /// Where a plain number token starting at `i` ends.
@@ -692,6 +694,481 @@ pub(crate) fn end_of_line(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
         return Some((i, false));
     }
     (b[i] == b'\n').then_some((i + 1, true))
+}
+
+/// A line format read in chunks by [`read_chunked`]: where a chunk may start, how one is parsed
+/// (on any thread, into its own [`Chunk`](Self::Chunk)), and how the parsed chunks join the model
+/// (in file order, on the reader's thread).
+pub(crate) trait LineFormat: Send + Sync {
+    /// One chunk's parse, reused from window to window.
+    type Chunk: Default + Send;
+
+    /// The start of the first line at or after `at` of `data` where a chunk may start without
+    /// knowing the lines before it (below `data.len()`), or `None` if `data` shows none.
+    fn cut_at(data: &[u8], at: usize) -> Option<usize>;
+
+    /// Parses `text` (whole lines) into `chunk`, replacing what it held. `first`: the chunk starts
+    /// the body; `build`: keep what is read (false once the model is known to be refused).
+    ///
+    /// # Errors
+    /// The first malformed line, in the chunk's own line numbers (the chunk stops there).
+    fn parse(
+        &self,
+        chunk: &mut Self::Chunk,
+        text: &str,
+        first: bool,
+        build: bool,
+    ) -> std::result::Result<(), ChunkError>;
+
+    /// Whether a chunk may still learn something that the chunks after it need: then the body's
+    /// first chunk is parsed alone, and once a chunk has learnt it ([`learn`](Self::learn)) the
+    /// chunks after it for which [`relearn`](Self::relearn) holds are parsed again.
+    fn learning(&self) -> bool {
+        false
+    }
+
+    /// Takes what `chunk` (whose first line is the file's line `lines_before + 1`) learnt;
+    /// returns whether it learnt something.
+    fn learn(&mut self, _chunk: &Self::Chunk, _lines_before: usize) -> bool {
+        false
+    }
+
+    /// Whether `chunk`, parsed before the learning, must be parsed again.
+    fn relearn(&self, _chunk: &Self::Chunk) -> bool {
+        false
+    }
+
+    /// Whether the model is known to be refused (only counts matter then).
+    fn refused(&self) -> bool;
+
+    /// Checks `chunk` against the chunks before it, in file order, with the error that stopped it
+    /// (if any); its first line is the file's line `lines_before + 1`.
+    ///
+    /// # Errors
+    /// [`Halt`]: stop reading here.
+    fn take(
+        &mut self,
+        chunk: &mut Self::Chunk,
+        stop: Option<ChunkError>,
+        lines_before: usize,
+    ) -> std::result::Result<(), Halt>;
+
+    /// Adds the window's chunks, all taken, to the model; `build`: they were parsed to be kept and
+    /// the model is not refused.
+    fn append(&mut self, chunks: &mut [Self::Chunk], build: bool);
+
+    /// The CSR arrays as they grow (reserved once the size of the whole file can be estimated).
+    fn matrix(&mut self) -> &mut CsrParts<f64>;
+}
+
+/// Why [`LineFormat::take`] stops the reading.
+pub(crate) enum Halt {
+    /// A malformed line (reported unless the rest of the file holds a byte that is not UTF-8).
+    Stop(Error),
+    /// The format cannot be read in chunks (the caller reads the file another way).
+    Abandon,
+}
+
+/// What the driver knows of a chunk besides the format's parse.
+#[derive(Default)]
+struct Meta {
+    newlines: usize,
+    /// Where the chunk is not UTF-8 (the byte offset), if it is not.
+    utf8: Option<usize>,
+    stop: Option<ChunkError>,
+}
+
+/// What one window came to.
+enum Window {
+    /// All its chunks were read; they hold this many newlines.
+    Read(usize),
+    /// A malformed line; the window holds this many newlines.
+    Stopped(Error, usize),
+    /// An error to report as it is.
+    Failed(Error),
+    Abandoned,
+}
+
+/// Parses chunk `bytes` with `format`.
+fn parse_one<F: LineFormat>(
+    format: &F,
+    (chunk, meta): (&mut F::Chunk, &mut Meta),
+    bytes: &[u8],
+    first: bool,
+    build: bool,
+) {
+    meta.newlines = count_newlines(bytes);
+    meta.utf8 = None;
+    meta.stop = match std::str::from_utf8(bytes) {
+        Ok(text) => format.parse(chunk, text, first, build).err(),
+        Err(e) => {
+            meta.utf8 = Some(e.valid_up_to());
+            // Only to clear what the chunk held.
+            format.parse(chunk, "", first, build).err()
+        }
+    };
+}
+
+/// The chunks a driver reuses from window to window.
+struct Pool<C> {
+    chunks: Vec<C>,
+    meta: Vec<Meta>,
+}
+
+impl<C: Default + Send> Pool<C> {
+    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`; `first`:
+    /// it starts the body) on all cores and hands them to `format` in file order.
+    fn window<F: LineFormat<Chunk = C>>(
+        &mut self,
+        path: &Path,
+        format: &mut F,
+        (data, cuts): (&[u8], &[usize]),
+        lines_before: usize,
+        first: bool,
+    ) -> Window {
+        let count = cuts.len() - 1;
+        if self.chunks.len() < count {
+            self.chunks.resize_with(count, C::default);
+            self.meta.resize_with(count, Meta::default);
+        }
+        let (chunks, meta) = (&mut self.chunks[..count], &mut self.meta[..count]);
+        let build = !format.refused();
+        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
+        let mut done = 0;
+        if first && format.learning() {
+            // The first chunk alone: it most likely teaches what the others need.
+            parse_one(&*format, (&mut chunks[0], &mut meta[0]), piece(0), true, build);
+            format.learn(&chunks[0], lines_before);
+            done = 1;
+        }
+        let learning = format.learning();
+        let shared = &*format;
+        chunks[done..]
+            .par_iter_mut()
+            .zip(&mut meta[done..])
+            .enumerate()
+            .for_each(|(i, c)| parse_one(shared, c, piece(done + i), first && done + i == 0, build));
+        // Chunks' line numbers start at the window's plus the newlines of the chunks before.
+        let mut starts = Vec::with_capacity(count);
+        let mut lines = lines_before;
+        for m in meta.iter() {
+            starts.push(lines);
+            lines += m.newlines;
+        }
+        let newlines = lines - lines_before;
+        if learning && let Some(j) = (done..count).find(|&j| format.learn(&chunks[j], starts[j])) {
+            // Chunks after `j` that went without what `j` learnt are read again knowing it.
+            let shared = &*format;
+            chunks[j + 1..]
+                .par_iter_mut()
+                .zip(&mut meta[j + 1..])
+                .enumerate()
+                .filter(|(_, (c, _))| shared.relearn(c))
+                .for_each(|(i, c)| parse_one(shared, c, piece(j + 1 + i), false, build));
+        }
+        if let Some(i) = (0..count).find(|&i| meta[i].utf8.is_some()) {
+            let at = meta[i].utf8.expect("found above");
+            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
+        }
+        for (i, (c, m)) in chunks.iter_mut().zip(meta.iter_mut()).enumerate() {
+            match format.take(c, m.stop.take(), starts[i]) {
+                Ok(()) => {}
+                Err(Halt::Stop(e)) => return Window::Stopped(e, newlines),
+                Err(Halt::Abandon) => return Window::Abandoned,
+            }
+        }
+        let build = build && !format.refused();
+        format.append(chunks, build);
+        Window::Read(newlines)
+    }
+}
+
+/// Reads the body of a file in `format` from `stream` (positioned at the body's first line), `size`
+/// being the file's length if known: windows of `tuning.window` bytes, each cut into chunks at
+/// [`LineFormat::cut_at`] and parsed on all cores while the next window is read. Returns `false` if
+/// the format abandoned ([`Halt::Abandon`]).
+///
+/// # Errors
+/// The first malformed line in file order (or, before it, a byte anywhere that is not UTF-8), as a
+/// front-to-back reader finds it; [`Error::Io`] if reading fails.
+pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
+    path: &Path,
+    stream: &mut Stream<R>,
+    format: &mut F,
+    tuning: Tuning,
+    size: Option<u64>,
+) -> Result<bool> {
+    let mut pool = Pool::<F::Chunk> {
+        chunks: Vec::new(),
+        meta: Vec::new(),
+    };
+    let (mut first, mut reserved) = (true, false);
+    loop {
+        if !stream.at_eof() && stream.data().len() < tuning.window {
+            stream.read_more(path)?;
+        }
+        let first_size = if first { tuning.first_chunk } else { tuning.chunk };
+        let cuts = plan_cuts(
+            stream.data(),
+            stream.at_eof(),
+            first_size,
+            tuning.chunk,
+            F::cut_at,
+        );
+        if cuts.len() < 2 {
+            if stream.at_eof() {
+                return Ok(true);
+            }
+            stream.read_more(path)?;
+            continue;
+        }
+        let end = cuts[cuts.len() - 1];
+        let lines_before = stream.lines_before();
+        let outcome = stream.read_ahead_while(path, end, |data| {
+            pool.window(path, format, (data, &cuts), lines_before, first)
+        })?;
+        match outcome {
+            Window::Read(newlines) => stream.advance(newlines),
+            Window::Stopped(e, newlines) => {
+                // Reading the file as text first would have found a byte that is not UTF-8
+                // anywhere.
+                stream.advance(newlines);
+                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
+            }
+            Window::Failed(e) => return Err(e),
+            Window::Abandoned => return Ok(false),
+        }
+        first = false;
+        // Room for the whole model, estimated from the share of the file read so far.
+        let read = stream.offset();
+        if let Some(size) = size
+            && !reserved
+            && read > 0
+            && size > read
+        {
+            reserved = true;
+            format.matrix().reserve_for(size as f64 / read as f64 * 1.02);
+        }
+    }
+}
+
+/// A chunk's rows, checked as they close ([`check_row`]: sorted by target, duplicates, sums, zeros
+/// dropped) and stored in CSR form, with the first fault of each kind in the chunk's line numbers.
+/// Nothing is allocated per row: the row being read sits in a reused buffer.
+#[derive(Default)]
+pub(crate) struct ChunkRows {
+    /// The rows kept.
+    pub block: RowBlock<f64>,
+    /// Rows of each state (MDPs).
+    pub state_rows: Vec<u32>,
+    /// First transition out of range or with a bad probability; first duplicate; first row or
+    /// state refused (in state order).
+    pub range: Option<ChunkError>,
+    pub duplicate: Option<ChunkError>,
+    pub fault: Option<ChunkError>,
+    /// Rows rescaled by normalizing, and the largest deviation.
+    pub rescaled: usize,
+    pub worst: f64,
+    /// A row sum refused in the current state, reported when the state closes (the message names
+    /// the choice when the state has several).
+    pending: Option<(Written, SumFault, u32)>,
+    /// The row being read.
+    pub row: Vec<Written>,
+    /// Numbers parsed lately.
+    pub numbers: NumberCache,
+}
+
+impl ChunkRows {
+    /// Empties the rows and faults (keeping the memory and the number cache).
+    pub fn clear(&mut self) {
+        self.block.clear();
+        self.state_rows.clear();
+        self.range = None;
+        self.duplicate = None;
+        self.fault = None;
+        self.rescaled = 0;
+        self.worst = 0.0;
+        self.pending = None;
+        self.row.clear();
+    }
+
+    /// Adds a transition to `target` with probability `value` (of `state`, when the format names
+    /// it) of a model of `n` states to the row being read, written on chunk line `line`, column
+    /// `column` (where a bad one is reported).
+    #[inline]
+    pub fn transition(
+        &mut self,
+        n: usize,
+        state: Option<StateId>,
+        target: StateId,
+        value: f64,
+        line: usize,
+        column: usize,
+    ) {
+        let fine = state.is_none_or(|s| (s as usize) < n)
+            && (target as usize) < n
+            && value >= 0.0
+            && value.is_finite();
+        if !fine
+            && self.range.is_none()
+            && let Some(message) = entry_fault(n, state, target, value)
+        {
+            self.range = Some(ChunkError::at(line, column, message));
+        }
+        self.row.push(Written {
+            target,
+            value,
+            line,
+            column,
+        });
+    }
+
+    /// Checks and stores the row being read (nothing if it is empty): choice `choice` of `state`,
+    /// which must be the state's choice number `expected` when the format numbers choices.
+    pub fn close_row(
+        &mut self,
+        state: StateId,
+        choice: u32,
+        expected: Option<u32>,
+        normalize: bool,
+        build: bool,
+    ) {
+        if self.row.is_empty() {
+            return;
+        }
+        match check_row(&mut self.row, normalize) {
+            Err(RowFault::Duplicate { second, first_line }) => {
+                if self.duplicate.is_none() {
+                    self.duplicate = Some(ChunkError::naming_lines(second.line, second.column, move |map| {
+                        duplicate_message(state, second.target, choice, map(first_line))
+                    }));
+                }
+            }
+            result => {
+                if let Some(expected) = expected
+                    && choice != expected
+                {
+                    // Reported at the row's first entry by target.
+                    let first = self.row[0];
+                    if self.fault.is_none() && self.pending.is_none() {
+                        self.fault = Some(ChunkError::at(
+                            first.line,
+                            first.column,
+                            choice_gap_message(state, choice, expected),
+                        ));
+                    }
+                } else {
+                    match result {
+                        Ok(scale) => append_row(
+                            &self.row,
+                            &scale,
+                            build,
+                            (
+                                &mut self.block.cols,
+                                &mut self.block.vals,
+                                &mut self.block.row_ends,
+                            ),
+                            (&mut self.rescaled, &mut self.worst),
+                        ),
+                        Err(RowFault::Sum { at, fault }) => {
+                            if self.fault.is_none() && self.pending.is_none() {
+                                self.pending = Some((at, fault, choice));
+                            }
+                        }
+                        Err(RowFault::Duplicate { .. }) => {}
+                    }
+                }
+            }
+        }
+        self.row.clear();
+    }
+
+    /// Closes `state`, which has `rows` rows (its last closed already): a refused row sum is
+    /// reported (naming the choice when the state has several); `keep`: its row count is stored.
+    pub fn close_state(&mut self, state: StateId, rows: u32, keep: bool) {
+        if let Some((at, fault, choice)) = self.pending.take() {
+            let several = rows > choice + 1;
+            self.fault = Some(ChunkError::at(
+                at.line,
+                at.column,
+                sum_message(state, choice, several, fault),
+            ));
+        }
+        if keep {
+            self.state_rows.push(rows);
+        }
+    }
+}
+
+/// A chunk's error kept until the end, with the number of lines before the chunk.
+pub(crate) type Late = Option<(ChunkError, usize)>;
+
+/// The first transition out of range, duplicate and refused row of the chunks read so far, each
+/// reported only once the whole body has been read (in this order), and the rows rescaled.
+#[derive(Default)]
+pub(crate) struct Faults {
+    pub range: Late,
+    pub duplicate: Late,
+    pub fault: Late,
+    pub rescaled: usize,
+    pub worst: f64,
+}
+
+impl Faults {
+    /// Whether the model is refused.
+    pub fn any(&self) -> bool {
+        self.range.is_some() || self.duplicate.is_some() || self.fault.is_some()
+    }
+
+    /// Keeps the first fault of each kind of `rows`, a chunk after `lines_before` lines.
+    pub fn keep(&mut self, rows: &mut ChunkRows, lines_before: usize) {
+        for (slot, candidate) in [
+            (&mut self.range, &mut rows.range),
+            (&mut self.duplicate, &mut rows.duplicate),
+            (&mut self.fault, &mut rows.fault),
+        ] {
+            if slot.is_none() {
+                *slot = candidate.take().map(|e| (e, lines_before));
+            }
+        }
+        self.rescaled += rows.rescaled;
+        self.worst = self.worst.max(rows.worst);
+    }
+
+    /// The error to report, if any, in a file of `last_line` lines; and the note that rows were
+    /// rescaled, if some were.
+    pub fn finish(self, path: &Path, last_line: usize) -> Result<Option<String>> {
+        if let Some((e, lines_before)) = self.range.or(self.duplicate).or(self.fault) {
+            return Err(e.into_error(path, lines_before, last_line));
+        }
+        Ok((self.rescaled > 0).then(|| normalized_note(self.rescaled, self.worst)))
+    }
+}
+
+/// Appends the CSR rows of `chunks` (`rows` gives each one's) to `matrix` and, for an MDP
+/// (`groups`), their rows per state to `group_ptr`; `also` runs beside.
+pub(crate) fn append_rows<C: Sync>(
+    matrix: &mut CsrParts<f64>,
+    group_ptr: Option<&mut Vec<usize>>,
+    chunks: &[C],
+    rows: impl Fn(&C) -> &ChunkRows + Sync,
+    also: impl FnOnce() + Send,
+) {
+    rayon::join(
+        || matrix.append(chunks, |c| &rows(c).block),
+        || {
+            if let Some(group_ptr) = group_ptr {
+                let mut last = group_ptr.last().copied().unwrap_or(0);
+                for c in chunks {
+                    group_ptr.extend(rows(c).state_rows.iter().map(|&r| {
+                        last += r as usize;
+                        last
+                    }));
+                }
+            }
+            also();
+        },
+    );
 }
 
 #[cfg(test)]

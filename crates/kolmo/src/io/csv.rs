@@ -12,7 +12,8 @@
 //! header's name for that row (the layout R's `write.csv` and pandas' `to_csv` produce). Fields may
 //! be double-quoted (`"a, b"`, with `""` for a quote). The initial state is state 0.
 
-use super::json::{annotate, number_text, write_error};
+use super::json::{annotate, write_error};
+use super::text_out::{Form, number};
 use super::{
     Entry, Model, ReadOptions, build_matrix_written, exact_number, parse_error, parse_number, with_written,
 };
@@ -322,7 +323,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     for s in 0..n {
         let (cols, vals) = d.matrix().row(s);
         for (&c, &p) in cols.iter().zip(vals) {
-            row[c as usize] = number_text(p);
+            row[c as usize] = number(p, Form::Json);
         }
         out.push_str(&row.join(","));
         out.push('\n');

@@ -485,17 +485,6 @@ fn reward_column(flat: &mut Option<Vec<f64>>, i: usize, k: usize) -> Option<Vec<
     part.par_iter().any(|&v| v != 0.0).then_some(part)
 }
 
-/// `v` in the shortest form that parses back to the same `f64`: Rust's `{}` for ordinary
-/// magnitudes, `{:e}` for very small or large ones (where `{}` would write hundreds of zeros).
-pub(super) fn number(v: f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && !(1e-5..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
-
 /// The parts of a model the writers need, for either kind.
 pub(super) struct View<'a> {
     pub matrix: &'a crate::sparse::CsrMatrix,
@@ -691,6 +680,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::text_out::{Form, number};
     use super::*;
 
     fn read_str(text: &str) -> Result<(Model, Vec<String>)> {
@@ -827,10 +817,10 @@ mod tests {
             0.0,
             1.0,
         ] {
-            assert_eq!(parse_number(&number(v)), Some(v), "{v}");
+            assert_eq!(parse_number(&number(v, Form::Text)), Some(v), "{v}");
         }
-        assert_eq!(number(1e-20), "1e-20");
-        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(1e-20, Form::Text), "1e-20");
+        assert_eq!(number(0.25, Form::Text), "0.25");
     }
 
     #[test]
@@ -1056,7 +1046,7 @@ mod tests {
                             } else {
                                 p
                             };
-                            s.push_str(&format!("\t\t{x} : {}{eol}", number(v)));
+                            s.push_str(&format!("\t\t{x} : {}{eol}", number(v, Form::Text)));
                         }
                     }
                 }

@@ -1,11 +1,10 @@
 //! The `@model` section of a DRN file, read window by window and parsed in chunks on all cores
 //! (see [`super::chunked`]): chunks start at `state` lines, so each one is a run of whole states.
 //!
-//! A chunk parses its lines into its own buffers: rows checked as they close (sorted by target,
-//! duplicates, sums, zeros dropped: [`check_row`]) and stored in CSR form, rewards in flat arrays
-//! (one value per reward model per state or choice), labels, state names, action names. Nothing
-//! is allocated per line or per row: the row being read sits in a reused buffer, and numbers of
-//! the common form (`target : 0.25`) take a fast path that reads the bytes directly. Lines of any
+//! A chunk parses its lines into its own buffers: rows checked as they close and stored in CSR form
+//! ([`ChunkRows`]), rewards in flat arrays (one value per reward model per state or choice), labels,
+//! state names, action names. Nothing is allocated per line or per row, and numbers of the common
+//! form (`target : 0.25`) take a fast path that reads the bytes directly. Lines of any
 //! other form take the general path, which follows Storm's grammar and kolmo's messages exactly.
 //!
 //! Errors keep the order of a sequential read: a malformed line stops its chunk, and the first one
@@ -15,17 +14,14 @@
 //! once every chunk has been read.
 
 use super::chunked::{
-    ChunkError, NumberCache, Stream, Tuning, column_of, digits_u32, end_of_line, line_at, line_start_from,
-    plan_cuts, quote, skip_blanks, utf8_error,
+    ChunkError, ChunkRows, Faults, Halt, LineFormat, NumberCache, Stream, Tuning, append_rows, column_of,
+    digits_u32, end_of_line, line_at, line_start_from, quote, read_chunked, skip_blanks,
 };
 use super::drn::{Header, Kind, split_token, value};
 use super::parse_error;
-use super::rows::{
-    RowFault, Written, check_row, duplicate_message, entry_fault, no_transitions_message, normalized_note,
-    sum_message,
-};
+use super::rows::no_transitions_message;
+use crate::sparse::CsrParts;
 use crate::{Error, Result, StateId};
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::Path;
@@ -130,23 +126,13 @@ const FIRST_NAME: u32 = 2;
 #[derive(Default)]
 struct Chunk {
     // Results.
-    /// Newlines in the chunk.
-    newlines: usize,
-    /// Where the chunk is not UTF-8 (the byte offset), if it is not.
-    utf8: Option<usize>,
-    /// The first malformed line (the chunk stops there).
-    stop: Option<ChunkError>,
     /// The number and its column on the first `state` line of a chunk that does not start the
     /// body (checked against the states before it when the chunks are put together).
     first_id: Option<(usize, usize)>,
     states: usize,
     rows: usize,
-    /// End of each row in `cols`/`vals` (kept rows only).
-    row_ends: Vec<usize>,
-    cols: Vec<StateId>,
-    vals: Vec<f64>,
-    /// Rows of each state (MDPs).
-    state_rows: Vec<u32>,
+    /// The rows (CSR, checked), rows per state, and the first faults of each kind.
+    csr: ChunkRows,
     state_rewards: Flat,
     action_rewards: Flat,
     /// The bracket count this chunk set, `(k, chunk line)`, when it started without one.
@@ -165,17 +151,9 @@ struct Chunk {
     named: bool,
     /// Line of the first action without transitions.
     empty_action: Option<usize>,
-    /// First transition out of range or with a bad probability; first duplicate; first row or
-    /// state refused (in state order).
-    range: Option<ChunkError>,
-    duplicate: Option<ChunkError>,
-    fault: Option<ChunkError>,
-    rescaled: usize,
-    worst: f64,
 
     // Position.
     line: usize,
-    line_start: usize,
     base: usize,
     has_state: bool,
     state_line: usize,
@@ -187,12 +165,7 @@ struct Chunk {
     /// The line just read by a fast path opened the name slot.
     name_slot_kept: bool,
     count: Option<Count>,
-    /// A row sum refused in the current state, reported when the state closes (the message names
-    /// the choice when the state has several).
-    pending: Option<(Written, super::rows::SumFault, u32)>,
-    row: Vec<Written>,
     bracket: Vec<f64>,
-    numbers: NumberCache,
 }
 
 /// `name` is the decimal form of `v` (as `v.to_string()` writes it: no sign, no leading zero).
@@ -236,34 +209,11 @@ fn fast_transition(
 }
 
 impl Chunk {
-    /// Parses `bytes` (whole lines), replacing what the chunk held.
-    fn parse(&mut self, bytes: &[u8], ctx: &Ctx) {
-        self.reset(ctx);
-        let text = match std::str::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                self.utf8 = Some(e.valid_up_to());
-                self.newlines = super::chunked::count_newlines(bytes);
-                return;
-            }
-        };
-        if let Err(e) = self.run(text, ctx) {
-            self.stop = Some(e);
-            self.newlines += super::chunked::count_newlines(&bytes[self.line_start..]);
-        }
-    }
-
     fn reset(&mut self, ctx: &Ctx) {
-        self.newlines = 0;
-        self.utf8 = None;
-        self.stop = None;
         self.first_id = None;
         self.states = 0;
         self.rows = 0;
-        self.row_ends.clear();
-        self.cols.clear();
-        self.vals.clear();
-        self.state_rows.clear();
+        self.csr.clear();
         self.state_rewards.clear();
         self.action_rewards.clear();
         self.defined = None;
@@ -276,13 +226,7 @@ impl Chunk {
         self.name_index.clear();
         self.named = false;
         self.empty_action = None;
-        self.range = None;
-        self.duplicate = None;
-        self.fault = None;
-        self.rescaled = 0;
-        self.worst = 0.0;
         self.line = 0;
-        self.line_start = 0;
         self.base = 0;
         self.has_state = false;
         self.state_line = 0;
@@ -297,8 +241,6 @@ impl Chunk {
             Brackets::Seen { k, line } => Some(Count::File { k, line }),
             Brackets::Unknown => None,
         };
-        self.pending = None;
-        self.row.clear();
     }
 
     fn run(&mut self, text: &str, ctx: &Ctx) -> std::result::Result<(), ChunkError> {
@@ -306,10 +248,9 @@ impl Chunk {
         let mut pos = 0;
         while pos < b.len() {
             self.line += 1;
-            self.line_start = pos;
             // Fast paths for the common forms of the three kinds of lines.
             let fast = match b.get(skip_blanks(b, pos)) {
-                Some(b'0'..=b'9') if self.row_open => fast_transition(text, pos, &mut self.numbers).map(
+                Some(b'0'..=b'9') if self.row_open => fast_transition(text, pos, &mut self.csr.numbers).map(
                     |(target, column, value, next, newline)| {
                         self.add_transition(ctx, target, value, column);
                         (next, newline)
@@ -319,21 +260,18 @@ impl Chunk {
                 Some(b'a') => self.fast_action(ctx, text, pos),
                 _ => None,
             };
-            if let Some((next, newline)) = fast {
+            if let Some((next, _)) = fast {
                 if !std::mem::take(&mut self.name_slot_kept) {
                     self.name_slot = false;
                 }
                 pos = next;
-                self.newlines += usize::from(newline);
                 continue;
             }
-            let (raw, next, newline) = line_at(b, pos);
+            let (raw, next, _) = line_at(b, pos);
             let line = text.get(pos..pos + raw.len()).unwrap_or_default();
             self.general_line(ctx, line)?;
             pos = next;
-            self.newlines += usize::from(newline);
         }
-        self.line_start = b.len();
         self.close_state(ctx);
         Ok(())
     }
@@ -346,7 +284,7 @@ impl Chunk {
         p += 1;
         loop {
             p = skip_blanks(b, p);
-            let (v, q) = self.numbers.plain_number(text, p)?;
+            let (v, q) = self.csr.numbers.plain_number(text, p)?;
             self.bracket.push(v);
             p = skip_blanks(b, q);
             match b.get(p) {
@@ -805,19 +743,8 @@ impl Chunk {
     #[inline]
     fn add_transition(&mut self, ctx: &Ctx, target: StateId, value: f64, column: usize) {
         self.row_has_transition = true;
-        let fine = (target as usize) < ctx.header.nr_states && value >= 0.0 && value.is_finite();
-        if !fine
-            && self.range.is_none()
-            && let Some(message) = entry_fault(ctx.header.nr_states, None, target, value)
-        {
-            self.range = Some(ChunkError::at(self.line, column, message));
-        }
-        self.row.push(Written {
-            target,
-            value,
-            line: self.line,
-            column,
-        });
+        let n = ctx.header.nr_states;
+        self.csr.transition(n, None, target, value, self.line, column);
     }
 
     /// Checks and stores the row being read, if any.
@@ -828,34 +755,13 @@ impl Chunk {
         if !self.row_has_transition {
             self.empty_action.get_or_insert(self.row_line);
             if ctx.build {
-                self.row_ends.push(self.cols.len());
+                self.csr.block.end_row();
             }
             return;
         }
         let choice = self.choices_in_state - 1;
-        match check_row(&mut self.row, ctx.normalize) {
-            Ok(scale) => super::rows::append_row(
-                &self.row,
-                &scale,
-                ctx.build,
-                (&mut self.cols, &mut self.vals, &mut self.row_ends),
-                (&mut self.rescaled, &mut self.worst),
-            ),
-            Err(RowFault::Duplicate { second, first_line }) => {
-                if self.duplicate.is_none() {
-                    let state = self.state_id();
-                    self.duplicate = Some(ChunkError::naming_lines(second.line, second.column, move |map| {
-                        duplicate_message(state, second.target, choice, map(first_line))
-                    }));
-                }
-            }
-            Err(RowFault::Sum { at, fault }) => {
-                if self.fault.is_none() && self.pending.is_none() {
-                    self.pending = Some((at, fault, choice));
-                }
-            }
-        }
-        self.row.clear();
+        let state = self.state_id();
+        self.csr.close_row(state, choice, None, ctx.normalize, ctx.build);
     }
 
     /// Closes the current state, if any: its last row, a refused row sum, no rows at all.
@@ -865,36 +771,15 @@ impl Chunk {
         }
         self.close_row(ctx);
         let state = self.state_id();
-        if let Some((at, fault, choice)) = self.pending.take() {
-            let several = self.choices_in_state > choice + 1;
-            self.fault = Some(ChunkError::at(
-                at.line,
-                at.column,
-                sum_message(state, choice, several, fault),
-            ));
-        } else if self.choices_in_state == 0 && self.fault.is_none() {
-            self.fault = Some(ChunkError::at(self.state_line, 1, no_transitions_message(state)));
-        }
-        if ctx.build && ctx.header.kind == Kind::Mdp {
-            self.state_rows.push(self.choices_in_state);
+        let keep = ctx.build && ctx.header.kind == Kind::Mdp;
+        self.csr.close_state(state, self.choices_in_state, keep);
+        if self.choices_in_state == 0 && self.csr.fault.is_none() {
+            self.csr.fault = Some(ChunkError::at(self.state_line, 1, no_transitions_message(state)));
         }
         if self.names_ok && self.names.len() != self.states {
             self.names_ok = false;
             self.names.clear();
         }
-    }
-}
-
-/// Where a DRN chunk may start: a line that begins (after blanks) with `state` and a blank.
-fn cut_at(data: &[u8], at: usize) -> Option<usize> {
-    let mut start = line_start_from(data, at)?;
-    loop {
-        let i = skip_blanks(data, start);
-        let word = data.get(i..i + 6)?;
-        if &word[..5] == b"state" && (word[5] == b' ' || word[5] == b'\t') {
-            return Some(start);
-        }
-        start = line_start_from(data, i + 1)?;
     }
 }
 
@@ -923,9 +808,7 @@ pub(super) struct Body {
 struct Acc {
     states: usize,
     rows: usize,
-    row_ptr: Vec<usize>,
-    cols: Vec<StateId>,
-    vals: Vec<f64>,
+    matrix: CsrParts<f64>,
     group_ptr: Vec<usize>,
     state_rewards: Flat,
     action_rewards: Flat,
@@ -936,20 +819,15 @@ struct Acc {
     action_names: Vec<String>,
     name_index: HashMap<String, u32>,
     named: bool,
-    rescaled: usize,
-    worst: f64,
-    reserved: bool,
 }
 
 impl Acc {
-    /// Appends the chunks' results (in order), the large arrays on two threads.
+    /// Appends the chunks' results (in order), the large arrays on all cores.
     fn append(&mut self, chunks: &mut [Chunk], kind: Kind, k: usize) {
         let Acc {
             states,
             rows,
-            row_ptr,
-            cols,
-            vals,
+            matrix,
             group_ptr,
             state_rewards,
             action_rewards,
@@ -957,28 +835,15 @@ impl Acc {
         } = self;
         let (states0, rows0) = (*states, *rows);
         let chunks_ref = &*chunks;
-        rayon::join(
-            || {
-                let mut nnz = cols.len();
-                for c in chunks_ref {
-                    cols.extend_from_slice(&c.cols);
-                    row_ptr.extend(c.row_ends.iter().map(|&e| nnz + e));
-                    nnz += c.cols.len();
-                }
-                if kind == Kind::Mdp {
-                    let mut last = group_ptr.last().copied().unwrap_or(0);
-                    for c in chunks_ref {
-                        group_ptr.extend(c.state_rows.iter().map(|&r| {
-                            last += r as usize;
-                            last
-                        }));
-                    }
-                }
-            },
+        let groups = (kind == Kind::Mdp).then_some(group_ptr);
+        append_rows(
+            matrix,
+            groups,
+            chunks_ref,
+            |c| &c.csr,
             || {
                 let (mut s, mut r) = (states0, rows0);
                 for c in chunks_ref {
-                    vals.extend_from_slice(&c.vals);
                     state_rewards.append(s, c.states, k, &c.state_rewards);
                     action_rewards.append(r, c.rows, k, &c.action_rewards);
                     s += c.states;
@@ -1027,193 +892,136 @@ impl Acc {
                 }
             }
             self.named |= c.named;
-            self.rescaled += c.rescaled;
-            self.worst = self.worst.max(c.worst);
             self.states += c.states;
             self.rows += c.rows;
         }
     }
-
-    /// Reserves room for the whole model, estimated from the share of the file read so far.
-    fn reserve(&mut self, read: u64, size: Option<u64>) {
-        let Some(size) = size else { return };
-        if self.reserved || read == 0 || size <= read {
-            return;
-        }
-        self.reserved = true;
-        let scale = size as f64 / read as f64 * 1.02;
-        let more = |len: usize| ((len as f64 * scale) as usize).saturating_sub(len) + 64;
-        self.cols.reserve_exact(more(self.cols.len()));
-        self.vals.reserve_exact(more(self.vals.len()));
-        self.row_ptr.reserve_exact(more(self.row_ptr.len()));
-    }
 }
 
-/// Keeps the first error of a kind: `slot` takes `candidate` (a chunk's, at the chunk's first line
-/// `lines_before + 1`) if it has none yet.
-fn keep_first(slot: &mut Option<Error>, candidate: Option<ChunkError>, path: &Path, lines_before: usize) {
-    if slot.is_none()
-        && let Some(e) = candidate
-    {
-        *slot = Some(e.into_error(path, lines_before, lines_before));
-    }
-}
-
-/// What one window came to.
-enum Window {
-    /// All its chunks were read; they hold this many newlines.
-    Read(usize),
-    /// A malformed line (reported unless the rest of the file holds a byte that is not UTF-8);
-    /// the window holds this many newlines.
-    Stopped(Error, usize),
-    /// An error to report as it is.
-    Failed(Error),
-}
-
-/// The reader of the `@model` section, between windows.
+/// The reader of the `@model` section: the DRN line format for [`read_chunked`].
 struct Reader<'a> {
     path: &'a Path,
     header: &'a Header,
     normalize: bool,
-    tuning: Tuning,
     acc: Acc,
     brackets: Brackets,
-    pool: Vec<Chunk>,
-    /// The window starts the section.
-    first: bool,
-    /// The first action without transitions, transition out of range, duplicate, row refused.
+    /// States and choices of the chunks taken so far.
+    states: usize,
+    rows: usize,
+    /// The first action without transitions; transitions out of range, duplicates, rows refused.
     empty_action: Option<Error>,
-    range: Option<Error>,
-    duplicate: Option<Error>,
-    fault: Option<Error>,
+    faults: Faults,
 }
 
-impl Reader<'_> {
-    /// Whether the model is known to be refused (only the counts matter then).
-    fn refused(&self) -> bool {
-        self.empty_action.is_some()
-            || self.range.is_some()
-            || self.duplicate.is_some()
-            || self.fault.is_some()
+impl LineFormat for Reader<'_> {
+    type Chunk = Chunk;
+
+    /// A line that begins (after blanks) with `state` and a blank.
+    fn cut_at(data: &[u8], at: usize) -> Option<usize> {
+        let mut start = line_start_from(data, at)?;
+        loop {
+            let i = skip_blanks(data, start);
+            let word = data.get(i..i + 6)?;
+            if &word[..5] == b"state" && (word[5] == b' ' || word[5] == b'\t') {
+                return Some(start);
+            }
+            start = line_start_from(data, i + 1)?;
+        }
     }
 
-    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`) and
-    /// adds them to the model.
-    fn window(&mut self, data: &[u8], cuts: &[usize], lines_before: usize) -> Window {
-        let (path, header) = (self.path, self.header);
-        let n = header.nr_states;
-        let count = cuts.len() - 1;
-        if self.pool.len() < count {
-            self.pool.resize_with(count, Chunk::default);
-        }
-        let build = !self.refused();
-        let normalize = self.normalize;
-        let ctx_for = |brackets, starts_body| Ctx {
-            header,
-            brackets,
-            starts_body,
+    fn parse(
+        &self,
+        chunk: &mut Chunk,
+        text: &str,
+        first: bool,
+        build: bool,
+    ) -> std::result::Result<(), ChunkError> {
+        let ctx = Ctx {
+            header: self.header,
+            brackets: self.brackets,
+            starts_body: first,
             build,
-            normalize,
+            normalize: self.normalize,
         };
-        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
-        let first = self.first;
-        let pool = &mut self.pool;
-        let mut done = 0;
-        if first && matches!(self.brackets, Brackets::Unknown) {
-            // The first chunk alone: it most likely decides the count of values in brackets.
-            pool[0].parse(piece(0), &ctx_for(self.brackets, true));
-            if let Some((k, line)) = pool[0].defined {
-                self.brackets = Brackets::Seen {
-                    k,
-                    line: lines_before + line,
-                };
+        chunk.reset(&ctx);
+        chunk.run(text, &ctx)
+    }
+
+    /// The count of values in brackets is learnt from the file's first bracket (without
+    /// `@reward_models`).
+    fn learning(&self) -> bool {
+        matches!(self.brackets, Brackets::Unknown)
+    }
+
+    fn learn(&mut self, chunk: &Chunk, lines_before: usize) -> bool {
+        let Some((k, line)) = chunk.defined else {
+            return false;
+        };
+        self.brackets = Brackets::Seen {
+            k,
+            line: lines_before + line,
+        };
+        true
+    }
+
+    fn relearn(&self, chunk: &Chunk) -> bool {
+        chunk.bracket_seen
+    }
+
+    fn refused(&self) -> bool {
+        self.empty_action.is_some() || self.faults.any()
+    }
+
+    fn take(
+        &mut self,
+        c: &mut Chunk,
+        stop: Option<ChunkError>,
+        lines_before: usize,
+    ) -> std::result::Result<(), Halt> {
+        let (path, header) = (self.path, self.header);
+        let (n, expected) = (header.nr_states, self.states);
+        if let Some((id, column)) = c.first_id {
+            let place = |message: String| Halt::Stop(parse_error(path, lines_before + 1, column, message));
+            if expected >= n {
+                return Err(place(format!(
+                    "more states than the {n} that @nr_states declares (line {})",
+                    header.nr_states_line
+                )));
+            } else if id != expected {
+                return Err(place(format!(
+                    "states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id}"
+                )));
             }
-            done = 1;
         }
-        let brackets = self.brackets;
-        pool[done..count]
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(i, c)| c.parse(piece(done + i), &ctx_for(brackets, first && done + i == 0)));
-        // Chunks' line numbers start at the window's plus the newlines of the chunks before.
-        let mut starts = Vec::with_capacity(count);
-        let mut lines = lines_before;
-        for c in &pool[..count] {
-            starts.push(lines);
-            lines += c.newlines;
+        if let Some(e) = stop {
+            return Err(Halt::Stop(e.into_error(path, lines_before, lines_before)));
         }
-        let newlines = lines - lines_before;
-        if matches!(brackets, Brackets::Unknown)
-            && let Some(j) = (done..count).find(|&j| pool[j].defined.is_some())
+        self.states += c.states;
+        self.rows += c.rows;
+        if let Some(line) = c.empty_action
+            && self.empty_action.is_none()
         {
-            // The first bracket in the file is in chunk `j`: the chunks after it that hold brackets
-            // counted them on their own and are read again knowing the count.
-            let (k, line) = pool[j].defined.expect("found above");
-            self.brackets = Brackets::Seen {
-                k,
-                line: starts[j] + line,
-            };
-            let brackets = self.brackets;
-            pool[j + 1..count]
-                .par_iter_mut()
-                .enumerate()
-                .filter(|(_, c)| c.bracket_seen)
-                .for_each(|(i, c)| c.parse(piece(j + 1 + i), &ctx_for(brackets, false)));
+            self.empty_action = Some(parse_error(
+                path,
+                lines_before + line,
+                1,
+                "this action has no transitions (every choice needs a distribution over next states)",
+            ));
         }
-        if let Some(i) = (0..count).find(|&i| pool[i].utf8.is_some()) {
-            let at = pool[i].utf8.expect("found above");
-            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
-        }
-        let mut expected = self.acc.states;
-        for (i, c) in pool[..count].iter_mut().enumerate() {
-            if let Some((id, column)) = c.first_id {
-                let place = |message: String| parse_error(path, starts[i] + 1, column, message);
-                if expected >= n {
-                    return Window::Stopped(
-                        place(format!(
-                            "more states than the {n} that @nr_states declares (line {})",
-                            header.nr_states_line
-                        )),
-                        newlines,
-                    );
-                } else if id != expected {
-                    return Window::Stopped(
-                        place(format!(
-                            "states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id}"
-                        )),
-                        newlines,
-                    );
-                }
-            }
-            if let Some(e) = c.stop.take() {
-                return Window::Stopped(e.into_error(path, starts[i], starts[i]), newlines);
-            }
-            expected += c.states;
-            if let Some(line) = c.empty_action
-                && self.empty_action.is_none()
-            {
-                self.empty_action = Some(parse_error(
-                    path,
-                    starts[i] + line,
-                    1,
-                    "this action has no transitions (every choice needs a distribution over next states)",
-                ));
-            }
-            keep_first(&mut self.range, c.range.take(), path, starts[i]);
-            keep_first(&mut self.duplicate, c.duplicate.take(), path, starts[i]);
-            keep_first(&mut self.fault, c.fault.take(), path, starts[i]);
-        }
-        if build && !self.refused() {
+        self.faults.keep(&mut c.csr, lines_before);
+        Ok(())
+    }
+
+    fn append(&mut self, chunks: &mut [Chunk], build: bool) {
+        if build {
             // The count as this window leaves it (a chunk may have set it).
             self.acc
-                .append(&mut self.pool[..count], header.kind, brackets_k(self.brackets));
-        } else {
-            // The model is refused: only the counts matter now.
-            self.acc.states = expected;
-            self.acc.rows += self.pool[..count].iter().map(|c| c.rows).sum::<usize>();
+                .append(chunks, self.header.kind, brackets_k(self.brackets));
         }
-        self.first = false;
-        Window::Read(newlines)
+    }
+
+    fn matrix(&mut self) -> &mut CsrParts<f64> {
+        &mut self.acc.matrix
     }
 }
 
@@ -1238,13 +1046,10 @@ pub(super) fn read_body<R: Read + Send>(
         path,
         header,
         normalize,
-        tuning,
         acc: Acc {
             states: 0,
             rows: 0,
-            row_ptr: vec![0],
-            cols: Vec::new(),
-            vals: Vec::new(),
+            matrix: CsrParts::default(),
             group_ptr: vec![0],
             state_rewards: Flat::default(),
             action_rewards: Flat::default(),
@@ -1255,95 +1060,50 @@ pub(super) fn read_body<R: Read + Send>(
             action_names: Vec::new(),
             name_index: HashMap::new(),
             named: false,
-            rescaled: 0,
-            worst: 0.0,
-            reserved: false,
         },
         brackets: if header.reward_names.is_empty() {
             Brackets::Unknown
         } else {
             Brackets::Declared(header.reward_names.len())
         },
-        pool: Vec::new(),
-        first: true,
+        states: 0,
+        rows: 0,
         empty_action: None,
-        range: None,
-        duplicate: None,
-        fault: None,
+        faults: Faults::default(),
     };
-    loop {
-        if !stream.at_eof() && stream.data().len() < tuning.window {
-            stream.read_more(path)?;
-        }
-        let first_size = if reader.first {
-            reader.tuning.first_chunk
-        } else {
-            tuning.chunk
-        };
-        let cuts = plan_cuts(stream.data(), stream.at_eof(), first_size, tuning.chunk, cut_at);
-        if cuts.len() < 2 {
-            if stream.at_eof() {
-                break;
-            }
-            stream.read_more(path)?;
-            continue;
-        }
-        let end = cuts[cuts.len() - 1];
-        let lines_before = stream.lines_before();
-        let outcome = stream.read_ahead_while(path, end, |data| reader.window(data, &cuts, lines_before))?;
-        match outcome {
-            Window::Read(newlines) => stream.advance(newlines),
-            Window::Stopped(e, newlines) => {
-                // Reading the file as text first would have found a byte that is not UTF-8
-                // anywhere.
-                stream.advance(newlines);
-                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-            }
-            Window::Failed(e) => return Err(e),
-        }
-        reader.acc.reserve(stream.offset(), size);
-    }
+    read_chunked(path, stream, &mut reader, tuning, size)?;
     let Reader {
-        mut acc,
+        acc,
         brackets,
+        states,
+        rows,
         empty_action,
-        range,
-        duplicate,
-        fault,
+        faults,
         ..
     } = reader;
     let last_line = stream.total_lines();
-    if acc.states != n {
+    if states != n {
         return Err(parse_error(
             path,
             header.nr_states_line,
             1,
-            format!(
-                "@nr_states declares {n} states but the file has {} (it ends on line {last_line})",
-                acc.states
-            ),
+            format!("@nr_states declares {n} states but the file has {states} (it ends on line {last_line})"),
         ));
     }
     if let Some(e) = empty_action {
         return Err(e);
     }
     if let Some((m, line)) = header.nr_choices
-        && m != acc.rows
+        && m != rows
     {
         return Err(parse_error(
             path,
             line,
             1,
-            format!("@nr_choices declares {m} choices but the file has {}", acc.rows),
+            format!("@nr_choices declares {m} choices but the file has {rows}"),
         ));
     }
-    if let Some(e) = range.or(duplicate).or(fault) {
-        return Err(e);
-    }
-    let mut notes = Vec::new();
-    if acc.rescaled > 0 {
-        notes.push(normalized_note(acc.rescaled, acc.worst));
-    }
+    let notes = faults.finish(path, last_line)?.into_iter().collect();
     let k = brackets_k(brackets);
     let action_names = (kind == Kind::Mdp && !acc.action_names.is_empty()).then(|| {
         let mut out = Vec::with_capacity(acc.rows);
@@ -1361,13 +1121,11 @@ pub(super) fn read_body<R: Read + Send>(
         }
         out
     });
-    acc.cols.shrink_to_fit();
-    acc.vals.shrink_to_fit();
-    acc.row_ptr.shrink_to_fit();
+    let (row_ptr, cols, vals) = acc.matrix.into_arrays();
     Ok(Body {
-        row_ptr: acc.row_ptr,
-        cols: acc.cols,
-        vals: acc.vals,
+        row_ptr,
+        cols,
+        vals,
         group_ptr: (kind == Kind::Mdp).then_some(acc.group_ptr),
         reward_count: k,
         state_rewards: acc.state_rewards.seen.then_some(acc.state_rewards.values),

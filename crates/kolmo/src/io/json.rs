@@ -27,7 +27,7 @@ use super::rows::{
     Entry, RowFault, RowScale, Written as RowEntry, append_row, build_matrix, check_row, duplicate_message,
     entry_fault, normalized_note, sum_message,
 };
-use super::text_out::{Numbers, push_uint, write_states};
+use super::text_out::{Form, Numbers, push_uint, write_states};
 use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
@@ -2172,16 +2172,6 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// `v` as a JSON number in its shortest form that reads back exactly (`0.25`, `1`, `1e-300`).
-pub(super) fn number_text(v: f64) -> String {
-    let plain = format!("{v}");
-    if plain.len() <= 21 {
-        plain
-    } else {
-        format!("{v:e}")
-    }
-}
-
 /// Appends ` [at ...]` (from `context`) to a parse error at the place of one of `entries`, so that
 /// messages of [`build_matrix`], which count states from 0, also say where in the file's own terms.
 pub(super) fn annotate(error: Error, entries: &[(usize, usize, String)]) -> Error {
@@ -2305,7 +2295,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             }
             state_key(out, cols[k]);
             out.push_str(": ");
-            numbers.push_with(out, vals[k], push_number_text);
+            numbers.push_as(out, vals[k], Form::Json);
         }
         out.push('}');
     };
@@ -2402,7 +2392,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                             if i > 0 {
                                 out.push_str(", ");
                             }
-                            numbers.push_with(out, values[i], push_number_text);
+                            numbers.push_as(out, values[i], Form::Json);
                         }
                     })
                     .map_err(write_error)?;
@@ -2443,7 +2433,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                                 }
                                 state_ref(out, cols[k]);
                                 out.push_str(", ");
-                                numbers.push_with(out, values[k], push_number_text);
+                                numbers.push_as(out, values[k], Form::Json);
                                 out.push(']');
                             }
                         }
@@ -2480,20 +2470,11 @@ fn push_json_string(out: &mut String, s: &str) {
     }
 }
 
-/// Appends `v` as [`number_text`] writes it.
-fn push_number_text(out: &mut String, v: f64) {
-    let start = out.len();
-    let _ = write!(out, "{v}");
-    if out.len() - start > 21 {
-        out.truncate(start);
-        let _ = write!(out, "{v:e}");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::games::snakes::{Board, BoardSpec, Die, Rule};
+    use crate::io::text_out::number;
     use rand::RngExt;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use rand_xoshiro::rand_core::SeedableRng;
@@ -3033,11 +3014,11 @@ mod tests {
     #[test]
     fn numbers_are_shortest_and_exact() {
         for v in [0.1, 1.0 / 3.0, 1e-300, 1e300, 5e-324, 123456789.125, 0.0] {
-            let t = number_text(v);
+            let t = number(v, Form::Json);
             assert_eq!(parse_number(&t), Some(v), "{t}");
             assert!(t.len() <= 24, "{t}");
         }
-        assert_eq!(number_text(1.0), "1");
+        assert_eq!(number(1.0, Form::Json), "1");
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!
 //! Written: `coordinate real general`, 1-based, values in their shortest exact form.
 
-use super::json::{annotate, first_missing, number_text, write_error};
+use super::json::{annotate, first_missing, write_error};
+use super::text_out::{Form, number};
 use super::{
     Entry, Model, ReadOptions, build_matrix_written, exact_number, parse_error, parse_number, with_written,
 };
@@ -294,7 +295,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     for s in 0..d.n() {
         let (cols, vals) = m.row(s);
         for (&c, &p) in cols.iter().zip(vals) {
-            out.push_str(&format!("{} {} {}\n", s + 1, c + 1, number_text(p)));
+            out.push_str(&format!("{} {} {}\n", s + 1, c + 1, number(p, Form::Json)));
         }
     }
     w.write_all(out.as_bytes()).map_err(write_error)

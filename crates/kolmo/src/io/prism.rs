@@ -44,9 +44,10 @@
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
 use super::chunked::Tuning;
-use super::drn::{View, column_of, folded_action_rewards, number};
-use super::text_out::{push_uint, write_states};
-use super::tra::Tra;
+use super::chunked::quote;
+use super::drn::{View, column_of, folded_action_rewards};
+use super::text_out::{Form, number, push_uint, write_states};
+use super::tra::{Tokens, Tra};
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
@@ -60,50 +61,6 @@ struct Line<'a> {
     number: usize,
     text: &'a str,
     tokens: Tokens<'a>,
-}
-
-/// The white-space separated tokens of a line, as a slice; up to [`Tokens::INLINE`] of them are
-/// kept without allocating.
-struct Tokens<'a> {
-    inline: [&'a str; Tokens::INLINE],
-    len: usize,
-    spill: Vec<&'a str>,
-}
-
-impl<'a> Tokens<'a> {
-    const INLINE: usize = 6;
-
-    fn of(line: &'a str) -> Self {
-        let mut t = Tokens {
-            inline: [""; Self::INLINE],
-            len: 0,
-            spill: Vec::new(),
-        };
-        for token in line.split_whitespace() {
-            if t.len < Self::INLINE {
-                t.inline[t.len] = token;
-            } else {
-                if t.spill.is_empty() {
-                    t.spill.extend_from_slice(&t.inline);
-                }
-                t.spill.push(token);
-            }
-            t.len += 1;
-        }
-        t
-    }
-}
-
-impl<'a> std::ops::Deref for Tokens<'a> {
-    type Target = [&'a str];
-
-    fn deref(&self) -> &[&'a str] {
-        if self.len <= Self::INLINE {
-            &self.inline[..self.len]
-        } else {
-            &self.spill
-        }
-    }
 }
 
 /// The lines of a text that are neither empty nor `#` comments, one at a time; the leading comment
@@ -182,15 +139,6 @@ impl Bits {
     }
 }
 
-/// `token` in backquotes, shortened if long.
-fn quote(token: &str) -> String {
-    let mut s: String = token.chars().take(40).collect();
-    if s.len() < token.len() {
-        s.push_str("...");
-    }
-    format!("`{s}`")
-}
-
 impl<'a> Line<'a> {
     /// Line `number` with text `text`.
     fn of(number: usize, text: &'a str) -> Line<'a> {
@@ -204,8 +152,7 @@ impl<'a> Line<'a> {
 
 impl Line<'_> {
     fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
-        let column = self.tokens.get(token).map_or(1, |t| column_of(self.text, t));
-        parse_error(path, self.number, column, message)
+        parse_error(path, self.number, self.tokens.column(token), message)
     }
 
     /// Token `i` as a non-negative integer (`what` names it in the message).
@@ -260,46 +207,9 @@ pub(super) fn read_tra_any_order(path: &Path, text: &str, normalize: bool) -> Re
             "the file has no header line `n m` or `n c m`",
         ));
     };
-    let is_mdp = match header.tokens.len() {
-        2 => false,
-        3 => true,
-        4 => {
-            return Err(header.error(
-                path,
-                3,
-                "four numbers in the header mean a POMDP, which kolmo does not read",
-            ));
-        }
-        _ => {
-            return Err(parse_error(
-                path,
-                header.number,
-                1,
-                format!(
-                    "expected a header `states transitions` (DTMC) or `states choices transitions` (MDP), found {}",
-                    quote(header.text.trim())
-                ),
-            ));
-        }
-    };
-    let n: usize = header.int(path, 0, "the number of states")?;
-    if n == 0 {
-        return Err(header.error(path, 0, "the model has no states"));
-    }
-    if n > StateId::MAX as usize {
-        return Err(header.error(
-            path,
-            0,
-            format!("{n} states is more than kolmo's limit of {}", StateId::MAX),
-        ));
-    }
-    let choices: Option<usize> = if is_mdp {
-        Some(header.int(path, 1, "the number of choices")?)
-    } else {
-        None
-    };
+    let header = super::tra::read_header(path, header.number, header.text)?;
+    let (n, is_mdp, choices, m) = (header.n, header.is_mdp, header.choices, header.m);
     let m_index = if is_mdp { 2 } else { 1 };
-    let m: usize = header.int(path, m_index, "the number of transitions")?;
     let mut entries = Vec::with_capacity(m.min(1 << 20));
     let mut initial = Vec::new();
     let mut labels: HashMap<(StateId, u32), (String, usize)> = HashMap::new();
@@ -833,8 +743,8 @@ fn read_trew(path: &Path, text: &str, tra: &Tra, piece: usize) -> Result<(Option
                     3,
                     format!(
                         "reward {} differs from {} on line {} for the same choice; an MDP's transition rewards belong to the choice",
-                        number(r),
-                        number(values[slot]),
+                        number(r, Form::Text),
+                        number(values[slot], Form::Text),
                         first_line_for(&line)
                     ),
                 ));

@@ -42,23 +42,64 @@ pub(crate) fn write_states(
     Ok(())
 }
 
-/// Writes numbers in the shortest form that reads back to the same `f64` ([`super::drn::number`]),
-/// remembering the last one.
+/// Where a writer switches from the plain form of a number to the exponent form. Both forms are
+/// Rust's shortest digits that read back to the same `f64` (`{}` and `{:e}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// The exponent form below 1e-5 and from 1e16 in magnitude (0 is plain): Storm's DRN and
+    /// PRISM's explicit files.
+    Text,
+    /// The exponent form when the plain one is longer than 21 characters: kolmo JSON, the arrays
+    /// files, CSV and Matrix Market.
+    Json,
+}
+
+/// Appends `v` to `out` in `form`: the one number formatter of the writers.
+pub(crate) fn push_number(out: &mut String, v: f64, form: Form) {
+    // Writing to a String cannot fail.
+    let start = out.len();
+    let exponent = match form {
+        Form::Text => v != 0.0 && !(1e-5..1e16).contains(&v.abs()),
+        Form::Json => {
+            let _ = write!(out, "{v}");
+            if out.len() - start <= 21 {
+                return;
+            }
+            out.truncate(start);
+            true
+        }
+    };
+    let _ = if exponent {
+        write!(out, "{v:e}")
+    } else {
+        write!(out, "{v}")
+    };
+}
+
+/// `v` in `form` ([`push_number`]).
+pub(crate) fn number(v: f64, form: Form) -> String {
+    let mut out = String::new();
+    push_number(&mut out, v, form);
+    out
+}
+
+/// Writes numbers as [`push_number`] does, remembering the last one (a repeated value is formatted
+/// once).
 #[derive(Default)]
 pub(crate) struct Numbers {
     last: Option<(u64, String)>,
 }
 
 impl Numbers {
-    /// Appends `v` to `out` as [`super::drn::number`] writes it.
+    /// Appends `v` to `out` in [`Form::Text`].
     #[inline]
     pub fn push(&mut self, out: &mut String, v: f64) {
-        self.push_with(out, v, push_number);
+        self.push_as(out, v, Form::Text);
     }
 
-    /// Appends `v` to `out` as `format` writes it (one `Numbers` must keep to one `format`).
+    /// Appends `v` to `out` in `form` (one `Numbers` must keep to one form).
     #[inline]
-    pub fn push_with(&mut self, out: &mut String, v: f64, format: fn(&mut String, f64)) {
+    pub fn push_as(&mut self, out: &mut String, v: f64, form: Form) {
         if let Some((bits, text)) = &self.last
             && *bits == v.to_bits()
         {
@@ -66,21 +107,10 @@ impl Numbers {
             return;
         }
         let start = out.len();
-        format(out, v);
+        push_number(out, v, form);
         let text = out[start..].to_string();
         self.last = Some((v.to_bits(), text));
     }
-}
-
-/// Appends `v` as [`super::drn::number`] writes it.
-pub(crate) fn push_number(out: &mut String, v: f64) {
-    let a = v.abs();
-    // Writing to a String cannot fail.
-    let _ = if a != 0.0 && !(1e-5..1e16).contains(&a) {
-        write!(out, "{v:e}")
-    } else {
-        write!(out, "{v}")
-    };
 }
 
 /// Appends the decimal digits of `v`.

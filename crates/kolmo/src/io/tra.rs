@@ -13,15 +13,13 @@
 //! state order.
 
 use super::chunked::{
-    ChunkError, HeaderRead, NumberCache, Place, Stream, Tuning, column_of, count_newlines, digits_u32,
-    end_of_line, header_from, line_at, line_start_from, plan_cuts, quote, skip_blanks, utf8_error,
+    ChunkError, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, Stream, Tuning,
+    append_rows, column_of, digits_u32, end_of_line, header_from, line_at, line_start_from, quote,
+    read_chunked, skip_blanks,
 };
-use super::rows::{
-    RowFault, SumFault, Written, check_row, choice_gap_message, duplicate_message, entry_fault,
-    no_transitions_message, normalized_note, sum_message,
-};
+use super::rows::no_transitions_message;
 use super::{parse_error, parse_number};
-use crate::sparse::CsrMatrix;
+use crate::sparse::{CsrMatrix, CsrParts};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -40,52 +38,71 @@ pub(super) struct Tra {
 }
 
 /// The header line: `n m` (DTMC) or `n c m` (MDP).
-struct Header {
-    is_mdp: bool,
-    n: usize,
-    choices: Option<usize>,
-    m: usize,
+pub(super) struct Header {
+    pub is_mdp: bool,
+    pub n: usize,
+    pub choices: Option<usize>,
+    pub m: usize,
     /// Its line, and the column of each of its numbers.
     line: usize,
     columns: Vec<usize>,
 }
 
 impl Header {
-    fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
+    pub fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
         let column = self.columns.get(token).copied().unwrap_or(1);
         parse_error(path, self.line, column, message)
     }
 }
 
-/// At most this many white-space separated tokens of a line are kept (a line has 5 at most).
-const TOKENS: usize = 6;
-
-/// A line's first [`TOKENS`] tokens and how many it has.
-struct Tokens<'a> {
+/// The white-space separated tokens of a line, as a slice; up to [`Tokens::INLINE`] of them are
+/// kept without allocating.
+pub(super) struct Tokens<'a> {
     line: &'a str,
-    tokens: [&'a str; TOKENS],
+    inline: [&'a str; Tokens::INLINE],
     len: usize,
+    spill: Vec<&'a str>,
 }
 
 impl<'a> Tokens<'a> {
-    fn of(line: &'a str) -> Self {
-        let mut tokens = [""; TOKENS];
-        let mut len = 0;
-        for t in line.split_whitespace() {
-            if len < TOKENS {
-                tokens[len] = t;
+    const INLINE: usize = 6;
+
+    pub fn of(line: &'a str) -> Self {
+        let mut t = Tokens {
+            line,
+            inline: [""; Self::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        };
+        for token in line.split_whitespace() {
+            if t.len < Self::INLINE {
+                t.inline[t.len] = token;
+            } else {
+                if t.spill.is_empty() {
+                    t.spill.extend_from_slice(&t.inline);
+                }
+                t.spill.push(token);
             }
-            len += 1;
+            t.len += 1;
         }
-        Self { line, tokens, len }
+        t
     }
 
-    fn get(&self, i: usize) -> Option<&'a str> {
-        (i < self.len.min(TOKENS)).then(|| self.tokens[i])
-    }
-
-    fn column(&self, i: usize) -> usize {
+    /// The column (from 1) of token `i` in its line; 1 if there is no such token.
+    pub fn column(&self, i: usize) -> usize {
         self.get(i).map_or(1, |t| column_of(self.line, t))
+    }
+}
+
+impl<'a> std::ops::Deref for Tokens<'a> {
+    type Target = [&'a str];
+
+    fn deref(&self) -> &[&'a str] {
+        if self.len <= Self::INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
     }
 }
 
@@ -111,12 +128,12 @@ pub(super) fn check_comments(path: &Path, comments: &[(usize, &str)]) -> Result<
 }
 
 /// The header line `text` (line `line` of the file).
-fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
+pub(super) fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
     let tokens = Tokens::of(text);
-    let columns: Vec<usize> = (0..tokens.len.min(TOKENS)).map(|i| tokens.column(i)).collect();
+    let columns: Vec<usize> = (0..tokens.len()).map(|i| tokens.column(i)).collect();
     let at =
         |i: usize, message: String| parse_error(path, line, columns.get(i).copied().unwrap_or(1), message);
-    let is_mdp = match tokens.len {
+    let is_mdp = match tokens.len() {
         2 => false,
         3 => true,
         4 => {
@@ -138,9 +155,9 @@ fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
         }
     };
     let int = |i: usize, what: &str| -> Result<usize> {
-        tokens.tokens[i]
+        tokens[i]
             .parse::<usize>()
-            .map_err(|_| at(i, format!("expected {what}, found {}", quote(tokens.tokens[i]))))
+            .map_err(|_| at(i, format!("expected {what}, found {}", quote(tokens[i]))))
     };
     let n = int(0, "the number of states")?;
     if n == 0 {
@@ -218,9 +235,6 @@ struct Ctx<'a> {
 #[derive(Default)]
 struct Chunk {
     // Results.
-    newlines: usize,
-    utf8: Option<usize>,
-    stop: Option<ChunkError>,
     /// The chunk met a transition out of order at this line: the file is read again.
     disorder: Option<usize>,
     /// Line of the first transition, first and last source state.
@@ -231,11 +245,8 @@ struct Chunk {
     entries: usize,
     /// (state, choice) rows.
     rows: usize,
-    row_ends: Vec<usize>,
-    cols: Vec<StateId>,
-    vals: Vec<f64>,
-    /// Rows of each state (MDPs).
-    state_rows: Vec<u32>,
+    /// The rows (CSR, checked), rows per state, and the first faults of each kind.
+    csr: ChunkRows,
     /// Per row (MDPs): 0 for no action label, `1 + i` for label `i`.
     codes: Vec<u32>,
     labels: Vec<String>,
@@ -243,15 +254,9 @@ struct Chunk {
     /// Whether a DTMC transition has an action label.
     dtmc_labels: bool,
     initial: Vec<StateId>,
-    range: Option<ChunkError>,
-    duplicate: Option<ChunkError>,
-    fault: Option<ChunkError>,
-    rescaled: usize,
-    worst: f64,
 
     // Position.
     line: usize,
-    line_start: usize,
     state: StateId,
     choice: u32,
     has_row: bool,
@@ -259,9 +264,6 @@ struct Chunk {
     /// The current row's label and the line that set it.
     row_label: u32,
     row_label_line: usize,
-    pending: Option<(Written, SumFault, u32)>,
-    row: Vec<Written>,
-    numbers: NumberCache,
 }
 
 /// A transition line of the common form (plain numbers, blanks between, an ASCII label or none):
@@ -322,62 +324,26 @@ struct Transition<'a> {
 }
 
 impl Chunk {
-    fn parse(&mut self, bytes: &[u8], ctx: &Ctx) {
-        self.reset();
-        let text = match std::str::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                self.utf8 = Some(e.valid_up_to());
-                self.newlines = count_newlines(bytes);
-                return;
-            }
-        };
-        match self.run(text, ctx) {
-            Ok(true) => {}
-            Ok(false) => {
-                self.newlines += count_newlines(&bytes[self.line_start..]);
-            }
-            Err(e) => {
-                self.stop = Some(e);
-                self.newlines += count_newlines(&bytes[self.line_start..]);
-            }
-        }
-    }
-
     fn reset(&mut self) {
-        self.newlines = 0;
-        self.utf8 = None;
-        self.stop = None;
         self.disorder = None;
         self.first_transition = None;
         self.first_state = None;
         self.last_state = None;
         self.entries = 0;
         self.rows = 0;
-        self.row_ends.clear();
-        self.cols.clear();
-        self.vals.clear();
-        self.state_rows.clear();
+        self.csr.clear();
         self.codes.clear();
         self.labels.clear();
         self.label_index.clear();
         self.dtmc_labels = false;
         self.initial.clear();
-        self.range = None;
-        self.duplicate = None;
-        self.fault = None;
-        self.rescaled = 0;
-        self.worst = 0.0;
         self.line = 0;
-        self.line_start = 0;
         self.state = 0;
         self.choice = 0;
         self.has_row = false;
         self.rows_in_state = 0;
         self.row_label = 0;
         self.row_label_line = 0;
-        self.pending = None;
-        self.row.clear();
     }
 
     /// Parses the lines; `Ok(false)` when a transition is out of order (`disorder` is set).
@@ -387,10 +353,9 @@ impl Chunk {
         let mut pos = 0;
         while pos < b.len() {
             self.line += 1;
-            self.line_start = pos;
             if matches!(b.get(skip_blanks(b, pos)), Some(b'0'..=b'9'))
-                && let Some((state, choice, target, value, label, next, newline)) =
-                    fast_transition(b, text, pos, is_mdp, &mut self.numbers)
+                && let Some((state, choice, target, value, label, next, _)) =
+                    fast_transition(b, text, pos, is_mdp, &mut self.csr.numbers)
             {
                 let label_text = label.and_then(|(s, e)| text.get(s..e));
                 let last_column = match label {
@@ -410,25 +375,23 @@ impl Chunk {
                 if !self.transition(ctx, t, || {
                     let (raw, _, _) = line_at(b, pos);
                     let l = text.get(pos..pos + raw.len()).unwrap_or_default();
-                    Tokens::of(l).column(Tokens::of(l).len.saturating_sub(1))
+                    let tokens = Tokens::of(l);
+                    tokens.column(tokens.len().saturating_sub(1))
                 })? {
                     self.disorder = Some(line);
                     return Ok(false);
                 }
                 pos = next;
-                self.newlines += usize::from(newline);
                 continue;
             }
-            let (raw, next, newline) = line_at(b, pos);
+            let (raw, next, _) = line_at(b, pos);
             let line = text.get(pos..pos + raw.len()).unwrap_or_default();
             if !self.general_line(ctx, line)? {
                 self.disorder = Some(self.line);
                 return Ok(false);
             }
             pos = next;
-            self.newlines += usize::from(newline);
         }
-        self.line_start = b.len();
         self.close_state(ctx);
         Ok(true)
     }
@@ -444,13 +407,13 @@ impl Chunk {
         let n = ctx.header.n;
         let err = |i: usize, message: String| ChunkError::at(self.line, tokens.column(i), message);
         let int = |i: usize, what: &str| -> std::result::Result<StateId, ChunkError> {
-            let token = tokens.get(i).unwrap_or_default();
+            let token = tokens.get(i).copied().unwrap_or_default();
             token
                 .parse::<StateId>()
                 .map_err(|_| err(i, format!("expected {what}, found {}", quote(token))))
         };
-        if tokens.get(0) == Some("-") {
-            let Some(i) = (0..tokens.len.min(TOKENS)).find(|&i| tokens.tokens[i] != "-") else {
+        if tokens.first() == Some(&"-") {
+            let Some(i) = tokens.iter().position(|t| *t != "-") else {
                 return Err(err(0, "expected an initial state `- s -`".into()));
             };
             let s = int(i, "an initial state number")?;
@@ -469,15 +432,15 @@ impl Chunk {
         } else {
             ([3, 4], "`state target probability [action]`")
         };
-        if !counts.contains(&tokens.len) {
+        if !counts.contains(&tokens.len()) {
             return Err(ChunkError::at(
                 self.line,
                 1,
-                format!("expected {layout}, found {} value(s)", tokens.len),
+                format!("expected {layout}, found {} value(s)", tokens.len()),
             ));
         }
         let number = |i: usize, what: &str| -> std::result::Result<f64, ChunkError> {
-            let token = tokens.get(i).unwrap_or_default();
+            let token = tokens.get(i).copied().unwrap_or_default();
             parse_number(token).ok_or_else(|| err(i, format!("expected {what}, found {}", quote(token))))
         };
         let (state, choice, target, value) = if is_mdp {
@@ -495,8 +458,8 @@ impl Chunk {
                 number(2, "a probability")?,
             )
         };
-        let label = tokens.get(if is_mdp { 4 } else { 3 });
-        let last_column = tokens.column(tokens.len - 1);
+        let label = tokens.get(if is_mdp { 4 } else { 3 }).copied();
+        let last_column = tokens.column(tokens.len() - 1);
         self.transition(
             ctx,
             Transition {
@@ -534,13 +497,8 @@ impl Chunk {
             } else {
                 self.close_state(ctx);
                 // t.state > self.state here, so self.state + 1 does not overflow.
-                if t.state > self.state + 1 && self.fault.is_none() {
-                    let message = no_transitions_message(self.state + 1);
-                    self.fault = Some(ChunkError {
-                        place: Place::LastLine,
-                        column: 1,
-                        message: Box::new(move |_| message),
-                    });
+                if t.state > self.state + 1 && self.csr.fault.is_none() {
+                    self.csr.fault = Some(missing_state(self.state + 1));
                 }
                 self.rows_in_state = 0;
             }
@@ -570,22 +528,9 @@ impl Chunk {
             self.dtmc_labels = true;
         }
         self.entries += 1;
-        let fine = (t.state as usize) < ctx.header.n
-            && (t.target as usize) < ctx.header.n
-            && t.value >= 0.0
-            && t.value.is_finite();
-        if !fine
-            && self.range.is_none()
-            && let Some(message) = entry_fault(ctx.header.n, Some(t.state), t.target, t.value)
-        {
-            self.range = Some(ChunkError::at(self.line, 1, message));
-        }
-        self.row.push(Written {
-            target: t.target,
-            value: t.value,
-            line: self.line,
-            column: 1,
-        });
+        let n = ctx.header.n;
+        self.csr
+            .transition(n, Some(t.state), t.target, t.value, self.line, 1);
         Ok(true)
     }
 
@@ -630,51 +575,14 @@ impl Chunk {
 
     /// Checks and stores the current row.
     fn close_row(&mut self, ctx: &Ctx) {
-        if self.row.is_empty() {
+        if self.csr.row.is_empty() {
             return;
         }
-        let (state, choice) = (self.state, self.choice);
         let expected = self.rows_in_state;
         self.rows_in_state += 1;
-        match check_row(&mut self.row, ctx.normalize) {
-            Err(RowFault::Duplicate { second, first_line }) => {
-                if self.duplicate.is_none() {
-                    self.duplicate = Some(ChunkError::naming_lines(second.line, second.column, move |map| {
-                        duplicate_message(state, second.target, choice, map(first_line))
-                    }));
-                }
-            }
-            result => {
-                // The first entry by target, where a refused row is reported.
-                let first = self.row[0];
-                if choice != expected {
-                    if self.fault.is_none() && self.pending.is_none() {
-                        self.fault = Some(ChunkError::at(
-                            first.line,
-                            first.column,
-                            choice_gap_message(state, choice, expected),
-                        ));
-                    }
-                } else {
-                    match result {
-                        Ok(scale) => super::rows::append_row(
-                            &self.row,
-                            &scale,
-                            ctx.build,
-                            (&mut self.cols, &mut self.vals, &mut self.row_ends),
-                            (&mut self.rescaled, &mut self.worst),
-                        ),
-                        Err(RowFault::Sum { at, fault }) => {
-                            if self.fault.is_none() && self.pending.is_none() {
-                                self.pending = Some((at, fault, choice));
-                            }
-                        }
-                        Err(RowFault::Duplicate { .. }) => {}
-                    }
-                }
-            }
-        }
-        self.row.clear();
+        let (state, choice) = (self.state, self.choice);
+        self.csr
+            .close_row(state, choice, Some(expected), ctx.normalize, ctx.build);
     }
 
     /// Closes the current state: a refused row sum is reported (naming the choice when the state
@@ -684,68 +592,18 @@ impl Chunk {
             return;
         }
         self.close_row(ctx);
-        if let Some((at, fault, choice)) = self.pending.take() {
-            let several = self.rows_in_state > choice + 1;
-            self.fault = Some(ChunkError::at(
-                at.line,
-                at.column,
-                sum_message(self.state, choice, several, fault),
-            ));
-        }
-        if ctx.build && ctx.header.is_mdp {
-            self.state_rows.push(self.rows_in_state);
-        }
+        let keep = ctx.build && ctx.header.is_mdp;
+        self.csr.close_state(self.state, self.rows_in_state, keep);
         self.last_state = Some(self.state);
     }
 }
 
-/// Where a `.tra` chunk may start: the first line after `at` whose source state (its first token)
-/// differs from that of the transition line before it.
-fn cut_at(data: &[u8], at: usize) -> Option<usize> {
-    let mut start = line_start_from(data, at)?;
-    let mut previous: Option<&[u8]> = None;
-    loop {
-        let i = skip_blanks(data, start);
-        let mut j = i;
-        while j < data.len() && data[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > i && matches!(data.get(j), Some(b' ' | b'\t')) {
-            let token = &data[i..j];
-            match previous {
-                Some(p) if p != token => return Some(start),
-                _ => previous = Some(token),
-            }
-        }
-        start = line_start_from(data, j.max(start + 1))?;
-    }
-}
-
-/// What one window came to.
-enum Window {
-    /// All its chunks were read; they hold this many newlines.
-    Read(usize),
-    /// A malformed line (reported unless the rest of the file holds a byte that is not UTF-8);
-    /// the window holds this many newlines.
-    Stopped(Error, usize),
-    /// An error to report as it is.
-    Failed(Error),
-    /// A transition out of order: the file is read by the sequential reader.
-    OutOfOrder,
-}
-
-/// A chunk's error kept until the end, with the line before the chunk.
-type Late = Option<(ChunkError, usize)>;
-
-/// The model as it grows, window by window.
+/// The model as it grows, window by window: the `.tra` line format for [`read_chunked`].
 struct Reader<'a> {
     path: &'a Path,
     header: &'a Header,
     normalize: bool,
-    pool: Vec<Chunk>,
-    row_ptr: Vec<usize>,
-    cols: Vec<StateId>,
-    vals: Vec<f64>,
+    matrix: CsrParts<f64>,
     group_ptr: Vec<usize>,
     /// Per row (MDP): 0 or `1 + i` for label `i`.
     codes: Vec<u32>,
@@ -754,136 +612,106 @@ struct Reader<'a> {
     initial: Vec<StateId>,
     entries: usize,
     rows: usize,
-    rescaled: usize,
-    worst: f64,
     dtmc_labels: bool,
     /// The last source state read so far.
     last_state: Option<StateId>,
-    range: Late,
-    duplicate: Late,
-    fault: Late,
-    reserved: bool,
+    faults: Faults,
 }
 
-impl Reader<'_> {
-    fn refused(&self) -> bool {
-        self.range.is_some() || self.duplicate.is_some() || self.fault.is_some()
+impl LineFormat for Reader<'_> {
+    type Chunk = Chunk;
+
+    /// The first line after `at` whose source state (its first token) differs from that of the
+    /// transition line before it.
+    fn cut_at(data: &[u8], at: usize) -> Option<usize> {
+        let mut start = line_start_from(data, at)?;
+        let mut previous: Option<&[u8]> = None;
+        loop {
+            let i = skip_blanks(data, start);
+            let mut j = i;
+            while j < data.len() && data[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > i && matches!(data.get(j), Some(b' ' | b'\t')) {
+                let token = &data[i..j];
+                match previous {
+                    Some(p) if p != token => return Some(start),
+                    _ => previous = Some(token),
+                }
+            }
+            start = line_start_from(data, j.max(start + 1))?;
+        }
     }
 
-    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`) and
-    /// adds them to the model.
-    fn window(&mut self, data: &[u8], cuts: &[usize], lines_before: usize) -> Window {
-        let path = self.path;
-        let count = cuts.len() - 1;
-        if self.pool.len() < count {
-            self.pool.resize_with(count, Chunk::default);
-        }
-        let build = !self.refused();
+    fn parse(
+        &self,
+        chunk: &mut Chunk,
+        text: &str,
+        _first: bool,
+        build: bool,
+    ) -> std::result::Result<(), ChunkError> {
         let ctx = Ctx {
             header: self.header,
             build,
             normalize: self.normalize,
         };
-        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
-        self.pool[..count]
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(i, c)| c.parse(piece(i), &ctx));
-        let mut starts = Vec::with_capacity(count);
-        let mut lines = lines_before;
-        for c in &self.pool[..count] {
-            starts.push(lines);
-            lines += c.newlines;
-        }
-        let newlines = lines - lines_before;
-        if let Some(i) = (0..count).find(|&i| self.pool[i].utf8.is_some()) {
-            let at = self.pool[i].utf8.expect("found above");
-            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
-        }
-        for (i, c) in self.pool[..count].iter_mut().enumerate() {
-            if let (Some(first), Some(last)) = (c.first_state, self.last_state)
-                && first <= last
-            {
-                // The chunk's first transition continues or precedes the states before it: out of
-                // order, unless a malformed line comes first.
-                match &c.stop {
-                    Some(e) if e.place < Place::Line(c.first_transition.unwrap_or(0)) => {}
-                    _ => return Window::OutOfOrder,
-                }
-            }
-            if c.disorder.is_some() {
-                return Window::OutOfOrder;
-            }
-            if let Some(e) = c.stop.take() {
-                return Window::Stopped(e.into_error(path, starts[i], 0), newlines);
-            }
-            if let Some(first) = c.first_state {
-                let expected = self.last_state.map_or(0, |l| l.saturating_add(1));
-                if first > expected && self.fault.is_none() {
-                    self.fault = Some((missing_state(expected), 0));
-                }
-            }
-            if self.range.is_none() {
-                self.range = c.range.take().map(|e| (e, starts[i]));
-            }
-            if self.duplicate.is_none() {
-                self.duplicate = c.duplicate.take().map(|e| (e, starts[i]));
-            }
-            if self.fault.is_none() {
-                self.fault = c.fault.take().map(|e| (e, starts[i]));
-            }
-            if c.last_state.is_some() {
-                self.last_state = c.last_state;
-            }
-            self.entries += c.entries;
-            self.rows += c.rows;
-            self.rescaled += c.rescaled;
-            self.worst = self.worst.max(c.worst);
-            self.dtmc_labels |= c.dtmc_labels;
-            self.initial.extend_from_slice(&c.initial);
-        }
-        if build && !self.refused() {
-            self.append(count);
-        }
-        Window::Read(newlines)
+        chunk.reset();
+        chunk.run(text, &ctx).map(|_| ())
     }
 
-    /// Appends the first `count` chunks' rows, the large arrays on two threads.
-    fn append(&mut self, count: usize) {
+    fn refused(&self) -> bool {
+        self.faults.any()
+    }
+
+    fn take(
+        &mut self,
+        c: &mut Chunk,
+        stop: Option<ChunkError>,
+        lines_before: usize,
+    ) -> std::result::Result<(), Halt> {
+        if let (Some(first), Some(last)) = (c.first_state, self.last_state)
+            && first <= last
+        {
+            // The chunk's first transition continues or precedes the states before it: out of
+            // order, unless a malformed line comes first.
+            match &stop {
+                Some(e) if e.place < Place::Line(c.first_transition.unwrap_or(0)) => {}
+                _ => return Err(Halt::Abandon),
+            }
+        }
+        if c.disorder.is_some() {
+            return Err(Halt::Abandon);
+        }
+        if let Some(e) = stop {
+            return Err(Halt::Stop(e.into_error(self.path, lines_before, 0)));
+        }
+        if let Some(first) = c.first_state {
+            let expected = self.last_state.map_or(0, |l| l.saturating_add(1));
+            if first > expected && self.faults.fault.is_none() {
+                self.faults.fault = Some((missing_state(expected), 0));
+            }
+        }
+        self.faults.keep(&mut c.csr, lines_before);
+        if c.last_state.is_some() {
+            self.last_state = c.last_state;
+        }
+        self.entries += c.entries;
+        self.rows += c.rows;
+        self.dtmc_labels |= c.dtmc_labels;
+        self.initial.extend_from_slice(&c.initial);
+        Ok(())
+    }
+
+    /// Appends the chunks' rows, the large arrays on all cores.
+    fn append(&mut self, chunks: &mut [Chunk], build: bool) {
+        if !build {
+            return;
+        }
         let is_mdp = self.header.is_mdp;
-        let chunks = &self.pool[..count];
-        let (cols, row_ptr, vals, group_ptr) = (
-            &mut self.cols,
-            &mut self.row_ptr,
-            &mut self.vals,
-            &mut self.group_ptr,
-        );
-        rayon::join(
-            || {
-                let mut nnz = cols.len();
-                for c in chunks {
-                    cols.extend_from_slice(&c.cols);
-                    row_ptr.extend(c.row_ends.iter().map(|&e| nnz + e));
-                    nnz += c.cols.len();
-                }
-            },
-            || {
-                for c in chunks {
-                    vals.extend_from_slice(&c.vals);
-                }
-                if is_mdp {
-                    let mut last = group_ptr.last().copied().unwrap_or(0);
-                    for c in chunks {
-                        group_ptr.extend(c.state_rows.iter().map(|&r| {
-                            last += r as usize;
-                            last
-                        }));
-                    }
-                }
-            },
-        );
+        let groups = is_mdp.then_some(&mut self.group_ptr);
+        append_rows(&mut self.matrix, groups, chunks, |c| &c.csr, || {});
         if is_mdp {
-            for c in chunks {
+            for c in chunks.iter() {
                 let map: Vec<u32> = c
                     .labels
                     .iter()
@@ -906,18 +734,8 @@ impl Reader<'_> {
         }
     }
 
-    /// Reserves room for the whole model, estimated from the share of the file read so far.
-    fn reserve(&mut self, read: u64, size: Option<u64>) {
-        let Some(size) = size else { return };
-        if self.reserved || read == 0 || size <= read {
-            return;
-        }
-        self.reserved = true;
-        let scale = size as f64 / read as f64 * 1.02;
-        let more = |len: usize| ((len as f64 * scale) as usize).saturating_sub(len) + 64;
-        self.cols.reserve_exact(more(self.cols.len()));
-        self.vals.reserve_exact(more(self.vals.len()));
-        self.row_ptr.reserve_exact(more(self.row_ptr.len()));
+    fn matrix(&mut self) -> &mut CsrParts<f64> {
+        &mut self.matrix
     }
 }
 
@@ -955,10 +773,7 @@ pub(super) fn read_from<R: Read + Send>(
         path,
         header: &header,
         normalize,
-        pool: Vec::new(),
-        row_ptr: vec![0],
-        cols: Vec::new(),
-        vals: Vec::new(),
+        matrix: CsrParts::default(),
         group_ptr: vec![0],
         codes: Vec::new(),
         labels: Vec::new(),
@@ -966,41 +781,12 @@ pub(super) fn read_from<R: Read + Send>(
         initial: Vec::new(),
         entries: 0,
         rows: 0,
-        rescaled: 0,
-        worst: 0.0,
         dtmc_labels: false,
         last_state: None,
-        range: None,
-        duplicate: None,
-        fault: None,
-        reserved: false,
+        faults: Faults::default(),
     };
-    loop {
-        if !stream.at_eof() && stream.data().len() < tuning.window {
-            stream.read_more(path)?;
-        }
-        let cuts = plan_cuts(stream.data(), stream.at_eof(), tuning.chunk, tuning.chunk, cut_at);
-        if cuts.len() < 2 {
-            if stream.at_eof() {
-                break;
-            }
-            stream.read_more(path)?;
-            continue;
-        }
-        let end = cuts[cuts.len() - 1];
-        let lines_before = stream.lines_before();
-        match stream.read_ahead_while(path, end, |data| r.window(data, &cuts, lines_before))? {
-            Window::Read(newlines) => stream.advance(newlines),
-            Window::Stopped(e, newlines) => {
-                // Reading the file as text first would have found a byte that is not UTF-8
-                // anywhere.
-                stream.advance(newlines);
-                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-            }
-            Window::Failed(e) => return Err(e),
-            Window::OutOfOrder => return Ok(None),
-        }
-        r.reserve(stream.offset(), size);
+    if !read_chunked(path, &mut stream, &mut r, tuning, size)? {
+        return Ok(None);
     }
     let last_line = stream.total_lines();
     let m_index = if is_mdp { 2 } else { 1 };
@@ -1024,16 +810,10 @@ pub(super) fn read_from<R: Read + Send>(
         ));
     }
     let missing = r.last_state.map_or(0, |l| l as usize + 1);
-    if r.fault.is_none() && missing < n {
-        r.fault = Some((missing_state(missing as StateId), 0));
+    if r.faults.fault.is_none() && missing < n {
+        r.faults.fault = Some((missing_state(missing as StateId), 0));
     }
-    if let Some((e, lines_before)) = r.range.or(r.duplicate).or(r.fault) {
-        return Err(e.into_error(path, lines_before, last_line));
-    }
-    let mut notes = Vec::new();
-    if r.rescaled > 0 {
-        notes.push(normalized_note(r.rescaled, r.worst));
-    }
+    let mut notes: Vec<String> = r.faults.finish(path, last_line)?.into_iter().collect();
     let labels = r.labels;
     let action_names = (is_mdp && !labels.is_empty()).then(|| {
         r.codes
@@ -1056,10 +836,7 @@ pub(super) fn read_from<R: Read + Send>(
     let mut initial = r.initial;
     initial.sort_unstable();
     initial.dedup();
-    let (mut row_ptr, mut cols, mut vals) = (r.row_ptr, r.cols, r.vals);
-    cols.shrink_to_fit();
-    vals.shrink_to_fit();
-    row_ptr.shrink_to_fit();
+    let (row_ptr, cols, vals) = r.matrix.into_arrays();
     let group_ptr = if is_mdp {
         r.group_ptr
     } else {
@@ -1077,6 +854,7 @@ pub(super) fn read_from<R: Read + Send>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::chunked::utf8_error;
     use super::*;
 
     /// Windows and chunks small enough to cut the test files in many places.
@@ -1211,7 +989,7 @@ mod tests {
     }
 
     fn number(v: f64) -> String {
-        super::super::drn::number(v)
+        super::super::text_out::number(v, super::super::text_out::Form::Text)
     }
 
     #[test]

@@ -30,6 +30,7 @@
 use crate::Result;
 use crate::exact::DenseSolve;
 use crate::progress::{self, Work};
+use crate::sparse::{CodedValues, RowSink, ValueAt, par_rows, with_values};
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
@@ -39,23 +40,6 @@ const CHUNK: usize = 1 << 14;
 
 /// Rows per Gauss–Seidel block (at least one block; the blocks are swept in parallel).
 const BLOCK: usize = usize::MAX;
-
-/// Runs `$body` with `$v` bound to a [`ValueAt`] reader of the [`Values`] `$vals`, compiled once
-/// per storage.
-macro_rules! with_values {
-    ($vals:expr, $v:ident => $body:expr) => {
-        match $vals {
-            Values::Full(x) => {
-                let $v = FullAt(x);
-                $body
-            }
-            Values::Table(c, t) => {
-                let $v = TableAt(c, t);
-                $body
-            }
-        }
-    };
-}
 
 /// The Krylov method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +107,7 @@ pub struct Iterative {
     /// by its diagonal entry.
     m_ptr: Vec<usize>,
     m_cols: Vec<u32>,
-    m_vals: Values,
+    m_vals: CodedValues,
     /// The diagonal of `A` (length `n`, non-zero).
     diag: Vec<f64>,
     /// Its reciprocals.
@@ -131,7 +115,7 @@ pub struct Iterative {
     /// `R = A − M`, CSR.
     r_ptr: Vec<usize>,
     r_cols: Vec<u32>,
-    r_vals: Values,
+    r_vals: CodedValues,
     /// Whether `M` holds the upper triangle (swept backward).
     upper: bool,
     options: KrylovOptions,
@@ -237,112 +221,39 @@ impl Iterative {
         let in_m = |i: usize, j: usize, b: usize| {
             sweep && j != i && (j > i) == sweep_upper && j >= blocks[b] && j < blocks[b + 1]
         };
-        let (mut m_ptr, mut r_ptr) = (Vec::with_capacity(n + 1), Vec::with_capacity(n + 1));
-        m_ptr.push(0);
-        r_ptr.push(0);
-        let (mut m_cols, mut m_vals, mut r_cols, mut r_vals) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        if nblocks == 1 && sweep {
-            // One block: M is the heavier triangle (divided by the diagonal), R the other, each a
-            // slice of the sorted row. Two parallel passes: the split of every row (its diagonal
-            // position), then each chunk of rows fills its own part of arrays allocated once.
-            let split = |i: usize| {
-                let r = row_ptr[i]..row_ptr[i + 1];
-                let d = r.start + cols[r.clone()].partition_point(|&j| (j as usize) < i);
-                let e = if d < r.end && cols[d] as usize == i {
-                    d + 1
-                } else {
-                    d
-                };
-                if sweep_upper {
-                    (e..r.end, r.start..d)
-                } else {
-                    (r.start..d, e..r.end)
-                }
-            };
-            let counts: Vec<(usize, usize)> = (0..n)
-                .into_par_iter()
-                .with_min_len(CHUNK)
-                .map(|i| {
-                    let (m, rr) = split(i);
-                    (m.len(), rr.len())
-                })
-                .collect();
-            for &(m, rr) in &counts {
-                m_ptr.push(m_ptr.last().unwrap() + m);
-                r_ptr.push(r_ptr.last().unwrap() + rr);
-            }
-            m_cols = vec![0u32; m_ptr[n]];
-            m_vals = vec![0.0; m_ptr[n]];
-            r_cols = vec![0u32; r_ptr[n]];
-            r_vals = vec![0.0; r_ptr[n]];
-            // Disjoint pieces of the four arrays, one per chunk of rows.
-            let mut pieces = Vec::with_capacity(n.div_ceil(CHUNK));
-            let (mut mc, mut mv, mut rc, mut rv) =
-                (&mut m_cols[..], &mut m_vals[..], &mut r_cols[..], &mut r_vals[..]);
-            for c in 0..n.div_ceil(CHUNK) {
-                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-                let (ml, rl) = (m_ptr[hi] - m_ptr[lo], r_ptr[hi] - r_ptr[lo]);
-                let (a, b) = std::mem::take(&mut mc).split_at_mut(ml);
-                let (e, f) = std::mem::take(&mut mv).split_at_mut(ml);
-                let (g, h) = std::mem::take(&mut rc).split_at_mut(rl);
-                let (k, l) = std::mem::take(&mut rv).split_at_mut(rl);
-                pieces.push((lo..hi, a, e, g, k));
-                (mc, mv, rc, rv) = (b, f, h, l);
-            }
-            pieces.into_par_iter().for_each(|(rows, mc, mv, rc, rv)| {
-                let (m0, r0) = (m_ptr[rows.start], r_ptr[rows.start]);
-                for i in rows {
-                    let (m, rr) = split(i);
-                    let (mo, ro) = (m_ptr[i] - m0, r_ptr[i] - r0);
-                    mc[mo..mo + m.len()].copy_from_slice(&cols[m.clone()]);
-                    for (t, &v) in mv[mo..mo + m.len()].iter_mut().zip(&vals[m]) {
-                        *t = off(v) / diag[i];
+        // M (divided by the diagonal) and R, row by row on all cores.
+        let [m, r] = par_rows(
+            n,
+            0.0,
+            || (),
+            |_, i, out: &mut RowSink<f64, 2>| {
+                let b = block_of(i);
+                for p in row_ptr[i]..row_ptr[i + 1] {
+                    let j = cols[p] as usize;
+                    assert!(j < n, "column out of range");
+                    if j == i {
+                        continue;
                     }
-                    rc[ro..ro + rr.len()].copy_from_slice(&cols[rr.clone()]);
-                    for (t, &v) in rv[ro..ro + rr.len()].iter_mut().zip(&vals[rr]) {
-                        *t = off(v);
+                    if in_m(i, j, b) {
+                        out.push(0, j as u32, off(vals[p]) / diag[i]);
+                    } else {
+                        out.push(1, j as u32, off(vals[p]));
                     }
                 }
-            });
-        }
-        for i in (0..n).filter(|_| !(nblocks == 1 && sweep)) {
-            let b = block_of(i);
-            for p in row_ptr[i]..row_ptr[i + 1] {
-                let j = cols[p] as usize;
-                assert!(j < n, "column out of range");
-                if j == i {
-                    continue;
-                }
-                if in_m(i, j, b) {
-                    m_cols.push(j as u32);
-                    m_vals.push(off(vals[p]));
-                } else {
-                    r_cols.push(j as u32);
-                    r_vals.push(off(vals[p]));
-                }
-            }
-            m_ptr.push(m_cols.len());
-            r_ptr.push(r_cols.len());
-        }
-        if !(nblocks == 1 && sweep) {
-            for i in 0..n {
-                m_vals[m_ptr[i]..m_ptr[i + 1]]
-                    .iter_mut()
-                    .for_each(|v| *v /= diag[i]);
-            }
-        }
+            },
+        );
+        let ((m_ptr, m_cols, m_vals), (r_ptr, r_cols, r_vals)) = (m.into_arrays(), r.into_arrays());
         Ok(Self {
             n,
             blocks,
             m_ptr,
             m_cols,
-            m_vals: Values::new(m_vals),
+            m_vals: CodedValues::new(m_vals),
             inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
             diag,
             r_ptr,
             r_cols,
-            r_vals: Values::new(r_vals),
+            r_vals: CodedValues::new(r_vals),
             upper: sweep_upper,
             options,
             stats: Mutex::new(KrylovStats::default()),
@@ -934,98 +845,6 @@ impl DenseSolve<f64> for Iterative {
     }
 }
 
-/// The values of a sparse matrix's entries: as they are, or — when they take at most 256 distinct
-/// values, as the probabilities of most models do (1/6 and its multiples on a board) — one byte
-/// per entry indexing a table, which cuts the memory the kernels stream from 12 to 5 bytes an
-/// entry.
-#[derive(Debug)]
-enum Values {
-    Full(Vec<f64>),
-    Table(Vec<u8>, Box<[f64; 256]>),
-}
-
-impl Values {
-    fn new(vals: Vec<f64>) -> Self {
-        // The distinct values, chunk by chunk in parallel (giving up past 256), then each entry's
-        // index by binary search in the sorted table.
-        let distinct = vals
-            .par_chunks(CHUNK)
-            .map(|c| {
-                let mut seen: Vec<u64> = Vec::new();
-                let mut last = None;
-                for v in c {
-                    let bits = v.to_bits();
-                    if last == Some(bits) {
-                        continue;
-                    }
-                    last = Some(bits);
-                    if let Err(k) = seen.binary_search(&bits) {
-                        if seen.len() == 256 {
-                            return None;
-                        }
-                        seen.insert(k, bits);
-                    }
-                }
-                Some(seen)
-            })
-            .try_reduce(Vec::new, |mut a, b| {
-                a.extend(b);
-                a.sort_unstable();
-                a.dedup();
-                (a.len() <= 256).then_some(a)
-            });
-        let Some(table_bits) = distinct else {
-            return Self::Full(vals);
-        };
-        let codes: Vec<u8> = vals
-            .par_iter()
-            .with_min_len(CHUNK)
-            .map(|v| {
-                table_bits
-                    .binary_search(&v.to_bits())
-                    .expect("every value is in the table") as u8
-            })
-            .collect();
-        let mut table = Box::new([0.0; 256]);
-        for (t, b) in table.iter_mut().zip(&table_bits) {
-            *t = f64::from_bits(*b);
-        }
-        Self::Table(codes, table)
-    }
-
-    fn get(&self, p: usize) -> f64 {
-        match self {
-            Self::Full(v) => v[p],
-            Self::Table(c, t) => t[c[p] as usize],
-        }
-    }
-}
-
-/// Reading entry `p`'s value, monomorphised per storage (see [`with_values!`]).
-trait ValueAt: Copy + Send + Sync {
-    fn at(self, p: usize) -> f64;
-}
-
-#[derive(Clone, Copy)]
-struct FullAt<'a>(&'a [f64]);
-
-impl ValueAt for FullAt<'_> {
-    #[inline(always)]
-    fn at(self, p: usize) -> f64 {
-        self.0[p]
-    }
-}
-
-#[derive(Clone, Copy)]
-struct TableAt<'a>(&'a [u8], &'a [f64; 256]);
-
-impl ValueAt for TableAt<'_> {
-    #[inline(always)]
-    fn at(self, p: usize) -> f64 {
-        self.1[self.0[p] as usize]
-    }
-}
-
 /// Entries ahead at which the kernels prefetch the vector entry they will read: long-range
 /// transitions (portals) miss the cache once the vectors outgrow it (10⁷ states: 80 MB each).
 const PREFETCH: usize = 48;
@@ -1288,7 +1107,7 @@ mod tests {
         let n = 1000;
         let mut a = board(n);
         let s = Iterative::new(n, "test", KrylovOptions::default(), &a.0, &a.1, &a.2).unwrap();
-        assert!(matches!(s.m_vals, Values::Table(..)) && matches!(s.r_vals, Values::Table(..)));
+        assert!(matches!(s.m_vals, CodedValues::Table(..)) && matches!(s.r_vals, CodedValues::Table(..)));
         // Every entry different (more than 256 values): stored as they are, same answers.
         for (k, v) in a.2.iter_mut().enumerate() {
             if *v < 0.0 {
@@ -1296,7 +1115,7 @@ mod tests {
             }
         }
         let s = Iterative::new(n, "test", KrylovOptions::default(), &a.0, &a.1, &a.2).unwrap();
-        assert!(matches!(s.m_vals, Values::Full(..)));
+        assert!(matches!(s.m_vals, CodedValues::Full(..)));
         let b = vec![1.0; n];
         let mut x = b.clone();
         s.solve_to(&mut x, 1e-12, false);

@@ -14,8 +14,8 @@ use super::factored::{Factored, KRYLOV_FROM, SolveMethod};
 use crate::account::LinearSolver;
 use crate::exact::Scalar;
 use crate::graph::sccs_of;
+use crate::sparse::{CsrParts, RowSink, par_rows};
 use crate::{Error, Result};
-use rayon::prelude::*;
 
 /// Split only when at least this fraction of the unknowns lies outside the largest component
 /// (for floating point; exact arithmetic always splits, its dense elimination being cubic).
@@ -27,9 +27,6 @@ const SPLIT_FRACTION: usize = 20;
 /// their component): at 10⁶ cells splitting saved as much as it cost (0.2 s), at 10⁷ cells it
 /// cost 0.7 s more than it saved.
 const SPLIT_FRACTION_KRYLOV: usize = 3;
-
-/// Rows per parallel task when the blocks are extracted.
-const CHUNK: usize = 1 << 14;
 
 /// One diagonal block of the block triangular form.
 #[derive(Debug)]
@@ -304,58 +301,15 @@ impl<T: Scalar> Topological<T> {
 type Csr<T> = (Vec<usize>, Vec<u32>, Vec<T>);
 
 /// Two CSR matrices of `n` rows: row `p` of matrix `m` holds what `row(p, out)` emits as
-/// `out(m, column, value)`; built in two parallel passes (count, then fill) over fixed chunks of
-/// rows.
+/// `out(m, column, value)`; built on all cores by [`par_rows`].
 fn extract<T: Scalar>(n: usize, row: impl Fn(usize, &mut dyn FnMut(usize, u32, T)) + Sync) -> [Csr<T>; 2] {
-    let mut counts = vec![[0usize; 2]; n];
-    counts.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| {
-        for (i, slot) in chunk.iter_mut().enumerate() {
-            row(k * CHUNK + i, &mut |m, _, _| slot[m] += 1);
-        }
-    });
-    let ptrs: [Vec<usize>; 2] = std::array::from_fn(|m| {
-        let mut ptr = Vec::with_capacity(n + 1);
-        ptr.push(0);
-        let mut total = 0;
-        for c in &counts {
-            total += c[m];
-            ptr.push(total);
-        }
-        ptr
-    });
-    drop(counts);
-    let mut cols: [Vec<u32>; 2] = std::array::from_fn(|m| vec![0u32; ptrs[m][n]]);
-    let mut vals: [Vec<T>; 2] = std::array::from_fn(|m| vec![T::zero(); ptrs[m][n]]);
-    // Cut the arrays at the chunks' row boundaries and fill each piece in parallel.
-    let mut pieces = Vec::new();
-    let [c0, c1] = &mut cols;
-    let [v0, v1] = &mut vals;
-    let mut rest = ((&mut c0[..], &mut v0[..]), (&mut c1[..], &mut v1[..]));
-    for start in (0..n).step_by(CHUNK) {
-        let end = (start + CHUNK).min(n);
-        let len = |m: usize| ptrs[m][end] - ptrs[m][start];
-        let ((rc0, rv0), (rc1, rv1)) = rest;
-        let (a0, b0) = rc0.split_at_mut(len(0));
-        let (av0, bv0) = rv0.split_at_mut(len(0));
-        let (a1, b1) = rc1.split_at_mut(len(1));
-        let (av1, bv1) = rv1.split_at_mut(len(1));
-        pieces.push((start..end, [(a0, av0), (a1, av1)]));
-        rest = ((b0, bv0), (b1, bv1));
-    }
-    pieces.into_par_iter().for_each(|(rows, mut out)| {
-        let mut k = [0usize; 2];
-        for p in rows {
-            row(p, &mut |m, j, x| {
-                out[m].0[k[m]] = j;
-                out[m].1[k[m]] = x;
-                k[m] += 1;
-            });
-        }
-    });
-    let [p0, p1] = ptrs;
-    let [c0, c1] = cols;
-    let [v0, v1] = vals;
-    [(p0, c0, v0), (p1, c1, v1)]
+    par_rows(
+        n,
+        T::zero(),
+        || (),
+        |_, p, out: &mut RowSink<T, 2>| row(p, &mut |m, j, x| out.push(m, j, x)),
+    )
+    .map(CsrParts::into_arrays)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 //! code into a table of the values, 5 bytes per entry instead of 12.
 
 use super::CsrMatrix;
+use super::coded::{CODES, CodeTables, Dict, Lane, NO_TABLE, merge_codes};
 use crate::StateId;
 use rayon::prelude::*;
 use std::cmp::Reverse;
@@ -38,31 +39,6 @@ const NO_COLUMN: u16 = u16::MAX;
 /// Slices handed to one rayon task at a time (about 4·10³ columns: enough work per task to
 /// amortise scheduling).
 const SLICES_PER_TASK: usize = 4;
-
-/// Size of a code table; code 0 is `+0.0` (the padding).
-const CODES: usize = 256;
-
-/// The table of values stored directly (never read).
-static NO_TABLE: [f64; CODES] = [0.0; CODES];
-
-/// A stored value: the `f64` itself, or a one-byte code into a table.
-trait Lane: Copy + Default + Send + Sync {
-    fn decode(self, table: &[f64; CODES]) -> f64;
-}
-
-impl Lane for f64 {
-    #[inline]
-    fn decode(self, _: &[f64; CODES]) -> f64 {
-        self
-    }
-}
-
-impl Lane for u8 {
-    #[inline]
-    fn decode(self, table: &[f64; CODES]) -> f64 {
-        table[self as usize]
-    }
-}
 
 /// One slice of columns of `A` (rows of `Aᵀ`), values stored as `V`.
 #[derive(Clone, Debug, Default)]
@@ -118,48 +94,6 @@ pub struct SlicedTranspose {
     ncols: usize,
     nnz: usize,
     slices: Slices,
-}
-
-/// The distinct values of a block of rows, at most [`CODES`] (code 0 is `+0.0`), found by an
-/// open-addressing hash on their bits (at most half full).
-struct Dict {
-    values: Vec<f64>,
-    /// 0 for an empty slot, else the code + 1.
-    slots: Box<[u16; 2 * CODES]>,
-}
-
-impl Dict {
-    fn new() -> Self {
-        let mut d = Dict {
-            values: Vec::with_capacity(CODES),
-            slots: Box::new([0; 2 * CODES]),
-        };
-        d.code(0.0);
-        d
-    }
-
-    /// The code of `v`, added if new; `None` when the table is full.
-    #[inline]
-    fn code(&mut self, v: f64) -> Option<u8> {
-        let bits = v.to_bits();
-        // Fibonacci hashing: the top 9 bits of bits · 2⁶⁴/φ.
-        let mut h = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize;
-        loop {
-            match self.slots[h] {
-                0 => {
-                    if self.values.len() == CODES {
-                        return None;
-                    }
-                    let c = self.values.len();
-                    self.values.push(v);
-                    self.slots[h] = c as u16 + 1;
-                    return Some(c as u8);
-                }
-                s if self.values[s as usize - 1].to_bits() == bits => return Some((s - 1) as u8),
-                _ => h = (h + 1) % (2 * CODES),
-            }
-        }
-    }
 }
 
 /// The values of a block's entries: codes while the block has at most [`CODES`] distinct values.
@@ -222,7 +156,7 @@ impl Buckets {
                         None => Some(
                             codes
                                 .iter()
-                                .map(|&c| dict.values[c as usize])
+                                .map(|&c| dict.values()[c as usize])
                                 .collect::<Vec<f64>>(),
                         ),
                     },
@@ -247,7 +181,7 @@ impl Buckets {
     /// The value of entry `k`.
     fn value(&self, k: usize) -> f64 {
         match &self.vals {
-            Stored::Coded { codes, dict } => dict.values[codes[k] as usize],
+            Stored::Coded { codes, dict } => dict.values()[codes[k] as usize],
             Stored::Direct(v) => v[k],
         }
     }
@@ -552,43 +486,17 @@ impl SlicedTranspose {
     }
 }
 
-/// A table of values, and for each part the positions of its codes in the table.
-type CodeTables = (Box<[f64; CODES]>, Vec<[u8; CODES]>);
-
 /// When every part is coded and their values together are at most [`CODES`]: the table (`+0.0`
 /// first, then by bits) and, for each part, its codes' positions in the table.
 fn codes(parts: &[Buckets]) -> Option<CodeTables> {
-    let mut all: Vec<u64> = Vec::new();
-    for p in parts {
-        match &p.vals {
-            Stored::Coded { dict, .. } => all.extend(dict.values.iter().map(|v| v.to_bits())),
-            Stored::Direct(_) => return None,
-        }
-    }
-    all.sort_unstable();
-    all.dedup();
-    if all.len() > CODES {
-        return None;
-    }
-    let mut table = Box::new([0.0; CODES]);
-    for (t, &bits) in table.iter_mut().zip(&all) {
-        *t = f64::from_bits(bits);
-    }
-    let maps = parts
+    let dicts: Option<Vec<&Dict>> = parts
         .iter()
-        .map(|p| {
-            let mut map = [0u8; CODES];
-            if let Stored::Coded { dict, .. } = &p.vals {
-                for (m, v) in map.iter_mut().zip(&dict.values) {
-                    *m = all
-                        .binary_search(&v.to_bits())
-                        .expect("every value is in the table") as u8;
-                }
-            }
-            map
+        .map(|p| match &p.vals {
+            Stored::Coded { dict, .. } => Some(dict),
+            Stored::Direct(_) => None,
         })
         .collect();
-    Some((table, maps))
+    merge_codes(dicts?.into_iter())
 }
 
 #[cfg(test)]

@@ -3,17 +3,22 @@
 //! state and its rows are the state's choices (the organisation of Storm's `SparseMatrix`).
 //!
 //! Build with [`CsrBuilder`] (rows in order, entries in any order, duplicates summed);
-//! compute with [`CsrMatrix`]. For many products `y = xᵀA` on large matrices:
+//! compute with [`CsrMatrix`]; in parallel, assemble the arrays with [`par_rows`] (rows counted,
+//! then stored in place) or [`CsrParts::append`] (blocks of rows in order). For many products `y = xᵀA` on large matrices:
 //! [`SlicedTranspose`] (parallel gathers over a sliced copy of `Aᵀ`) and [`Propagator`]
 //! (repeated products that follow a sparse vector's support, then switch to parallel sweeps); both
 //! agree bit for bit with [`CsrMatrix::vec_mul`] whatever the number of threads.
 
+mod assemble;
 mod builder;
+mod coded;
 mod csr;
 mod gather;
 mod propagate;
 
+pub use assemble::{CsrParts, ROWS_PER_BLOCK, RowBlock, RowSink, par_rows};
 pub use builder::CsrBuilder;
+pub(crate) use coded::{CodedValues, NO_TABLE, ValueAt, ValueSlice, with_values};
 pub use csr::CsrMatrix;
 pub use gather::{LANES, SLICE_COLUMNS, SlicedTranspose};
 pub use propagate::{Propagator, SPARSE_FRACTION, StepSums, sliced_sum};
