@@ -48,11 +48,11 @@ use super::chunked::quote;
 use super::drn::{View, column_of, folded_action_rewards};
 use super::text_out::{Form, number, push_uint, write_states};
 use super::tra::{Tokens, Tra};
-use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number, read_text};
+use super::{Model, ReadOptions, parse_error, parse_number, read_text};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -190,147 +190,6 @@ impl Line<'_> {
             ))
         }
     }
-}
-
-/// Reads a `.tra` file whose transitions are in any order, sorting them (the streaming reader,
-/// [`super::tra`], reads files grouped by source state, as PRISM writes them, and hands the
-/// others to this one).
-pub(super) fn read_tra_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
-    let mut lines = split_lines(text);
-    let first = lines.next();
-    super::tra::check_comments(path, &lines.comments)?;
-    let Some(header) = first else {
-        return Err(parse_error(
-            path,
-            lines.last_line(),
-            1,
-            "the file has no header line `n m` or `n c m`",
-        ));
-    };
-    let header = super::tra::read_header(path, header.number, header.text)?;
-    let (n, is_mdp, choices, m) = (header.n, header.is_mdp, header.choices, header.m);
-    let m_index = if is_mdp { 2 } else { 1 };
-    let mut entries = Vec::with_capacity(m.min(1 << 20));
-    let mut initial = Vec::new();
-    let mut labels: HashMap<(StateId, u32), (String, usize)> = HashMap::new();
-    let mut dtmc_labels = false;
-    let layout = if is_mdp {
-        "`state choice target probability [action]`"
-    } else {
-        "`state target probability [action]`"
-    };
-    for line in lines.by_ref() {
-        if line.tokens[0] == "-" {
-            let Some(i) = line.tokens.iter().position(|t| *t != "-") else {
-                return Err(line.error(path, 0, "expected an initial state `- s -`"));
-            };
-            let s: StateId = line.int(path, i, "an initial state number")?;
-            if s as usize >= n {
-                return Err(line.error(
-                    path,
-                    i,
-                    format!("initial state {s} does not exist: the model has {n} states"),
-                ));
-            }
-            initial.push(s);
-            continue;
-        }
-        let (state, choice, target, p) = if is_mdp {
-            line.expect_tokens(path, &[4, 5], layout)?;
-            (
-                line.int::<StateId>(path, 0, "a state number")?,
-                line.int::<u32>(path, 1, "a choice number")?,
-                line.int::<StateId>(path, 2, "a target state number")?,
-                line.number(path, 3, "a probability")?,
-            )
-        } else {
-            line.expect_tokens(path, &[3, 4], layout)?;
-            (
-                line.int::<StateId>(path, 0, "a state number")?,
-                0,
-                line.int::<StateId>(path, 1, "a target state number")?,
-                line.number(path, 2, "a probability")?,
-            )
-        };
-        let action = line.tokens.get(if is_mdp { 4 } else { 3 }).copied();
-        if is_mdp {
-            let label = action.unwrap_or("");
-            match labels.get(&(state, choice)) {
-                Some((earlier, at)) if earlier != label => {
-                    return Err(line.error(
-                        path,
-                        line.tokens.len() - 1,
-                        format!(
-                            "choice {choice} of state {state} has action {} here but {} on line {at}; a choice has one action",
-                            quote(label),
-                            quote(earlier)
-                        ),
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    labels.insert((state, choice), (label.to_string(), line.number));
-                }
-            }
-        } else if action.is_some() {
-            dtmc_labels = true;
-        }
-        entries.push(Entry {
-            state,
-            choice,
-            target,
-            value: p,
-            line: line.number,
-            column: 1,
-        });
-    }
-    if entries.len() != m {
-        return Err(header.error(
-            path,
-            m_index,
-            format!(
-                "the header announces {m} transitions but the file has {}",
-                entries.len()
-            ),
-        ));
-    }
-    if let Some(c) = choices
-        && c != labels.len()
-    {
-        return Err(header.error(
-            path,
-            1,
-            format!(
-                "the header announces {c} choices but the file has {}",
-                labels.len()
-            ),
-        ));
-    }
-    let last = lines.last_line();
-    let (matrix, mut notes) = build_matrix(path, n, entries, normalize, |_| last)?;
-    let action_names = (is_mdp && labels.values().any(|(l, _)| !l.is_empty())).then(|| {
-        let mut names = vec![String::new(); matrix.nrows()];
-        for ((s, k), (label, _)) in labels {
-            names[matrix.group_rows(s as usize).start + k as usize] = label;
-        }
-        names
-    });
-    if dtmc_labels {
-        notes.push(format!(
-            "{}: the action labels of the DTMC's transitions are ignored",
-            path.display()
-        ));
-    }
-    initial.sort_unstable();
-    initial.dedup();
-    Ok(Tra {
-        is_mdp,
-        n,
-        matrix,
-        action_names,
-        initial,
-        notes,
-    })
 }
 
 /// Labels from a `.lab` file: name → states, and the line of the declarations.
@@ -924,7 +783,7 @@ fn read_with(
     let size = file.metadata().map_err(io_error)?.len();
     let tra = match super::tra::read_from(path, file, Some(size), options.normalize, tuning)? {
         Some(tra) => tra,
-        None => read_tra_any_order(path, &read_text(path)?, options.normalize)?,
+        None => super::tra::read_any_order(path, &read_text(path)?, options.normalize)?,
     };
     with_companions(path, tra, tuning, true)
 }
@@ -936,7 +795,7 @@ pub(super) fn read_tra_text(path: &Path, text: &str, options: &ReadOptions) -> R
     let size = Some(text.len() as u64);
     let tra = match super::tra::read_from(path, text.as_bytes(), size, options.normalize, tuning)? {
         Some(tra) => tra,
-        None => read_tra_any_order(path, text, options.normalize)?,
+        None => super::tra::read_any_order(path, text, options.normalize)?,
     };
     with_companions(path, tra, tuning, false).map(|(model, _, notes)| (model, notes))
 }

@@ -7,7 +7,7 @@
 //! reader ([`super::drn_body`]). The format allows any order, though: a chunk that meets a state or
 //! choice out of order (or a chunk starting at a state not above the previous chunk's last) gives
 //! up, and the file is read again by the sequential reader, which sorts the transitions
-//! ([`super::prism`]'s `read_tra_any_order`); so does everything else that only that reader
+//! ([`read_any_order`]); so does everything else that only that reader
 //! handles. Errors keep the order of the sequential reader: malformed lines first (in file order),
 //! then the counts the header announces, then transitions out of range, duplicates, and rows in
 //! state order.
@@ -18,7 +18,7 @@ use super::chunked::{
     read_chunked, skip_blanks,
 };
 use super::rows::no_transitions_message;
-use super::{parse_error, parse_number};
+use super::{Entry, build_matrix, parse_error, parse_number};
 use crate::sparse::{CsrMatrix, CsrParts};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
@@ -399,79 +399,17 @@ impl Chunk {
     /// A line of any form, as the sequential reader reads it; `Ok(false)` for a transition out of
     /// order.
     fn general_line(&mut self, ctx: &Ctx, line: &str) -> std::result::Result<bool, ChunkError> {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            return Ok(true);
-        }
-        let tokens = Tokens::of(line);
-        let n = ctx.header.n;
-        let err = |i: usize, message: String| ChunkError::at(self.line, tokens.column(i), message);
-        let int = |i: usize, what: &str| -> std::result::Result<StateId, ChunkError> {
-            let token = tokens.get(i).copied().unwrap_or_default();
-            token
-                .parse::<StateId>()
-                .map_err(|_| err(i, format!("expected {what}, found {}", quote(token))))
-        };
-        if tokens.first() == Some(&"-") {
-            let Some(i) = tokens.iter().position(|t| *t != "-") else {
-                return Err(err(0, "expected an initial state `- s -`".into()));
-            };
-            let s = int(i, "an initial state number")?;
-            if s as usize >= n {
-                return Err(err(
-                    i,
-                    format!("initial state {s} does not exist: the model has {n} states"),
-                ));
+        match parse_line(ctx.header, self.line, line)? {
+            Parsed::Nothing => Ok(true),
+            Parsed::Initial(s) => {
+                self.initial.push(s);
+                Ok(true)
             }
-            self.initial.push(s);
-            return Ok(true);
+            Parsed::Transition(t) => {
+                let last_column = t.last_column;
+                self.transition(ctx, t, || last_column)
+            }
         }
-        let is_mdp = ctx.header.is_mdp;
-        let (counts, layout) = if is_mdp {
-            ([4, 5], "`state choice target probability [action]`")
-        } else {
-            ([3, 4], "`state target probability [action]`")
-        };
-        if !counts.contains(&tokens.len()) {
-            return Err(ChunkError::at(
-                self.line,
-                1,
-                format!("expected {layout}, found {} value(s)", tokens.len()),
-            ));
-        }
-        let number = |i: usize, what: &str| -> std::result::Result<f64, ChunkError> {
-            let token = tokens.get(i).copied().unwrap_or_default();
-            parse_number(token).ok_or_else(|| err(i, format!("expected {what}, found {}", quote(token))))
-        };
-        let (state, choice, target, value) = if is_mdp {
-            (
-                int(0, "a state number")?,
-                int(1, "a choice number")?,
-                int(2, "a target state number")?,
-                number(3, "a probability")?,
-            )
-        } else {
-            (
-                int(0, "a state number")?,
-                0,
-                int(1, "a target state number")?,
-                number(2, "a probability")?,
-            )
-        };
-        let label = tokens.get(if is_mdp { 4 } else { 3 }).copied();
-        let last_column = tokens.column(tokens.len() - 1);
-        self.transition(
-            ctx,
-            Transition {
-                state,
-                choice,
-                target,
-                value,
-                label,
-                last_column,
-            },
-            || last_column,
-        )
     }
 
     /// Files transition `t` of the current line; `Ok(false)` when it is out of order.
@@ -596,6 +534,90 @@ impl Chunk {
         self.csr.close_state(self.state, self.rows_in_state, keep);
         self.last_state = Some(self.state);
     }
+}
+
+/// What a `.tra` line of any form holds.
+enum Parsed<'a> {
+    /// A blank or comment line.
+    Nothing,
+    /// An initial state `- s -`.
+    Initial(StateId),
+    Transition(Transition<'a>),
+}
+
+/// Line `number` (`line`) of a `.tra` body of `header`, in any form.
+fn parse_line<'a>(
+    header: &Header,
+    number: usize,
+    line: &'a str,
+) -> std::result::Result<Parsed<'a>, ChunkError> {
+    let t = line.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return Ok(Parsed::Nothing);
+    }
+    let tokens = Tokens::of(line);
+    let n = header.n;
+    let err = |i: usize, message: String| ChunkError::at(number, tokens.column(i), message);
+    let int = |i: usize, what: &str| -> std::result::Result<StateId, ChunkError> {
+        let token = tokens.get(i).copied().unwrap_or_default();
+        token
+            .parse::<StateId>()
+            .map_err(|_| err(i, format!("expected {what}, found {}", quote(token))))
+    };
+    if tokens.first() == Some(&"-") {
+        let Some(i) = tokens.iter().position(|t| *t != "-") else {
+            return Err(err(0, "expected an initial state `- s -`".into()));
+        };
+        let s = int(i, "an initial state number")?;
+        if s as usize >= n {
+            return Err(err(
+                i,
+                format!("initial state {s} does not exist: the model has {n} states"),
+            ));
+        }
+        return Ok(Parsed::Initial(s));
+    }
+    let is_mdp = header.is_mdp;
+    let (counts, layout) = if is_mdp {
+        ([4, 5], "`state choice target probability [action]`")
+    } else {
+        ([3, 4], "`state target probability [action]`")
+    };
+    if !counts.contains(&tokens.len()) {
+        return Err(ChunkError::at(
+            number,
+            1,
+            format!("expected {layout}, found {} value(s)", tokens.len()),
+        ));
+    }
+    let probability = |i: usize| -> std::result::Result<f64, ChunkError> {
+        let token = tokens.get(i).copied().unwrap_or_default();
+        parse_number(token).ok_or_else(|| err(i, format!("expected a probability, found {}", quote(token))))
+    };
+    let (state, choice, target, value) = if is_mdp {
+        (
+            int(0, "a state number")?,
+            int(1, "a choice number")?,
+            int(2, "a target state number")?,
+            probability(3)?,
+        )
+    } else {
+        (
+            int(0, "a state number")?,
+            0,
+            int(1, "a target state number")?,
+            probability(2)?,
+        )
+    };
+    let label = tokens.get(if is_mdp { 4 } else { 3 }).copied();
+    Ok(Parsed::Transition(Transition {
+        state,
+        choice,
+        target,
+        value,
+        label,
+        last_column: tokens.column(tokens.len() - 1),
+    }))
 }
 
 /// The model as it grows, window by window: the `.tra` line format for [`read_chunked`].
@@ -789,26 +811,7 @@ pub(super) fn read_from<R: Read + Send>(
         return Ok(None);
     }
     let last_line = stream.total_lines();
-    let m_index = if is_mdp { 2 } else { 1 };
-    if r.entries != header.m {
-        return Err(header.error(
-            path,
-            m_index,
-            format!(
-                "the header announces {} transitions but the file has {}",
-                header.m, r.entries
-            ),
-        ));
-    }
-    if let Some(c) = header.choices
-        && c != r.rows
-    {
-        return Err(header.error(
-            path,
-            1,
-            format!("the header announces {c} choices but the file has {}", r.rows),
-        ));
-    }
+    check_counts(path, &header, r.entries, r.rows)?;
     let missing = r.last_state.map_or(0, |l| l as usize + 1);
     if r.faults.fault.is_none() && missing < n {
         r.faults.fault = Some((missing_state(missing as StateId), 0));
@@ -827,15 +830,7 @@ pub(super) fn read_from<R: Read + Send>(
             })
             .collect()
     });
-    if r.dtmc_labels {
-        notes.push(format!(
-            "{}: the action labels of the DTMC's transitions are ignored",
-            path.display()
-        ));
-    }
-    let mut initial = r.initial;
-    initial.sort_unstable();
-    initial.dedup();
+    let initial = finish(path, &mut notes, r.dtmc_labels, r.initial);
     let (row_ptr, cols, vals) = r.matrix.into_arrays();
     let group_ptr = if is_mdp {
         r.group_ptr
@@ -850,6 +845,125 @@ pub(super) fn read_from<R: Read + Send>(
         initial,
         notes,
     }))
+}
+
+/// Reads the `.tra` text `text` of `path` whose transitions are in any order (the chunked reader,
+/// [`read_from`], gives up on those): its lines one by one, as the chunks read them, the
+/// transitions collected and sorted into rows by [`build_matrix`]. Errors come in the same order:
+/// malformed lines (in file order), the header's counts, then the matrix's faults.
+pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
+    let HeaderRead::Done(header, mut pos, _) = header_in(path, text, true)? else {
+        unreachable!("the whole text is given")
+    };
+    let (n, is_mdp) = (header.n, header.is_mdp);
+    let (mut entries, mut initial) = (Vec::new(), Vec::new());
+    let mut labels: HashMap<(StateId, u32), (String, usize)> = HashMap::new();
+    let (mut number, mut dtmc_labels) = (header.line, false);
+    while pos < text.len() {
+        let (raw, next, _) = line_at(text.as_bytes(), pos);
+        let line = text.get(pos..pos + raw.len()).unwrap_or_default();
+        (number, pos) = (number + 1, next);
+        let t = match parse_line(&header, number, line) {
+            Ok(Parsed::Nothing) => continue,
+            Ok(Parsed::Initial(s)) => {
+                initial.push(s);
+                continue;
+            }
+            Ok(Parsed::Transition(t)) => t,
+            Err(e) => return Err(e.into_error(path, 0, 0)),
+        };
+        if is_mdp {
+            let label = t.label.unwrap_or("");
+            match labels.get(&(t.state, t.choice)) {
+                Some((earlier, at)) if earlier != label => {
+                    return Err(parse_error(
+                        path,
+                        number,
+                        t.last_column,
+                        format!(
+                            "choice {} of state {} has action {} here but {} on line {at}; a choice has one action",
+                            t.choice,
+                            t.state,
+                            quote(label),
+                            quote(earlier)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    labels.insert((t.state, t.choice), (label.to_string(), number));
+                }
+            }
+        }
+        dtmc_labels |= !is_mdp && t.label.is_some();
+        entries.push(Entry {
+            state: t.state,
+            choice: t.choice,
+            target: t.target,
+            value: t.value,
+            line: number,
+            column: 1,
+        });
+    }
+    check_counts(path, &header, entries.len(), labels.len())?;
+    let (matrix, mut notes) = build_matrix(path, n, entries, normalize, |_| number)?;
+    let action_names = (is_mdp && labels.values().any(|(l, _)| !l.is_empty())).then(|| {
+        let mut names = vec![String::new(); matrix.nrows()];
+        for ((s, k), (label, _)) in labels {
+            names[matrix.group_rows(s as usize).start + k as usize] = label;
+        }
+        names
+    });
+    Ok(Tra {
+        is_mdp,
+        n,
+        matrix,
+        action_names,
+        initial: finish(path, &mut notes, dtmc_labels, initial),
+        notes,
+    })
+}
+
+/// Refuses a file whose transitions (`entries`) or, for an MDP, choices (`rows`) are not as many
+/// as the header announces.
+fn check_counts(path: &Path, header: &Header, entries: usize, rows: usize) -> Result<()> {
+    if entries != header.m {
+        let m_index = if header.is_mdp { 2 } else { 1 };
+        return Err(header.error(
+            path,
+            m_index,
+            format!(
+                "the header announces {} transitions but the file has {entries}",
+                header.m
+            ),
+        ));
+    }
+    match header.choices {
+        Some(c) if c != rows => Err(header.error(
+            path,
+            1,
+            format!("the header announces {c} choices but the file has {rows}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The initial states, sorted and distinct; notes that a DTMC's action labels are ignored.
+fn finish(
+    path: &Path,
+    notes: &mut Vec<String>,
+    dtmc_labels: bool,
+    mut initial: Vec<StateId>,
+) -> Vec<StateId> {
+    if dtmc_labels {
+        notes.push(format!(
+            "{}: the action labels of the DTMC's transitions are ignored",
+            path.display()
+        ));
+    }
+    initial.sort_unstable();
+    initial.dedup();
+    initial
 }
 
 #[cfg(test)]
@@ -891,7 +1005,7 @@ mod tests {
         if text.trim().is_empty() {
             return Err("m.tra:1:1: the file is empty".into());
         }
-        super::super::prism::read_tra_any_order(Path::new("m.tra"), text, normalize)
+        read_any_order(Path::new("m.tra"), text, normalize)
             .map(|t| show(&t))
             .map_err(|e| e.to_string())
     }
