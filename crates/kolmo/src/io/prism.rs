@@ -330,29 +330,43 @@ fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<Stri
     Ok((name, kind))
 }
 
-/// State rewards from a `.srew` file: the name in its header and the rewards (`None` without entries).
-/// The lines after the header are parsed in pieces of about `piece` bytes in parallel.
-fn read_srew(path: &Path, text: &str, n: usize, piece: usize) -> Result<(Option<String>, Option<Vec<f64>>)> {
+/// Rewards from a `.srew` file (`state`: a state reward per state) or a `.trew` file (a DTMC's
+/// reward per transition, aligned with the matrix's entries, or an MDP's per choice): the name in
+/// its header and the rewards (`None` without entries). The lines after the header are parsed in
+/// pieces of about `piece` bytes in parallel; errors are those of reading them in file order.
+fn read_rewards(
+    path: &Path,
+    text: &str,
+    tra: &Tra,
+    state: bool,
+    piece: usize,
+) -> Result<(Option<String>, Option<Vec<f64>>)> {
+    let (n, matrix) = (tra.n, &tra.matrix);
     let mut lines = split_lines(text);
     let first = lines.next();
     let (name, kind) = reward_header(path, &lines.comments)?;
-    if kind == Some(false) {
-        return Err(parse_error(
-            path,
-            1,
-            1,
-            "this is a transition rewards file, not state rewards",
-        ));
+    if kind == Some(!state) {
+        let message = if state {
+            "this is a transition rewards file, not state rewards"
+        } else {
+            "this is a state rewards file, not transition rewards"
+        };
+        return Err(parse_error(path, 1, 1, message));
     }
     let Some(header) = first else {
-        return Err(parse_error(
-            path,
-            lines.last_line(),
-            1,
-            "the file has no header line `states entries`",
-        ));
+        let message = if state {
+            "the file has no header line `states entries`"
+        } else {
+            "the file has no header line"
+        };
+        return Err(parse_error(path, lines.last_line(), 1, message));
     };
-    header.expect_tokens(path, &[2], "a header `states entries`")?;
+    let (layout, header_len) = match (state, tra.is_mdp) {
+        (true, _) => ("a header `states entries`", 2),
+        (false, true) => ("a header `states choices entries` (the model is an MDP)", 3),
+        (false, false) => ("a header `states entries` (the model is a DTMC)", 2),
+    };
+    header.expect_tokens(path, &[header_len], layout)?;
     let n_file: usize = header.int(path, 0, "the number of states")?;
     if n_file != n {
         return Err(header.error(
@@ -361,77 +375,169 @@ fn read_srew(path: &Path, text: &str, n: usize, piece: usize) -> Result<(Option<
             format!("the file is for {n_file} states; the model has {n}"),
         ));
     }
-    let k: usize = header.int(path, 1, "the number of entries")?;
-    // The entries: pieces of lines parsed in parallel, then applied in file order.
-    let entry = |line: &Line| -> Result<(StateId, f64)> {
-        line.expect_tokens(path, &[2], "`state reward`")?;
-        let s: StateId = line.int(path, 0, "a state number")?;
-        if s as usize >= n {
-            return Err(line.error(
+    if header_len == 3 {
+        let c: usize = header.int(path, 1, "the number of choices")?;
+        if c != matrix.nrows() {
+            return Err(header.error(
                 path,
-                0,
-                format!("state {s} does not exist: the model has {n} states"),
+                1,
+                format!("the file is for {c} choices; the model has {}", matrix.nrows()),
             ));
         }
-        Ok((s, line.number(path, 1, "a reward")?))
+    }
+    let k: usize = header.int(path, header_len - 1, "the number of entries")?;
+    let slots = match (state, tra.is_mdp) {
+        (true, _) => n,
+        (false, true) => matrix.nrows(),
+        (false, false) => matrix.nnz(),
     };
+    // Pieces of lines in parallel, each up to its first malformed line; then, in file order, the
+    // entries (a slot given twice is refused) and the first malformed line.
     let rest = &lines.text[lines.pos..];
     let pieces = line_pieces(rest, piece);
-    // Per piece: its entries up to its first malformed line, and that line's error.
-    type Parsed = (Vec<(StateId, f64)>, Option<Error>);
-    let parsed: Vec<Parsed> = pieces
+    let ints = if state { 1 } else { header_len };
+    type Parsed = (Vec<(usize, f64, usize)>, Option<Error>, usize);
+    let mut parsed: Vec<Parsed> = pieces
         .par_iter()
         .map(|piece| {
             let mut out = Vec::new();
             for (number, text) in lines_of(piece) {
-                if let Some(([s, ..], r)) = plain_line(text, 1)
-                    && (s as usize) < n
-                {
-                    out.push((s, r));
-                    continue;
-                }
-                match entry(&Line::of(number, text)) {
-                    Ok(e) => out.push(e),
-                    Err(e) => return (out, Some(e)),
+                let fast = plain_line(text, ints).and_then(|(v, r)| Some((reward_slot(tra, state, v)?, r)));
+                match fast.map_or_else(|| reward_entry(path, &Line::of(number, text), tra, state), Ok) {
+                    Ok((slot, r)) => out.push((slot, r, number)),
+                    Err(e) => return (out, Some(e), 0),
                 }
             }
-            (out, None)
+            (out, None, super::chunked::count_newlines(piece.as_bytes()))
         })
         .collect();
-    let mut rewards = vec![0.0; n];
-    let mut seen = Bits::new(n);
-    let mut entries = 0;
-    let mut before = lines.number;
-    for (piece, (out, error)) in pieces.iter().zip(parsed) {
-        for (s, r) in out {
-            if !seen.insert(s as usize) {
-                // The lines of the first two rewards of `s`: read again (only for the error).
-                let mut at = split_lines(text)
-                    .skip(1)
-                    .filter(|l| l.tokens.first().and_then(|t| t.parse::<StateId>().ok()) == Some(s));
-                let first = at.next().map_or(0, |l| l.number);
-                let message = format!("state {s} has a reward already (line {first})");
-                return Err(match at.next() {
-                    Some(second) => second.error(path, 0, message),
-                    None => parse_error(path, first, 1, message),
+    let starts: Vec<usize> = parsed
+        .iter()
+        .scan(lines.number, |before, p| {
+            Some(std::mem::replace(before, *before + p.2))
+        })
+        .collect();
+    let mut values = vec![0.0; slots];
+    let mut seen = Bits::new(slots);
+    let mut count = 0;
+    for i in 0..parsed.len() {
+        for &(slot, r, local) in &parsed[i].0 {
+            // A second reward for a state or transition, or (MDP) a different one for a choice.
+            if !seen.insert(slot) && (state || !tra.is_mdp || values[slot] != r) {
+                let first = (0..=i)
+                    .find_map(|j| parsed[j].0.iter().find(|p| p.0 == slot).map(|p| starts[j] + p.2))
+                    .unwrap_or(0);
+                let line = split_lines(text).find(|l| l.number == starts[i] + local);
+                let line = line.expect("the entry's line");
+                return Err(match (state, tra.is_mdp) {
+                    (true, _) => line.error(path, 0, format!("state {slot} has a reward already (line {first})")),
+                    (false, true) => line.error(
+                        path,
+                        3,
+                        format!(
+                            "reward {} differs from {} on line {first} for the same choice; an MDP's transition rewards belong to the choice",
+                            number(r, Form::Text),
+                            number(values[slot], Form::Text),
+                        ),
+                    ),
+                    (false, false) => line.error(
+                        path,
+                        0,
+                        format!("this transition has a reward already (line {first})"),
+                    ),
                 });
             }
-            entries += 1;
-            rewards[s as usize] = r;
+            values[slot] = r;
+            count += 1;
         }
-        if let Some(e) = error {
-            return Err(shifted(e, before));
+        if let Some(e) = parsed[i].1.take() {
+            return Err(shifted(e, starts[i]));
         }
-        before += super::chunked::count_newlines(piece.as_bytes());
     }
-    if entries != k {
+    if count != k {
         return Err(header.error(
             path,
-            1,
-            format!("the header announces {k} entries but the file has {entries}"),
+            header_len - 1,
+            format!("the header announces {k} entries but the file has {count}"),
         ));
     }
-    Ok((name, (k > 0).then_some(rewards)))
+    Ok((name, (k > 0).then_some(values)))
+}
+
+/// A reward line of any form (see [`read_rewards`]): where its reward goes (the state; the
+/// choice's row for an MDP; the transition's index in the matrix for a DTMC) and the reward.
+fn reward_entry(path: &Path, line: &Line, tra: &Tra, state: bool) -> Result<(usize, f64)> {
+    let (matrix, n) = (&tra.matrix, tra.n);
+    let layout = match (state, tra.is_mdp) {
+        (true, _) => "`state reward`",
+        (false, true) => "`state choice target reward`",
+        (false, false) => "`state target reward`",
+    };
+    let ints = if state {
+        1
+    } else if tra.is_mdp {
+        3
+    } else {
+        2
+    };
+    line.expect_tokens(path, &[ints + 1], layout)?;
+    let s: StateId = line.int(path, 0, "a state number")?;
+    if s as usize >= n {
+        return Err(line.error(
+            path,
+            0,
+            format!("state {s} does not exist: the model has {n} states"),
+        ));
+    }
+    if state {
+        return Ok((s as usize, line.number(path, 1, "a reward")?));
+    }
+    let row = if tra.is_mdp {
+        let a: usize = line.int(path, 1, "a choice number")?;
+        let rows = matrix.group_rows(s as usize);
+        if a >= rows.len() {
+            return Err(line.error(
+                path,
+                1,
+                format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
+            ));
+        }
+        rows.start + a
+    } else {
+        s as usize
+    };
+    let t: StateId = line.int(path, ints - 1, "a target state number")?;
+    let r = line.number(path, ints, "a reward")?;
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let Ok(pos) = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t) else {
+        return Err(line.error(
+            path,
+            ints - 1,
+            format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
+        ));
+    };
+    Ok((if tra.is_mdp { row } else { row_ptr[row] + pos }, r))
+}
+
+/// Where the reward of a reward line of plain numbers `v` goes (see [`reward_entry`]); `None` if
+/// the line is refused.
+fn reward_slot(tra: &Tra, state: bool, v: [u32; 3]) -> Option<usize> {
+    let matrix = &tra.matrix;
+    if v[0] as usize >= tra.n {
+        return None;
+    }
+    let (row, t) = if state {
+        return Some(v[0] as usize);
+    } else if tra.is_mdp {
+        let rows = matrix.group_rows(v[0] as usize);
+        let a = v[1] as usize;
+        (a < rows.len()).then_some((rows.start + a, v[2]))?
+    } else {
+        (v[0] as usize, v[1])
+    };
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let pos = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t).ok()?;
+    Some(if tra.is_mdp { row } else { row_ptr[row] + pos })
 }
 
 /// `text` (whole lines) cut after a newline every `size` bytes or so.
@@ -509,236 +615,6 @@ fn shifted(e: Error, lines: usize) -> Error {
         },
         other => other,
     }
-}
-
-/// Transition rewards from a `.trew` file: the name in its header and the part they give —
-/// `(transition, action)`: a DTMC's per-transition rewards (aligned with the matrix's entries) or
-/// an MDP's per-choice rewards.
-type TrewParts = (Option<Vec<f64>>, Option<Vec<f64>>);
-
-/// The lines after the header are parsed in pieces of about `piece` bytes in parallel.
-fn read_trew(path: &Path, text: &str, tra: &Tra, piece: usize) -> Result<(Option<String>, TrewParts)> {
-    let mut lines = split_lines(text);
-    let first = lines.next();
-    let (name, kind) = reward_header(path, &lines.comments)?;
-    if kind == Some(true) {
-        return Err(parse_error(
-            path,
-            1,
-            1,
-            "this is a state rewards file, not transition rewards",
-        ));
-    }
-    let matrix = &tra.matrix;
-    let n = tra.n;
-    let Some(header) = first else {
-        return Err(parse_error(
-            path,
-            lines.last_line(),
-            1,
-            "the file has no header line",
-        ));
-    };
-    let (layout, header_len) = if tra.is_mdp {
-        ("a header `states choices entries` (the model is an MDP)", 3)
-    } else {
-        ("a header `states entries` (the model is a DTMC)", 2)
-    };
-    header.expect_tokens(path, &[header_len], layout)?;
-    let n_file: usize = header.int(path, 0, "the number of states")?;
-    if n_file != n {
-        return Err(header.error(
-            path,
-            0,
-            format!("the file is for {n_file} states; the model has {n}"),
-        ));
-    }
-    if tra.is_mdp {
-        let c: usize = header.int(path, 1, "the number of choices")?;
-        if c != matrix.nrows() {
-            return Err(header.error(
-                path,
-                1,
-                format!("the file is for {c} choices; the model has {}", matrix.nrows()),
-            ));
-        }
-    }
-    let k: usize = header.int(path, header_len - 1, "the number of entries")?;
-    let slots = if tra.is_mdp { matrix.nrows() } else { matrix.nnz() };
-    // Pieces of lines in parallel; if anything is wrong with them, the lines one by one, which
-    // find the error and its place.
-    let rest = &lines.text[lines.pos..];
-    if let Some((values, count)) = trew_in_pieces(path, rest, tra, slots, piece)
-        && count == k
-    {
-        let part = (k > 0).then_some(values);
-        return Ok((name, if tra.is_mdp { (None, part) } else { (part, None) }));
-    }
-    let mut values = vec![0.0; slots];
-    let mut seen = Bits::new(slots);
-    // The line of the first entry for the same choice (MDP) or transition (DTMC) as `line`: read
-    // again, only for an error.
-    let first_line_for = |line: &Line| {
-        // State and choice (MDP) or state and target (DTMC): the first two numbers either way.
-        let key = |l: &Line| {
-            let number = |i: usize| l.tokens.get(i).and_then(|t| t.parse::<u64>().ok());
-            (number(0), number(1))
-        };
-        let want = key(line);
-        split_lines(text)
-            .skip(1)
-            .find(|l| key(l) == want)
-            .map_or(0, |l| l.number)
-    };
-    let mut count = 0;
-    for line in lines {
-        count += 1;
-        let (slot, r) = trew_entry(path, &line, tra)?;
-        if tra.is_mdp {
-            // PRISM's MDP transition rewards belong to the choice: one value for all its transitions.
-            if !seen.insert(slot) && values[slot] != r {
-                return Err(line.error(
-                    path,
-                    3,
-                    format!(
-                        "reward {} differs from {} on line {} for the same choice; an MDP's transition rewards belong to the choice",
-                        number(r, Form::Text),
-                        number(values[slot], Form::Text),
-                        first_line_for(&line)
-                    ),
-                ));
-            }
-        } else if !seen.insert(slot) {
-            return Err(line.error(
-                path,
-                0,
-                format!(
-                    "this transition has a reward already (line {})",
-                    first_line_for(&line)
-                ),
-            ));
-        }
-        values[slot] = r;
-    }
-    if count != k {
-        return Err(header.error(
-            path,
-            header_len - 1,
-            format!("the header announces {k} entries but the file has {count}"),
-        ));
-    }
-    let part = (k > 0).then_some(values);
-    Ok((name, if tra.is_mdp { (None, part) } else { (part, None) }))
-}
-
-/// A `.trew` line: where its reward goes (the choice's row for an MDP, the transition's index in
-/// the matrix for a DTMC) and the reward.
-fn trew_entry(path: &Path, line: &Line, tra: &Tra) -> Result<(usize, f64)> {
-    let (matrix, n) = (&tra.matrix, tra.n);
-    let (row, target_token, value_token) = if tra.is_mdp {
-        line.expect_tokens(path, &[4], "`state choice target reward`")?;
-        let s: StateId = line.int(path, 0, "a state number")?;
-        if s as usize >= n {
-            return Err(line.error(
-                path,
-                0,
-                format!("state {s} does not exist: the model has {n} states"),
-            ));
-        }
-        let a: usize = line.int(path, 1, "a choice number")?;
-        let rows = matrix.group_rows(s as usize);
-        if a >= rows.len() {
-            return Err(line.error(
-                path,
-                1,
-                format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
-            ));
-        }
-        (rows.start + a, 2, 3)
-    } else {
-        line.expect_tokens(path, &[3], "`state target reward`")?;
-        let s: StateId = line.int(path, 0, "a state number")?;
-        if s as usize >= n {
-            return Err(line.error(
-                path,
-                0,
-                format!("state {s} does not exist: the model has {n} states"),
-            ));
-        }
-        (s as usize, 1, 2)
-    };
-    let t: StateId = line.int(path, target_token, "a target state number")?;
-    let r = line.number(path, value_token, "a reward")?;
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let row_cols = &cols[row_ptr[row]..row_ptr[row + 1]];
-    let Ok(pos) = row_cols.binary_search(&t) else {
-        return Err(line.error(
-            path,
-            target_token,
-            format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
-        ));
-    };
-    Ok((if tra.is_mdp { row } else { row_ptr[row] + pos }, r))
-}
-
-/// Where the reward of a `.trew` line of numbers `v` (state, choice, target for an MDP; state,
-/// target for a DTMC) goes (see [`trew_entry`]); `None` if the line is refused.
-fn trew_slot(tra: &Tra, v: [u32; 3]) -> Option<usize> {
-    let matrix = &tra.matrix;
-    let (row, t) = if tra.is_mdp {
-        if v[0] as usize >= tra.n {
-            return None;
-        }
-        let rows = matrix.group_rows(v[0] as usize);
-        let a = v[1] as usize;
-        (a < rows.len()).then_some((rows.start + a, v[2]))?
-    } else {
-        ((v[0] as usize) < tra.n).then_some((v[0] as usize, v[1]))?
-    };
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let pos = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t).ok()?;
-    Some(if tra.is_mdp { row } else { row_ptr[row] + pos })
-}
-
-/// The `.trew` lines `rest` read in pieces of about `piece` bytes in parallel: the rewards (one per
-/// slot, see [`trew_entry`]) and the number of lines; `None` if any line or pair of lines is
-/// refused (the caller then reads the lines one by one to report it).
-fn trew_in_pieces(
-    path: &Path,
-    rest: &str,
-    tra: &Tra,
-    slots: usize,
-    piece: usize,
-) -> Option<(Vec<f64>, usize)> {
-    let pieces = line_pieces(rest, piece);
-    let parsed: Vec<Option<Vec<(usize, f64)>>> = pieces
-        .par_iter()
-        .map(|piece| {
-            let ints = if tra.is_mdp { 3 } else { 2 };
-            lines_of(piece)
-                .map(|(number, text)| {
-                    match plain_line(text, ints).and_then(|(v, r)| trew_slot(tra, v).map(|slot| (slot, r))) {
-                        Some(entry) => Some(entry),
-                        None => trew_entry(path, &Line::of(number, text), tra).ok(),
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let mut values = vec![0.0; slots];
-    let mut seen = Bits::new(slots);
-    let mut count = 0;
-    for entries in parsed {
-        for (slot, r) in entries? {
-            // A second reward for a transition, or (MDP) a different one for a choice.
-            if !seen.insert(slot) && (!tra.is_mdp || values[slot] != r) {
-                return None;
-            }
-            values[slot] = r;
-            count += 1;
-        }
-    }
-    Some((values, count))
 }
 
 /// `x.ext` if it exists, else `x1.ext`, `x2.ext`, ... as long as they exist (PRISM's convention);
@@ -872,15 +748,18 @@ fn with_companions(
         let mut model = RewardModel::default();
         let mut name: Option<(String, PathBuf)> = None;
         if let Some(f) = srew.get(i) {
-            let (nm, part) = read_srew(f, &read_text(f)?, n, tuning.chunk)?;
+            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, true, tuning.chunk)?;
             model.state = part;
             name = nm.map(|nm| (nm, f.clone()));
             files.push(f.clone());
         }
         if let Some(f) = trew.get(i) {
-            let (nm, (transition, action)) = read_trew(f, &read_text(f)?, &tra, tuning.chunk)?;
-            model.transition = transition;
-            model.action = action;
+            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, false, tuning.chunk)?;
+            if tra.is_mdp {
+                model.action = part;
+            } else {
+                model.transition = part;
+            }
             match (&name, nm) {
                 (Some((a, other)), Some(b)) if *a != b => {
                     return Err(parse_error(
