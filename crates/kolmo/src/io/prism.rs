@@ -1254,6 +1254,44 @@ mod tests {
     }
 
     #[test]
+    fn reward_files_read_the_same_in_any_pieces() {
+        let path = Path::new("r.x");
+        let dtmc =
+            super::super::tra::read_any_order(path, "3 4\n0 1 1\n1 0 0.5\n1 2 0.5\n2 2 1\n", false).unwrap();
+        let mdp =
+            super::super::tra::read_any_order(path, "2 3 3\n0 0 1 1\n0 1 0 1\n1 0 1 1\n", false).unwrap();
+        let cases: &[(&Tra, bool, &str)] = &[
+            (&dtmc, true, "3 3\n0 1\n# c\n2 2.5\n1 1/2\n"),
+            (&dtmc, true, "3 3\n0 1\n2 2.5\n\n0 7\n"),
+            (&dtmc, true, "3 3\n0 1\n2 x\n0 7\n"),
+            (&dtmc, false, "3 3\n1 0 1\n1 2 2\n2 2 3\n"),
+            (&dtmc, false, "3 3\n1 0 1\n2 2 3\n1 0 2\n"),
+            (&dtmc, false, "3 2\n1 1 1\n"),
+            (&mdp, false, "2 3 3\n0 1 0 2\n0 0 1 1\n0 1 0 2\n"),
+            (&mdp, false, "2 3 3\n0 1 0 2\n0 0 1 1\n0 1 0 3\n"),
+        ];
+        for (tra, state, text) in cases {
+            let whole = read_rewards(path, text, tra, *state, 1 << 20).map_err(|e| e.to_string());
+            for piece in [1, 2, 5] {
+                let got = read_rewards(path, text, tra, *state, piece).map_err(|e| e.to_string());
+                assert_eq!(got, whole, "{text:?} in pieces of {piece}");
+            }
+        }
+        let e = read_rewards(path, cases[1].2, &dtmc, true, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "r.x:5:1: state 0 has a reward already (line 2)");
+        let e = read_rewards(path, cases[4].2, &dtmc, false, 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "r.x:4:1: this transition has a reward already (line 2)");
+        let e = read_rewards(path, cases[7].2, &mdp, false, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("r.x:4:7: reward 3 differs from 2 on line 2"), "{e}");
+    }
+
+    #[test]
     fn no_lab_means_state_zero_and_crlf_bom_comments_are_fine() {
         let dir = temp_dir("nolab");
         let (model, files, notes) = read_dir(
