@@ -364,12 +364,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
 /// Reads the DRN file `path` (a window at a time, chunks in parallel); returns the model with notes
 /// for the user.
 pub(crate) fn read_file(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    let io_error = |error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let size = file.metadata().map_err(io_error)?.len();
+    let (file, size) = super::open(path)?;
     read_from(path, file, Some(size), options, Tuning::FILES)
 }
 
@@ -436,42 +431,61 @@ pub(crate) fn read_from<R: Read + Send>(
         .group_ptr
         .unwrap_or_else(|| (0..=n).into_par_iter().collect());
     let matrix = CsrMatrix::from_grouped_parts(n, body.row_ptr, body.cols, body.vals, group_ptr);
-    let labels = body.labels;
-    let model = match header.kind {
-        Kind::Mdp => {
-            let mut mdp = Mdp::new(matrix, initial)?;
-            for (label, states) in labels {
-                mdp.set_label(label, StateSet::from_states(n, states));
-            }
-            if let Some(names) = names {
-                mdp = mdp.with_names(names);
-            }
-            for (name, model) in rewards {
-                mdp.set_reward_model(name, model)?;
-            }
-            if let Some(names) = body.action_names {
-                mdp = mdp.with_action_names(names);
-            }
-            Model::Mdp(mdp)
-        }
-        Kind::Dtmc => {
-            if body.named {
-                notes.push("the action names of a DTMC are not kept".to_string());
-            }
-            let mut dtmc = Dtmc::new(matrix, initial)?;
-            for (label, states) in labels {
-                dtmc.set_label(label, StateSet::from_states(n, states));
-            }
-            if let Some(names) = names {
-                dtmc = dtmc.with_names(names);
-            }
-            for (name, model) in rewards {
-                dtmc.set_reward_model(name, model)?;
-            }
-            Model::Dtmc(dtmc)
-        }
-    };
+    if header.kind == Kind::Dtmc && body.named {
+        notes.push("the action names of a DTMC are not kept".to_string());
+    }
+    let is_mdp = header.kind == Kind::Mdp;
+    let model = assemble(
+        is_mdp,
+        matrix,
+        initial,
+        body.labels,
+        names,
+        rewards,
+        body.action_names,
+    )?;
     Ok((model, notes))
+}
+
+/// The model of `matrix` (an MDP when `is_mdp`, else a DTMC) with its initial states, labels
+/// (name → states), state names, reward models and (MDP) action names.
+pub(super) fn assemble(
+    is_mdp: bool,
+    matrix: CsrMatrix,
+    initial: Vec<StateId>,
+    labels: BTreeMap<String, Vec<StateId>>,
+    names: Option<Vec<String>>,
+    rewards: impl IntoIterator<Item = (String, RewardModel)>,
+    action_names: Option<Vec<String>>,
+) -> Result<Model> {
+    let n = matrix.row_groups();
+    let labels = labels
+        .into_iter()
+        .map(|(label, states)| (label, StateSet::from_states(n, states)));
+    if is_mdp {
+        let mut mdp = Mdp::new(matrix, initial)?;
+        labels.for_each(|(label, set)| mdp.set_label(label, set));
+        if let Some(names) = names {
+            mdp = mdp.with_names(names);
+        }
+        for (name, model) in rewards {
+            mdp.set_reward_model(name, model)?;
+        }
+        Ok(Model::Mdp(match action_names {
+            Some(names) => mdp.with_action_names(names),
+            None => mdp,
+        }))
+    } else {
+        let mut dtmc = Dtmc::new(matrix, initial)?;
+        labels.for_each(|(label, set)| dtmc.set_label(label, set));
+        if let Some(names) = names {
+            dtmc = dtmc.with_names(names);
+        }
+        for (name, model) in rewards {
+            dtmc.set_reward_model(name, model)?;
+        }
+        Ok(Model::Dtmc(dtmc))
+    }
 }
 
 /// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the

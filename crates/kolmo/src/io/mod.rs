@@ -281,6 +281,17 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
     text_of(path, bytes)
 }
 
+/// The file `path`, opened, and its length.
+pub(crate) fn open(path: &Path) -> Result<(std::fs::File, u64)> {
+    let io_error = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_err(io_error)?.len();
+    Ok((file, size))
+}
+
 /// `bytes` read from `path` as text; invalid UTF-8 and an empty input (or one of only white
 /// space) are errors.
 fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {

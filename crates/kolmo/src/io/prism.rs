@@ -49,9 +49,10 @@ use super::drn::{View, column_of, folded_action_rewards};
 use super::text_out::{Form, number, push_uint, write_states};
 use super::tra::{Tokens, Tra};
 use super::{Model, ReadOptions, parse_error, parse_number, read_text};
-use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
+use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -642,38 +643,32 @@ fn companions(path: &Path, ext: &str) -> (Vec<PathBuf>, bool) {
 /// Reads the `.tra` file `path` and the `.lab`, `.srew`, `.trew` files of the same stem beside it;
 /// returns the model, every file read, and notes for the user.
 pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
-    read_with(path, options, Tuning::FILES)
-}
-
-/// [`read`] with the windows and chunks of `tuning` for the `.tra` file.
-fn read_with(
-    path: &Path,
-    options: &ReadOptions,
-    tuning: Tuning,
-) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
-    let io_error = |error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let size = file.metadata().map_err(io_error)?.len();
-    let tra = match super::tra::read_from(path, file, Some(size), options.normalize, tuning)? {
-        Some(tra) => tra,
-        None => super::tra::read_any_order(path, &read_text(path)?, options.normalize)?,
-    };
-    with_companions(path, tra, tuning, true)
+    let (file, size) = super::open(path)?;
+    let tra = read_tra(path, file, size, options, || read_text(path).map(Cow::Owned))?;
+    with_companions(path, tra, true)
 }
 
 /// The model of the `.tra` text `text` alone (read from a stream: no `.lab`, `.srew`, `.trew`
 /// files, so state 0 is the initial state unless `- s -` lines say otherwise); with notes.
 pub(super) fn read_tra_text(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    let tuning = Tuning::FILES;
-    let size = Some(text.len() as u64);
-    let tra = match super::tra::read_from(path, text.as_bytes(), size, options.normalize, tuning)? {
-        Some(tra) => tra,
-        None => super::tra::read_any_order(path, text, options.normalize)?,
-    };
-    with_companions(path, tra, tuning, false).map(|(model, _, notes)| (model, notes))
+    let size = text.len() as u64;
+    let tra = read_tra(path, text.as_bytes(), size, options, || Ok(Cow::Borrowed(text)))?;
+    with_companions(path, tra, false).map(|(model, _, notes)| (model, notes))
+}
+
+/// The `.tra` transitions in `reader` (`size` bytes), read in chunks; if they are not grouped by
+/// source state, from the whole `text` again, sorted.
+fn read_tra<'t, R: std::io::Read + Send>(
+    path: &Path,
+    reader: R,
+    size: u64,
+    options: &ReadOptions,
+    text: impl FnOnce() -> Result<Cow<'t, str>>,
+) -> Result<Tra> {
+    match super::tra::read_from(path, reader, Some(size), options.normalize, Tuning::FILES)? {
+        Some(tra) => Ok(tra),
+        None => super::tra::read_any_order(path, &text()?, options.normalize),
+    }
 }
 
 /// The model of `tra`, read from `path`, with the labels and rewards of the `.lab`, `.srew` and
@@ -681,7 +676,6 @@ pub(super) fn read_tra_text(path: &Path, text: &str, options: &ReadOptions) -> R
 fn with_companions(
     path: &Path,
     tra: Tra,
-    tuning: Tuning,
     companions_too: bool,
 ) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
     let n = tra.n;
@@ -748,13 +742,13 @@ fn with_companions(
         let mut model = RewardModel::default();
         let mut name: Option<(String, PathBuf)> = None;
         if let Some(f) = srew.get(i) {
-            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, true, tuning.chunk)?;
+            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, true, Tuning::FILES.chunk)?;
             model.state = part;
             name = nm.map(|nm| (nm, f.clone()));
             files.push(f.clone());
         }
         if let Some(f) = trew.get(i) {
-            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, false, tuning.chunk)?;
+            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, false, Tuning::FILES.chunk)?;
             if tra.is_mdp {
                 model.action = part;
             } else {
@@ -808,28 +802,8 @@ fn with_companions(
             what.join(" and ")
         ));
     }
-    let model = if tra.is_mdp {
-        let mut mdp = Mdp::new(tra.matrix, initial)?;
-        for (label, states) in labels {
-            mdp.set_label(label, StateSet::from_states(n, states));
-        }
-        for (name, model) in rewards {
-            mdp.set_reward_model(name, model)?;
-        }
-        if let Some(names) = tra.action_names {
-            mdp = mdp.with_action_names(names);
-        }
-        Model::Mdp(mdp)
-    } else {
-        let mut dtmc = Dtmc::new(tra.matrix, initial)?;
-        for (label, states) in labels {
-            dtmc.set_label(label, StateSet::from_states(n, states));
-        }
-        for (name, model) in rewards {
-            dtmc.set_reward_model(name, model)?;
-        }
-        Model::Dtmc(dtmc)
-    };
+    let (matrix, names) = (tra.matrix, tra.action_names);
+    let model = super::drn::assemble(tra.is_mdp, matrix, initial, labels, None, rewards, names)?;
     Ok((model, files, notes))
 }
 
