@@ -442,6 +442,69 @@ pub(crate) fn line_at(data: &[u8], start: usize) -> (&[u8], usize, bool) {
     }
 }
 
+/// The lines of a text from byte `pos` on, as [`line_at`] cuts them: (number, text), numbered on
+/// from `number`; a byte-order mark is dropped from the first line of a whole text.
+pub(crate) struct TextLines<'a> {
+    text: &'a str,
+    /// Where the next line starts.
+    pub pos: usize,
+    /// The number of the last line given (0 before the first).
+    pub number: usize,
+    /// The newlines that ended the lines given.
+    pub newlines: usize,
+    /// Whether the lines ran out.
+    pub exhausted: bool,
+    strip_bom: bool,
+}
+
+impl<'a> TextLines<'a> {
+    /// The lines of `text`, a whole text (a byte-order mark at its start is dropped).
+    pub fn of(text: &'a str) -> Self {
+        Self {
+            strip_bom: true,
+            ..Self::at(text, 0, 0)
+        }
+    }
+
+    /// The lines of `text` from byte `pos` (a line start), the first numbered `number + 1`, as
+    /// they are.
+    pub fn at(text: &'a str, pos: usize, number: usize) -> Self {
+        Self {
+            text,
+            pos,
+            number,
+            newlines: 0,
+            exhausted: false,
+            strip_bom: false,
+        }
+    }
+
+    /// The text after the lines given.
+    pub fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or_default()
+    }
+}
+
+impl<'a> Iterator for TextLines<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        if self.pos >= self.text.len() {
+            self.exhausted = true;
+            return None;
+        }
+        let (raw, next, newline) = line_at(self.text.as_bytes(), self.pos);
+        let mut line = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
+        if std::mem::take(&mut self.strip_bom) {
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        }
+        self.number += 1;
+        self.newlines += usize::from(newline);
+        self.pos = next;
+        Some((self.number, line))
+    }
+}
+
 /// Cut points in `data` for chunks of about `chunk` bytes (`first` bytes for the first): 0, then
 /// for each target size the first place at or after it where `cut_at` allows a cut (it returns a
 /// line start below `data.len()`, or `None` when `data` shows none). At the end of the file

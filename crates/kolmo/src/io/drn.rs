@@ -60,7 +60,7 @@
 //! `f64`s. DRN has no transition rewards: a reward model's transition part is folded into its action
 //! rewards as `Σ_t P(a, t) · r(a, t)`, which keeps every expected reward the same.
 
-use super::chunked::{HeaderRead, Stream, Tuning, header_from, line_at};
+use super::chunked::{HeaderRead, Stream, TextLines, Tuning, header_from};
 use super::text_out::{Numbers, push_uint, write_states};
 use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
@@ -298,51 +298,12 @@ pub(super) fn split_token(s: &str) -> (&str, &str) {
     (&s[..end], &s[end..])
 }
 
-/// The lines of a text (complete lines of the file from its start), numbered from 1, as
-/// `str::lines` splits them, with a stripped `\r` and without a leading byte-order mark; remembers
-/// whether they ran out.
-struct Lines<'a> {
-    text: &'a str,
-    pos: usize,
-    number: usize,
-    newlines: usize,
-    exhausted: bool,
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = Line<'a>;
-
-    fn next(&mut self) -> Option<Line<'a>> {
-        if self.pos >= self.text.len() {
-            self.exhausted = true;
-            return None;
-        }
-        let (raw, next, newline) = line_at(self.text.as_bytes(), self.pos);
-        let mut text = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
-        if self.number == 0 {
-            text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        }
-        self.number += 1;
-        self.newlines += usize::from(newline);
-        self.pos = next;
-        Some(Line {
-            number: self.number,
-            text,
-        })
-    }
-}
-
 /// The header in `text` (whole lines from the file's start; `complete`: the whole file), up to and
 /// including the `@model` line, or [`HeaderRead::More`] if the text ends first.
 fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Header>> {
-    let mut lines = Lines {
-        text,
-        pos: 0,
-        number: 0,
-        newlines: 0,
-        exhausted: false,
-    };
-    match read_header(path, &mut lines) {
+    let mut lines = TextLines::of(text);
+    let mut numbered = lines.by_ref().map(|(number, text)| Line { number, text });
+    match read_header(path, &mut numbered) {
         Ok(header) => Ok(HeaderRead::Done(header, lines.pos, lines.newlines)),
         Err(_) if lines.exhausted && !complete => Ok(HeaderRead::More),
         Err(e) => Err(e),

@@ -44,7 +44,7 @@
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
 use super::chunked::Tuning;
-use super::chunked::quote;
+use super::chunked::{TextLines, quote};
 use super::drn::{View, column_of, folded_action_rewards};
 use super::text_out::{Form, number, push_uint, write_states};
 use super::tra::{Tokens, Tra};
@@ -68,18 +68,14 @@ struct Line<'a> {
 /// lines (before the first data line) as (number, trimmed text) once the first data line is read;
 /// the number of the last line once all are read.
 struct DataLines<'a> {
-    text: &'a str,
-    pos: usize,
-    number: usize,
+    lines: TextLines<'a>,
     data_seen: bool,
     comments: Vec<(usize, &'a str)>,
 }
 
 fn split_lines(text: &str) -> DataLines<'_> {
     DataLines {
-        text: text.strip_prefix('\u{feff}').unwrap_or(text),
-        pos: 0,
-        number: 0,
+        lines: TextLines::of(text),
         data_seen: false,
         comments: Vec::new(),
     }
@@ -88,7 +84,7 @@ fn split_lines(text: &str) -> DataLines<'_> {
 impl DataLines<'_> {
     /// The number of the last line read (1 for an empty text).
     fn last_line(&self) -> usize {
-        self.number.max(1)
+        self.lines.number.max(1)
     }
 }
 
@@ -96,28 +92,14 @@ impl<'a> Iterator for DataLines<'a> {
     type Item = Line<'a>;
 
     fn next(&mut self) -> Option<Line<'a>> {
-        let b = self.text.as_bytes();
-        while self.pos < b.len() {
-            let (raw, next, _) = super::chunked::line_at(b, self.pos);
-            let line = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
-            self.pos = next;
-            self.number += 1;
-            let t = line.trim();
-            if t.is_empty() {
-                continue;
+        for (number, text) in self.lines.by_ref() {
+            let t = text.trim();
+            if t.starts_with('#') && !self.data_seen {
+                self.comments.push((number, t));
+            } else if !t.is_empty() && !t.starts_with('#') {
+                self.data_seen = true;
+                return Some(Line::of(number, text));
             }
-            if t.starts_with('#') {
-                if !self.data_seen {
-                    self.comments.push((self.number, t));
-                }
-                continue;
-            }
-            self.data_seen = true;
-            return Some(Line {
-                number: self.number,
-                text: line,
-                tokens: Tokens::of(line),
-            });
         }
         None
     }
@@ -394,7 +376,7 @@ fn read_rewards(
     };
     // Pieces of lines in parallel, each up to its first malformed line; then, in file order, the
     // entries (a slot given twice is refused) and the first malformed line.
-    let rest = &lines.text[lines.pos..];
+    let rest = lines.lines.rest();
     let pieces = line_pieces(rest, piece);
     let ints = if state { 1 } else { header_len };
     type Parsed = (Vec<(usize, f64, usize)>, Option<Error>, usize);
@@ -414,7 +396,7 @@ fn read_rewards(
         .collect();
     let starts: Vec<usize> = parsed
         .iter()
-        .scan(lines.number, |before, p| {
+        .scan(lines.lines.number, |before, p| {
             Some(std::mem::replace(before, *before + p.2))
         })
         .collect();
@@ -563,21 +545,9 @@ fn line_pieces(text: &str, size: usize) -> Vec<&str> {
 /// The data lines of `piece`, a run of whole lines inside a file: (number from 1 in the piece,
 /// text), without their tokens ([`Line::of`] makes them when needed).
 fn lines_of(piece: &str) -> impl Iterator<Item = (usize, &str)> {
-    let b = piece.as_bytes();
-    let mut pos = 0;
-    let mut number = 0;
-    std::iter::from_fn(move || {
-        while pos < b.len() {
-            let (raw, next, _) = super::chunked::line_at(b, pos);
-            let line = piece.get(pos..pos + raw.len()).unwrap_or_default();
-            pos = next;
-            number += 1;
-            let t = line.trim();
-            if !t.is_empty() && !t.starts_with('#') {
-                return Some((number, line));
-            }
-        }
-        None
+    TextLines::at(piece, 0, 0).filter(|(_, line)| {
+        let t = line.trim();
+        !t.is_empty() && !t.starts_with('#')
     })
 }
 

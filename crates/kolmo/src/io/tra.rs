@@ -13,8 +13,8 @@
 //! state order.
 
 use super::chunked::{
-    ChunkError, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, Stream, Tuning,
-    append_rows, column_of, digits_u32, end_of_line, header_from, line_at, line_start_from, quote,
+    ChunkError, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, Stream, TextLines,
+    Tuning, append_rows, column_of, digits_u32, end_of_line, header_from, line_at, line_start_from, quote,
     read_chunked, skip_blanks,
 };
 use super::rows::no_transitions_message;
@@ -188,29 +188,17 @@ pub(super) fn read_header(path: &Path, line: usize, text: &str) -> Result<Header
 /// Finds and reads the header in `text` (complete lines from the file's start; `complete` when it
 /// is the whole file).
 fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Header>> {
-    let b = text.as_bytes();
     let mut comments = Vec::new();
-    let (mut pos, mut number, mut newlines) = (0, 0, 0);
-    while pos < b.len() {
-        let (raw, next, newline) = line_at(b, pos);
-        let mut line = text.get(pos..pos + raw.len()).unwrap_or_default();
-        if number == 0 {
-            line = line.strip_prefix('\u{feff}').unwrap_or(line);
-        }
-        number += 1;
-        newlines += usize::from(newline);
-        pos = next;
+    let mut lines = TextLines::of(text);
+    for (number, line) in lines.by_ref() {
         let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if t.starts_with('#') {
             comments.push((number, t));
-            continue;
+        } else if !t.is_empty() {
+            check_comments(path, &comments)?;
+            let header = read_header(path, number, line)?;
+            return Ok(HeaderRead::Done(header, lines.pos, lines.newlines));
         }
-        check_comments(path, &comments)?;
-        let header = read_header(path, number, line)?;
-        return Ok(HeaderRead::Done(header, pos, newlines));
     }
     if !complete {
         return Ok(HeaderRead::More);
@@ -218,7 +206,7 @@ fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Heade
     check_comments(path, &comments)?;
     Err(parse_error(
         path,
-        number,
+        lines.number,
         1,
         "the file has no header line `n m` or `n c m`",
     ))
@@ -852,17 +840,15 @@ pub(super) fn read_from<R: Read + Send>(
 /// transitions collected and sorted into rows by [`build_matrix`]. Errors come in the same order:
 /// malformed lines (in file order), the header's counts, then the matrix's faults.
 pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
-    let HeaderRead::Done(header, mut pos, _) = header_in(path, text, true)? else {
+    let HeaderRead::Done(header, pos, _) = header_in(path, text, true)? else {
         unreachable!("the whole text is given")
     };
     let (n, is_mdp) = (header.n, header.is_mdp);
     let (mut entries, mut initial) = (Vec::new(), Vec::new());
     let mut labels: HashMap<(StateId, u32), (String, usize)> = HashMap::new();
-    let (mut number, mut dtmc_labels) = (header.line, false);
-    while pos < text.len() {
-        let (raw, next, _) = line_at(text.as_bytes(), pos);
-        let line = text.get(pos..pos + raw.len()).unwrap_or_default();
-        (number, pos) = (number + 1, next);
+    let mut dtmc_labels = false;
+    let mut lines = TextLines::at(text, pos, header.line);
+    for (number, line) in lines.by_ref() {
         let t = match parse_line(&header, number, line) {
             Ok(Parsed::Nothing) => continue,
             Ok(Parsed::Initial(s)) => {
@@ -906,7 +892,8 @@ pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result
         });
     }
     check_counts(path, &header, entries.len(), labels.len())?;
-    let (matrix, mut notes) = build_matrix(path, n, entries, normalize, |_| number)?;
+    let last = lines.number;
+    let (matrix, mut notes) = build_matrix(path, n, entries, normalize, |_| last)?;
     let action_names = (is_mdp && labels.values().any(|(l, _)| !l.is_empty())).then(|| {
         let mut names = vec![String::new(); matrix.nrows()];
         for ((s, k), (label, _)) in labels {
