@@ -14,6 +14,7 @@
 
 use super::json::{annotate, first_missing, write_error};
 use super::text_out::{Form, number};
+use super::tra::Tokens;
 use super::{
     Entry, Model, ReadOptions, build_matrix_written, exact_number, parse_error, parse_number, with_written,
 };
@@ -24,23 +25,8 @@ use std::path::Path;
 
 /// The whitespace-separated tokens of `line` with their columns (from 1, in characters).
 fn tokens(line: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    let mut column = 0;
-    for (i, c) in line.char_indices() {
-        column += 1;
-        if c.is_whitespace() {
-            if let Some((b, col)) = start.take() {
-                out.push((col, &line[b..i]));
-            }
-        } else if start.is_none() {
-            start = Some((i, column));
-        }
-    }
-    if let Some((b, col)) = start {
-        out.push((col, &line[b..]));
-    }
-    out
+    let tokens = Tokens::of(line);
+    (0..tokens.len()).map(|i| (tokens.column(i), tokens[i])).collect()
 }
 
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
