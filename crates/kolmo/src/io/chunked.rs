@@ -1163,6 +1163,39 @@ impl ChunkRows {
     }
 }
 
+/// Distinct names (a chunk's or a file's action labels) in order of first use, each referred to
+/// by its index.
+#[derive(Default)]
+pub(crate) struct Names {
+    /// The names, by index.
+    pub names: Vec<String>,
+    index: std::collections::HashMap<String, u32>,
+}
+
+impl Names {
+    /// Empties the names (keeping the memory).
+    pub fn clear(&mut self) {
+        self.names.clear();
+        self.index.clear();
+    }
+
+    /// The index of `name`, added if new.
+    pub fn index(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), i);
+        i
+    }
+
+    /// Adds the names of `other` (a later chunk's); returns the index here of each of them.
+    pub fn merge(&mut self, other: &Names) -> Vec<u32> {
+        other.names.iter().map(|name| self.index(name)).collect()
+    }
+}
+
 /// A chunk's error kept until the end, with the number of lines before the chunk.
 pub(crate) type Late = Option<(ChunkError, usize)>;
 

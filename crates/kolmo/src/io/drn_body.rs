@@ -14,15 +14,15 @@
 //! once every chunk has been read.
 
 use super::chunked::{
-    ChunkError, ChunkRows, Faults, Halt, LineFormat, NumberCache, Stream, Tuning, append_rows, column_of,
-    digits_u32, end_of_line, line_at, line_start_from, quote, read_chunked, skip_blanks,
+    ChunkError, ChunkRows, Faults, Halt, LineFormat, Names, NumberCache, Stream, Tuning, append_rows,
+    column_of, digits_u32, end_of_line, line_at, line_start_from, quote, read_chunked, skip_blanks,
 };
 use super::drn::{Header, Kind, split_token, value};
 use super::parse_error;
 use super::rows::no_transitions_message;
 use crate::sparse::CsrParts;
 use crate::{Error, Result, StateId};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
@@ -145,8 +145,7 @@ struct Chunk {
     names_ok: bool,
     /// Action codes per row (MDPs), the names they refer to, and the names' index.
     codes: Vec<u32>,
-    action_names: Vec<String>,
-    name_index: HashMap<String, u32>,
+    action_names: Names,
     /// Whether some row's action name is not just its index (or `__NOLABEL__`).
     named: bool,
     /// Line of the first action without transitions.
@@ -223,7 +222,6 @@ impl Chunk {
         self.names_ok = true;
         self.codes.clear();
         self.action_names.clear();
-        self.name_index.clear();
         self.named = false;
         self.empty_action = None;
         self.line = 0;
@@ -673,15 +671,10 @@ impl Chunk {
             NOLABEL
         } else {
             self.named = true;
-            match self.name_index.get(name) {
-                Some(&c) => c,
-                None if ctx.header.kind == Kind::Mdp && ctx.build => {
-                    let c = FIRST_NAME + self.action_names.len() as u32;
-                    self.action_names.push(name.to_string());
-                    self.name_index.insert(name.to_string(), c);
-                    c
-                }
-                None => INDEX,
+            if ctx.header.kind == Kind::Mdp && ctx.build {
+                FIRST_NAME + self.action_names.index(name)
+            } else {
+                INDEX
             }
         };
         if ctx.build {
@@ -816,8 +809,7 @@ struct Acc {
     names: Vec<String>,
     names_ok: bool,
     codes: Vec<u32>,
-    action_names: Vec<String>,
-    name_index: HashMap<String, u32>,
+    action_names: Names,
     named: bool,
 }
 
@@ -866,25 +858,13 @@ impl Acc {
                 self.names = Vec::new();
             }
             if kind == Kind::Mdp {
-                if c.action_names.is_empty() {
+                if c.action_names.names.is_empty() {
                     self.codes.extend_from_slice(&c.codes);
                 } else {
-                    let map: Vec<u32> = c
-                        .action_names
-                        .iter()
-                        .map(|name| match self.name_index.get(name) {
-                            Some(&code) => code,
-                            None => {
-                                let code = FIRST_NAME + self.action_names.len() as u32;
-                                self.action_names.push(name.clone());
-                                self.name_index.insert(name.clone(), code);
-                                code
-                            }
-                        })
-                        .collect();
+                    let map = self.action_names.merge(&c.action_names);
                     self.codes.extend(c.codes.iter().map(|&code| {
                         if code >= FIRST_NAME {
-                            map[(code - FIRST_NAME) as usize]
+                            FIRST_NAME + map[(code - FIRST_NAME) as usize]
                         } else {
                             code
                         }
@@ -1057,8 +1037,7 @@ pub(super) fn read_body<R: Read + Send>(
             names: Vec::new(),
             names_ok: true,
             codes: Vec::new(),
-            action_names: Vec::new(),
-            name_index: HashMap::new(),
+            action_names: Names::default(),
             named: false,
         },
         brackets: if header.reward_names.is_empty() {
@@ -1105,7 +1084,7 @@ pub(super) fn read_body<R: Read + Send>(
     }
     let notes = faults.finish(path, last_line)?.into_iter().collect();
     let k = brackets_k(brackets);
-    let action_names = (kind == Kind::Mdp && !acc.action_names.is_empty()).then(|| {
+    let action_names = (kind == Kind::Mdp && !acc.action_names.names.is_empty()).then(|| {
         let mut out = Vec::with_capacity(acc.rows);
         for g in 0..acc.states {
             for (i, &code) in acc.codes[acc.group_ptr[g]..acc.group_ptr[g + 1]]
@@ -1115,7 +1094,7 @@ pub(super) fn read_body<R: Read + Send>(
                 out.push(match code {
                     NOLABEL => String::new(),
                     INDEX => i.to_string(),
-                    c => acc.action_names[(c - FIRST_NAME) as usize].clone(),
+                    c => acc.action_names.names[(c - FIRST_NAME) as usize].clone(),
                 });
             }
         }

@@ -13,9 +13,9 @@
 //! state order.
 
 use super::chunked::{
-    ChunkError, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, Stream, TextLines,
-    Tuning, append_rows, column_of, digits_u32, end_of_line, header_from, line_at, line_start_from, quote,
-    read_chunked, skip_blanks,
+    ChunkError, ChunkRows, Faults, Halt, HeaderRead, LineFormat, Names, NumberCache, Place, Stream,
+    TextLines, Tuning, append_rows, column_of, digits_u32, end_of_line, header_from, line_at,
+    line_start_from, quote, read_chunked, skip_blanks,
 };
 use super::rows::no_transitions_message;
 use super::{Entry, build_matrix, parse_error, parse_number};
@@ -237,8 +237,7 @@ struct Chunk {
     csr: ChunkRows,
     /// Per row (MDPs): 0 for no action label, `1 + i` for label `i`.
     codes: Vec<u32>,
-    labels: Vec<String>,
-    label_index: HashMap<String, u32>,
+    labels: Names,
     /// Whether a DTMC transition has an action label.
     dtmc_labels: bool,
     initial: Vec<StateId>,
@@ -322,7 +321,6 @@ impl Chunk {
         self.csr.clear();
         self.codes.clear();
         self.labels.clear();
-        self.label_index.clear();
         self.dtmc_labels = false;
         self.initial.clear();
         self.line = 0;
@@ -464,7 +462,10 @@ impl Chunk {
         if code == 0 {
             ""
         } else {
-            self.labels.get(code as usize - 1).map_or("", String::as_str)
+            self.labels
+                .names
+                .get(code as usize - 1)
+                .map_or("", String::as_str)
         }
     }
 
@@ -482,15 +483,7 @@ impl Chunk {
                 // As the row before (the usual case: few labels, often repeated).
                 self.row_label
             } else {
-                match self.label_index.get(label) {
-                    Some(&c) => c,
-                    None => {
-                        self.labels.push(label.to_string());
-                        let c = self.labels.len() as u32;
-                        self.label_index.insert(label.to_string(), c);
-                        c
-                    }
-                }
+                1 + self.labels.index(label)
             };
             self.row_label_line = self.line;
             if ctx.build {
@@ -617,8 +610,7 @@ struct Reader<'a> {
     group_ptr: Vec<usize>,
     /// Per row (MDP): 0 or `1 + i` for label `i`.
     codes: Vec<u32>,
-    labels: Vec<String>,
-    label_index: HashMap<String, u32>,
+    labels: Names,
     initial: Vec<StateId>,
     entries: usize,
     rows: usize,
@@ -722,23 +714,11 @@ impl LineFormat for Reader<'_> {
         append_rows(&mut self.matrix, groups, chunks, |c| &c.csr, || {});
         if is_mdp {
             for c in chunks.iter() {
-                let map: Vec<u32> = c
-                    .labels
-                    .iter()
-                    .map(|l| match self.label_index.get(l) {
-                        Some(&code) => code,
-                        None => {
-                            self.labels.push(l.clone());
-                            let code = self.labels.len() as u32;
-                            self.label_index.insert(l.clone(), code);
-                            code
-                        }
-                    })
-                    .collect();
+                let map = self.labels.merge(&c.labels);
                 self.codes.extend(
                     c.codes
                         .iter()
-                        .map(|&code| if code == 0 { 0 } else { map[code as usize - 1] }),
+                        .map(|&code| if code == 0 { 0 } else { 1 + map[code as usize - 1] }),
                 );
             }
         }
@@ -786,8 +766,7 @@ pub(super) fn read_from<R: Read + Send>(
         matrix: CsrParts::default(),
         group_ptr: vec![0],
         codes: Vec::new(),
-        labels: Vec::new(),
-        label_index: HashMap::new(),
+        labels: Names::default(),
         initial: Vec::new(),
         entries: 0,
         rows: 0,
@@ -805,7 +784,7 @@ pub(super) fn read_from<R: Read + Send>(
         r.faults.fault = Some((missing_state(missing as StateId), 0));
     }
     let mut notes: Vec<String> = r.faults.finish(path, last_line)?.into_iter().collect();
-    let labels = r.labels;
+    let labels = r.labels.names;
     let action_names = (is_mdp && !labels.is_empty()).then(|| {
         r.codes
             .iter()
