@@ -1,7 +1,7 @@
 //! A subset of a chain's states, the transition matrix `Q` restricted to it, and solves with
 //! `I − Q`.
 
-use crate::exact::Scalar;
+use crate::linsolve::Solvable;
 use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
 use crate::sparse::CsrMatrix;
@@ -16,7 +16,7 @@ pub(crate) const REFINE_TARGET: f64 = 1e-11;
 /// The states of a sub-chain in ascending order, the inverse map, and `Q` (`k × k`, in subsystem
 /// positions).
 #[derive(Clone, Debug)]
-pub(crate) struct Subsystem<T: Scalar = f64> {
+pub(crate) struct Subsystem<T: Solvable = f64> {
     pub states: Vec<StateId>,
     /// `position[s]` for every state of the chain, or empty: then positions are found by binary
     /// search in `states` (for many small subsystems of one large chain).
@@ -30,7 +30,7 @@ impl Subsystem<f64> {
     }
 }
 
-impl<T: Scalar> Subsystem<T> {
+impl<T: Solvable> Subsystem<T> {
     /// The states of `set` with the transitions among them taken from `m` (`n × n`).
     pub fn from_matrix(m: &CsrMatrix<T>, set: &StateSet) -> Self {
         let states = set.to_vec();

@@ -9,7 +9,7 @@
 
 mod scalar;
 
-pub use scalar::{DenseSolve, Scalar};
+pub use scalar::Scalar;
 
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result};
