@@ -1,9 +1,9 @@
 //! Long-run average reward (gain) of an MDP, multichain included (Puterman, *Markov Decision
 //! Processes*, 1994, ch. 8–9; de Alfaro 1997).
 
-use super::reach::{end_components, steer_to};
 use super::{MdpOptions, MdpSolution, Optimum, as_game, total_reward};
 use crate::game::{LongRunOptions, long_run};
+use crate::graph::{end_components, steer_to};
 use crate::model::{Mdp, StateSet};
 use crate::sparse::CsrBuilder;
 use crate::{Result, StateId};
