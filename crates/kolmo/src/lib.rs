@@ -47,7 +47,7 @@ pub mod io;
 pub mod linsolve;
 pub mod mdp;
 pub mod model;
-mod numeric;
+pub mod numeric;
 pub mod progress;
 pub mod sim;
 pub mod sparse;

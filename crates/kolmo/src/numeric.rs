@@ -4,7 +4,7 @@
 /// analyse einiger Verfahren zur Summation endlicher Summen", ZAMM 54, 1974): the error does not
 /// grow with the number of terms.
 #[derive(Default, Clone, Copy, Debug)]
-pub(crate) struct NeumaierSum {
+pub struct NeumaierSum {
     sum: f64,
     compensation: f64,
 }

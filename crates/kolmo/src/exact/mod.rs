@@ -129,6 +129,24 @@ pub fn decimal(r: &Rational, places: usize) -> String {
     }
 }
 
+/// Exact sums for the multiply-and-reduce kernel ([`CsrMatrix::multiply_and_reduce`]).
+impl crate::sparse::Accumulate for Rational {
+    type Sum = Rational;
+    fn start(start: Option<&Self>) -> Rational {
+        start.cloned().unwrap_or(Rational::ZERO)
+    }
+    fn add_product(sum: &mut Rational, gamma: Option<&Self>, a: &Self, x: &Self) {
+        let term = match gamma {
+            Some(g) => g * a * x,
+            None => a * x,
+        };
+        *sum += term;
+    }
+    fn finish(sum: Rational) -> Self {
+        sum
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

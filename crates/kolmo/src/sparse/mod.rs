@@ -6,16 +6,19 @@
 //! compute with [`CsrMatrix`]. For many products `y = xᵀA` on large matrices:
 //! [`SlicedTranspose`] (parallel gathers over a sliced copy of `Aᵀ`) and [`Propagator`]
 //! (repeated products that follow a sparse vector's support, then switch to parallel sweeps); both
-//! agree bit for bit with [`CsrMatrix::vec_mul`] whatever the number of threads.
+//! agree bit for bit with [`CsrMatrix::vec_mul`] whatever the number of threads. The Bellman step of
+//! every value iteration is [`CsrMatrix::multiply_and_reduce`] (and its Gauss–Seidel variant).
 
 mod builder;
 mod csr;
 mod gather;
 mod propagate;
+mod reduce;
 
 pub use builder::CsrBuilder;
 pub use csr::CsrMatrix;
 pub use gather::{LANES, SLICE_COLUMNS, SlicedTranspose};
+pub use reduce::{Accumulate, Affine, Direction};
 pub use propagate::{Propagator, SPARSE_FRACTION, StepSums, sliced_sum};
 
 /// A matrix from rows of (column, value) pairs, for tests.
