@@ -23,7 +23,7 @@ use super::{MdpOptions, MdpSolution, Optimum, total_reward};
 use crate::analysis::reach_probability as chain_reach;
 use crate::graph::{end_components, prob01_max, prob01_min, steer_to};
 use crate::model::{Dtmc, Mdp, StateSet};
-use crate::sparse::CsrBuilder;
+use crate::sparse::{Affine, CsrBuilder};
 use crate::{Error, Result, StateId};
 
 /// The maximal or minimal probability of eventually reaching `target` from every state, an optimal
@@ -69,7 +69,7 @@ pub fn reach_probability(
     let k = q.nodes;
     let mut choice = vec![0u32; k + 2];
     let qm = q.mdp.matrix();
-    let value_of = |v: &[f64], row: usize| super::backup(qm, 0.0, 1.0, v, row);
+    let value_of = |v: &[f64], row: usize| qm.row_value(row, v, Affine::product());
     let goal = StateSet::from_states(k + 2, [k as StateId]);
     let mut rounds = 0;
     let v = loop {
@@ -113,13 +113,7 @@ pub fn reach_probability(
     let mut gap = 0.0f64;
     for s in 0..k {
         let group = qm.group_rows(s);
-        let mut best = f64::NAN;
-        for r in group.clone() {
-            let x = value_of(&v, r);
-            if r == group.start || optimum.better(x, best) {
-                best = x;
-            }
-        }
+        let (best, _) = qm.group_optimum(s, optimum.direction(), &v, Affine::product());
         let width = group.clone().map(|r| qm.row(r).0.len()).max().unwrap_or(1) as f64;
         gap = gap.max((best - v[s]).abs() + 2.0 * (width + 1.0) * f64::EPSILON);
     }

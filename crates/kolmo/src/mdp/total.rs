@@ -13,6 +13,7 @@ use super::{MdpOptions, MdpSolution, Optimum};
 use crate::analysis::AbsorbingChain;
 use crate::graph::{prob01_min, prob1e};
 use crate::model::{Dtmc, Mdp, StateSet};
+use crate::sparse::Affine;
 use crate::{Error, Result, StateId};
 
 /// The optimal expected total reward earned until `target` is first reached, from every state,
@@ -96,7 +97,7 @@ fn non_negative(
         (sure, allowed, policy)
     };
     let row_of = |s: usize, choice: u32| m.group_rows(s).start + choice as usize;
-    let q = |v: &[f64], row: usize| super::backup(m, rewards[row], 1.0, v, row);
+    let q = |v: &[f64], row: usize| m.row_value(row, v, Affine::offset(rewards));
     for round in 1..=options.max_iterations {
         options.report(round, f64::NAN);
         let rows: Vec<usize> = (0..n).map(|s| row_of(s, policy[s])).collect();

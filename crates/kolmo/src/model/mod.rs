@@ -95,6 +95,7 @@ mod rewards;
 mod state_set;
 
 pub use dtmc::{Dtmc, ROW_SUM_TOLERANCE};
+pub(crate) use game::check_choice_rewards;
 pub use game::{Game, Player};
 pub use mdp::Mdp;
 pub use rewards::RewardModel;

@@ -205,6 +205,24 @@ impl<T> CsrMatrix<T> {
         }
         (ptr, rows)
     }
+
+    /// The same pattern and row groups with other values (`vals[k]` for the `k`-th stored entry):
+    /// a matrix's probabilities in another arithmetic.
+    ///
+    /// # Panics
+    /// - panics if `vals.len() != nnz()`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_values<U>(&self, vals: Vec<U>) -> CsrMatrix<U> {
+        assert!(vals.len() == self.vals.len(), "one value per stored entry");
+        CsrMatrix {
+            ncols: self.ncols,
+            row_ptr: self.row_ptr.clone(),
+            cols: self.cols.clone(),
+            vals,
+            group_ptr: self.group_ptr.clone(),
+        }
+    }
 }
 
 impl<T: Clone> CsrMatrix<T> {

@@ -18,8 +18,8 @@ mod reduce;
 pub use builder::CsrBuilder;
 pub use csr::CsrMatrix;
 pub use gather::{LANES, SLICE_COLUMNS, SlicedTranspose};
-pub use reduce::{Accumulate, Affine, Direction};
 pub use propagate::{Propagator, SPARSE_FRACTION, StepSums, sliced_sum};
+pub use reduce::{Accumulate, Affine, Direction};
 
 /// A matrix from rows of (column, value) pairs, for tests.
 #[cfg(test)]

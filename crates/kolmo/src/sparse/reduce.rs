@@ -104,7 +104,10 @@ impl<'a, T> Affine<'a, T> {
     /// `b + A x`.
     #[must_use]
     pub fn offset(b: &'a [T]) -> Self {
-        Self { b: Some(b), gamma: None }
+        Self {
+            b: Some(b),
+            gamma: None,
+        }
     }
 
     /// `b + γ A x`.
@@ -243,7 +246,13 @@ mod tests {
         assert_eq!((out, ch), (vec![11.0, 2.0], vec![0, 1]));
         // Ties: the first row.
         let (mut out, mut ch) = (vec![0.0; 2], vec![9u32; 2]);
-        m.multiply_and_reduce(|_| Direction::Max, &[3.0, 3.0], Affine::product(), &mut out, &mut ch);
+        m.multiply_and_reduce(
+            |_| Direction::Max,
+            &[3.0, 3.0],
+            Affine::product(),
+            &mut out,
+            &mut ch,
+        );
         assert_eq!((out, ch), (vec![3.0, 3.0], vec![0, 0]));
     }
 
