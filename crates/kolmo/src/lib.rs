@@ -76,7 +76,7 @@ pub mod progress;
 pub mod sim;
 pub mod sparse;
 
-pub use error::{BoardError, Error, Result, excerpt};
+pub use error::{Error, Result, excerpt};
 
 /// Index of a state in a model: states are numbered `0..n` in exploration order.
 pub type StateId = u32;

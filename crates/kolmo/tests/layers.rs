@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
 /// The layer of a top-level module (or root item) name, with the module it stands for.
 fn layer_of(name: &str) -> Option<usize> {
     if name.chars().next().is_some_and(char::is_uppercase) || name == "excerpt" {
-        // A root re-export or type alias: `Error`, `Result`, `StateId`, `BoardError`, `excerpt`.
+        // A root re-export or type alias: `Error`, `Result`, `StateId`, `excerpt`.
         return Some(0);
     }
     LAYERS.iter().position(|l| l.contains(&name))

@@ -6,11 +6,12 @@ use crate::analysis::{
     absorption_time_distribution, distribution_after_limited, race,
 };
 use crate::exact::Rational;
+use crate::games::BoardError;
 use crate::graph::{forward_reachable, shortest_distance};
 use crate::linsolve::SplitOperator as _;
 use crate::linsolve::{KrylovOptions, MatrixFree, SolveMethod};
 use crate::model::StateSet;
-use crate::{BoardError, Error, Result};
+use crate::{Error, Result};
 
 /// Largest certified relative error accepted for floating-point expected rolls; beyond it the
 /// analysis fails with [`Error::Uncertified`] rather than print an unreliable number.
@@ -202,7 +203,7 @@ impl Board {
     /// Expected rolls from the start (the value a judge asks for), building the chain once.
     ///
     /// # Errors
-    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped.
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] if the token can be trapped.
     pub fn expected_rolls_from_start(&self) -> Result<f64> {
         let (x, residual) = if let Some(t) = self.matrix_free_if_it_pays(SolveMethod::Auto) {
             (t.mean[self.initial_cell() as usize], t.residual)
@@ -297,11 +298,7 @@ impl Board {
             cells,
             size: self.size,
         };
-        Err(Error::Board {
-            path: None,
-            line: None,
-            error,
-        })
+        Err(error.into())
     }
 
     /// Cells reachable from the start from which the last cell is not reached with probability 1
@@ -320,7 +317,7 @@ impl Board {
     /// `Ok` unless the token can be trapped.
     ///
     /// # Errors
-    /// [`Error::Board`] with [`BoardError::Trapped`] naming the trapping cells.
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] naming the trapping cells.
     pub fn check_not_trapped(&self) -> Result<()> {
         self.refuse_trapped(self.trapped_cells()?)
     }
@@ -339,7 +336,7 @@ impl Board {
     /// [`Error::Uncertified`] if the expected rolls' error bound exceeds [`MAX_ERROR_BOUND`];
     /// [`Error::LimitReached`] if several players race and the game-length distribution could not
     /// be computed to the tolerance within `options.max_work`;
-    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped (use
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] if the token can be trapped (use
     /// [`expected_rolls`](Self::expected_rolls) for the per-cell values, `+∞` where trapped);
     /// [`Error::InvalidArgument`] for a quantile level outside `(0, 1]`, `players == 0`, a
     /// fundamental matrix too large to build, or a distribution after more turns than
@@ -493,7 +490,7 @@ impl Board {
     /// fractions.
     ///
     /// # Errors
-    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped;
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] if the token can be trapped;
     /// [`Error::TooLarge`] for boards beyond the exact limits
     /// ([`MAX_EXACT_STATES`](crate::analysis::exact::MAX_EXACT_STATES) cells,
     /// [`MAX_EXACT_WORK`](crate::analysis::exact::MAX_EXACT_WORK) for distributions);
