@@ -23,7 +23,6 @@ pub mod race;
 pub mod reach;
 pub mod stationary;
 mod subsystem;
-pub(crate) use subsystem::{Dot2, refine_pair, rows_with_fma};
 pub mod transient;
 
 pub use absorbing::{AbsorbingChain, AbsorptionTime, ExpectedVisits, FundamentalMatrix};

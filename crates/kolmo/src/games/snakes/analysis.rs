@@ -1,6 +1,5 @@
 use super::{Board, Portal};
 use crate::analysis::exact::{absorption_time_exact, distributions_exact};
-use crate::analysis::refine_pair;
 use crate::analysis::{
     AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
     absorption_time_distribution, distribution_after_limited, race,
@@ -11,6 +10,7 @@ use crate::graph::{forward_reachable, shortest_distance};
 use crate::linsolve::SplitOperator as _;
 use crate::linsolve::{KrylovOptions, MatrixFree, SolveMethod};
 use crate::model::StateSet;
+use crate::numeric::refine_pair;
 use crate::{Error, Result};
 
 /// Largest certified relative error accepted for floating-point expected rolls; beyond it the
