@@ -13,7 +13,7 @@ use kolmo::analysis::{
     MAX_FIRST_PASSAGE_MATRIX, ReachProbability, TransientDistribution, mean_first_passage_matrix,
     reach_probability, transient_distribution,
 };
-use kolmo::exact::{Rational, rationalize_matrix};
+use kolmo::exact::Rational;
 use kolmo::io::{Model, ModelFile, ReadOptions};
 use kolmo::linsolve::SolveMethod;
 use kolmo::model::{Dtmc, StateSet};
@@ -88,6 +88,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     let options = ReadOptions {
         format: args.format.map(Into::into),
         normalize: args.normalize,
+        exact: args.exact,
     };
     let phase = Phase::start("reading the model", String::new);
     let file = kolmo::io::read_model(&args.file, &options)?;
@@ -332,7 +333,7 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
     // The exact fractions are an addition: when they cannot be had (too large, probabilities
     // that are not simple fractions) the report keeps the decimals and says why.
     let exact_result = args.exact.then(|| -> kolmo::Result<ExactReport> {
-        let p = rationalize_matrix(dtmc.matrix(), true)?;
+        let p = dtmc.exact_matrix()?;
         let mut stationary = Vec::new();
         for &c in &analysis.closed {
             let st = RecurrentClass::new(&p, &analysis.classes.classes[c].states)?.stationary()?;

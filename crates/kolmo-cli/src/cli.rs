@@ -258,7 +258,7 @@ pub struct AnalyzeArgs {
     /// woodbury, bicgstab or gmres (see `kolmo snakes --help`).
     #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = method_parser())]
     pub method: kolmo::linsolve::SolveMethod,
-    /// Also the exact fractions (rational arithmetic on the probabilities recovered as fractions):
+    /// Also the exact fractions (rational arithmetic on the probabilities as the file writes them):
     /// each closed class's stationary distribution and mean recurrence times, and with --target
     /// the hitting probabilities, expected steps and variances (in JSON under the field names plus
     /// `_exact`, as "p/q" strings).

@@ -129,6 +129,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let options = ReadOptions {
         format: args.format.map(Into::into),
         normalize: false,
+        exact: args.exact,
     };
     let phase = Phase::start("reading the model", String::new);
     let file = kolmo::io::read_model(&args.file, &options)?;

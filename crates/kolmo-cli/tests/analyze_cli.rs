@@ -331,17 +331,48 @@ fn bad_input_is_located_and_exits_2() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // --exact on probabilities that are not simple fractions: the decimals, and a note why not.
-    let odd = write(dir.path(), "odd.csv", "0.1234567891,0.8765432109\n0.5,0.5\n");
+    // --exact on probabilities whose rows sum to 1 only in floating point (0.3333333333333333 three
+    // times): the decimals, and a note why there are no fractions.
+    let third = "0.3333333333333333";
+    let odd = write(
+        dir.path(),
+        "odd.csv",
+        &format!("{third},{third},{third}\n0.5,0.5,0\n0,0.5,0.5\n"),
+    );
     let v = analyze(&[odd.to_str().unwrap(), "--exact"]);
     assert!(
-        v["exact_error"].as_str().unwrap().contains("fraction"),
+        v["exact_error"].as_str().unwrap().contains("not exactly 1"),
         "{}",
         v["exact_error"]
     );
     assert!(v["stationary"][0]["distribution"][0].as_f64().is_some());
+    // Decimals that are not fractions with small denominators are used as written (issue 14):
+    // π = (0.5, 0.8765432109) / 1.3765432109 for this two-state chain.
+    let decimals = write(dir.path(), "decimals.csv", "0.1234567891,0.8765432109\n0.5,0.5\n");
+    let v = analyze(&[decimals.to_str().unwrap(), "--exact"]);
+    assert_eq!(
+        v["stationary"][0]["distribution_exact"],
+        serde_json::json!(["5000000000/13765432109", "8765432109/13765432109"])
+    );
     // --normalize rescales the row and says so.
     let out = kolmo().args(["analyze", p, "--normalize"]).output().unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("normalized 1 row"));
+}
+
+/// `--exact` on a file's own fractions (issue 14): leaving state 0 with probability 1/3000000 per
+/// step takes exactly 3,000,000 steps on average, a fraction `--exact` could not recover from
+/// floating point (its denominator is beyond 2²⁰).
+#[test]
+fn exact_uses_the_fractions_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "slow.csv", "2999999/3000000,1/3000000\n0,1\n");
+    let v = analyze(&[p.to_str().unwrap(), "--target", "1", "--exact"]);
+    let t = &v["target"];
+    assert_eq!(
+        t["expected_steps_exact"],
+        serde_json::json!(["3000000", "0"]),
+        "{t}"
+    );
+    assert_eq!(t["variance_exact"][0], "8999997000000", "{t}");
 }

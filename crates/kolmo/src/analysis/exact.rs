@@ -1,10 +1,11 @@
 //! The absorbing-chain and transient analyses in exact rational arithmetic: the same graph
 //! analysis and the same solvers ([`Factored`] over [`Rational`]) as the `f64` analyses, on the
-//! chain's probabilities recovered as fractions ([`rationalize_matrix`]). Every exact solve is
+//! chain's exact probabilities ([`Dtmc::exact_matrix`]: as the input wrote them when the reader
+//! kept them, otherwise recovered as fractions from `f64`). Every exact solve is
 //! verified: its residual must be exactly zero.
 
 use super::subsystem::Subsystem;
-use crate::exact::{Rational, rationalize_matrix};
+use crate::exact::Rational;
 use crate::graph::Qualitative;
 use crate::linsolve::Factored;
 use crate::model::{Dtmc, StateSet};
@@ -42,7 +43,7 @@ pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbso
     dtmc.check_set("target", target)?;
     let qualitative = Qualitative::new(dtmc, target);
     let transient = StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
-    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let p = dtmc.exact_matrix()?;
     let (sub, lu) = factor_exact(&p, &transient, "exact expected steps (I - Q)")?;
     let ones = vec![Rational::ONE; sub.len()];
     let t = sub.solve_verified(&lu, &ones)?;
@@ -77,7 +78,7 @@ pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbso
 pub fn reach_probability_exact(dtmc: &Dtmc, target: &StateSet) -> Result<Vec<Rational>> {
     dtmc.check_set("target", target)?;
     let qualitative = Qualitative::new(dtmc, target);
-    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let p = dtmc.exact_matrix()?;
     let (sub, lu) = factor_exact(&p, &qualitative.maybe, "exact reachability (I - Q)")?;
     let b = sub.probabilities_into(&p, &qualitative.yes);
     let x = sub.solve_verified(&lu, &b)?;
@@ -119,7 +120,7 @@ pub fn expected_reward_exact(
     }
     let qualitative = Qualitative::new(dtmc, target);
     let transient = StateSet::from_states(dtmc.n(), qualitative.yes.iter().filter(|&s| !target.contains(s)));
-    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let p = dtmc.exact_matrix()?;
     let (sub, lu) = factor_exact(&p, &transient, "exact expected reward (I - Q)")?;
     let b: Vec<Rational> = sub.states.iter().map(|&s| rewards[s as usize].clone()).collect();
     let x = sub.solve_verified(&lu, &b)?;
@@ -157,7 +158,7 @@ fn factor_exact(
 /// of the result is `π_{steps[k]}` (length `n`).
 ///
 /// # Errors
-/// As [`rationalize_matrix`] (rows need not sum to 1 exactly here only if they do in the model);
+/// As [`Dtmc::exact_matrix`];
 /// [`Error::TooLarge`] if `max(steps)² × transitions` exceeds [`MAX_EXACT_WORK`];
 /// [`Error::InvalidArgument`] if `from` is not a state.
 pub fn distributions_exact(dtmc: &Dtmc, from: StateId, steps: &[u64]) -> Result<Vec<Vec<Rational>>> {
@@ -176,7 +177,7 @@ pub fn distributions_exact(dtmc: &Dtmc, from: StateId, steps: &[u64]) -> Result<
             ),
         ));
     }
-    let p = rationalize_matrix(dtmc.matrix(), true)?;
+    let p = dtmc.exact_matrix()?;
     let mut pi = vec![Rational::ZERO; n];
     pi[from as usize] = Rational::ONE;
     let mut out = vec![Vec::new(); steps.len()];

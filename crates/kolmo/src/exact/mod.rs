@@ -97,12 +97,53 @@ pub fn rationalize_matrix(m: &CsrMatrix, rows_sum_to_one: bool) -> Result<CsrMat
             });
         }
     }
-    Ok(CsrMatrix::from_sorted_parts(
-        m.ncols(),
-        row_ptr.to_vec(),
-        cols.to_vec(),
-        exact,
-    ))
+    Ok(m.with_values(exact))
+}
+
+/// Largest decimal exponent magnitude [`parse_exact`] accepts (`1e-400` is accepted,
+/// `1e-100000` is not): the exact value of `10^e` takes memory in proportion to `e`, so an
+/// exponent written in a file must not set the allocation.
+pub const MAX_DECIMAL_EXPONENT: u32 = 4_000;
+
+/// The exact value of a number as a model file or a flag writes it: a decimal (`0.25`, `-3`,
+/// `2.5e-1`, `.5`) or a fraction `p/q` of two decimals (`1/3`, `1/3000000`). `None` for anything
+/// else (`inf`, `NaN`, hexadecimal, repeating decimals, `1/0`, an empty string) and for exponents
+/// beyond ±[`MAX_DECIMAL_EXPONENT`]. White space around the number is ignored.
+///
+/// Method: the grammar is checked here, the digits are read by dashu
+/// ([`RBig::from_str_decimal`](dashu_ratio::RBig::from_str_decimal)).
+#[must_use]
+pub fn parse_exact(text: &str) -> Option<Rational> {
+    let t = text.trim();
+    if let Some((p, q)) = t.split_once('/') {
+        if q.contains('/') {
+            return None;
+        }
+        let (p, q) = (parse_exact(p)?, parse_exact(q)?);
+        return (q != Rational::ZERO).then(|| p / q);
+    }
+    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], Some(&unsigned[i + 1..])),
+        None => (unsigned, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() && frac.is_empty() || !digits(int) || !digits(frac) {
+        return None;
+    }
+    if let Some(e) = exponent {
+        let magnitude = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if magnitude.is_empty() || !digits(magnitude) {
+            return None;
+        }
+        // Leading zeros do not make an exponent large.
+        let significant = magnitude.trim_start_matches('0');
+        if significant.len() > 6 || significant.parse::<u32>().unwrap_or(0) > MAX_DECIMAL_EXPONENT {
+            return None;
+        }
+    }
+    Rational::from_str_decimal(t.strip_prefix('+').unwrap_or(t)).ok()
 }
 
 /// The decimal expansion of `r` rounded to `places` digits after the point (half away from zero).
@@ -177,6 +218,44 @@ mod tests {
         assert_eq!(rationalize(std::f64::consts::PI), None);
         assert_eq!(rationalize(-0.5), None);
         assert_eq!(rationalize(f64::NAN), None);
+    }
+
+    #[test]
+    fn exact_numbers_as_written() {
+        let r = |p: i64, q: u64| Rational::from_parts(p.into(), q.into());
+        assert_eq!(parse_exact("1/3000000"), Some(r(1, 3_000_000)));
+        assert_eq!(parse_exact(" 2999999/3000000 "), Some(r(2_999_999, 3_000_000)));
+        assert_eq!(parse_exact("0.1"), Some(r(1, 10)));
+        assert_eq!(parse_exact("2.5e-1"), Some(r(1, 4)));
+        assert_eq!(parse_exact("-1.5E+2"), Some(r(-150, 1)));
+        assert_eq!(parse_exact(".5"), Some(r(1, 2)));
+        assert_eq!(parse_exact("5."), Some(r(5, 1)));
+        assert_eq!(parse_exact("+3"), Some(r(3, 1)));
+        assert_eq!(parse_exact("0.5/0.25"), Some(r(2, 1)));
+        assert_eq!(parse_exact("1e-0004000"), parse_exact("1e-4000"));
+        assert!(parse_exact("1e-400").is_some_and(|x| x > Rational::ZERO));
+        for bad in [
+            "",
+            ".",
+            "e5",
+            "1e",
+            "1e+",
+            "inf",
+            "NaN",
+            "0x10",
+            "0.(3)",
+            "1/0",
+            "1/",
+            "/2",
+            "1..2",
+            "--1",
+            "1e-4001",
+            "1e-99999999999",
+            "1 2",
+            "1/2/3",
+        ] {
+            assert_eq!(parse_exact(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! be double-quoted (`"a, b"`, with `""` for a quote). The initial state is state 0.
 
 use super::json::{annotate, number_text, write_error};
-use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
+use super::{
+    Entry, Model, ReadOptions, build_matrix_written, exact_number, parse_error, parse_number, with_written,
+};
 use crate::model::Dtmc;
 use crate::{Error, Result, StateId, excerpt};
 use std::io::Write;
@@ -164,6 +166,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     }
     let width = n + usize::from(row_names);
     let mut entries = Vec::new();
+    let mut written = options.exact.then(Vec::new);
     let mut row_lines = Vec::with_capacity(rows.len().min(n));
     for (i, &(line_no, line)) in rows.iter().enumerate() {
         if i == n {
@@ -223,6 +226,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
                 ));
             };
             if value != 0.0 {
+                if let Some(exact) = &mut written {
+                    exact.push(exact_number(path, line_no, f.column, &f.text)?);
+                }
                 entries.push(Entry {
                     state: i as StateId,
                     choice: 0,
@@ -260,9 +266,12 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             )
         })
         .collect();
-    let (matrix, mut notes) = build_matrix(path, n, entries, options.normalize, |s| row_lines[s as usize])
+    let (matrix, written, mut notes) =
+        build_matrix_written(path, n, entries, written, options.normalize, |s| {
+            row_lines[s as usize]
+        })
         .map_err(|e| annotate(e, &places))?;
-    let mut dtmc = Dtmc::new(matrix, vec![0])?;
+    let mut dtmc = with_written(Dtmc::new(matrix, vec![0])?, written)?;
     if let Some(names) = names {
         // Guessed from the first line's fields: say so, in case a typo made a row look like names.
         notes.insert(0, format!("read the first line as a header of {n} state names"));

@@ -1645,7 +1645,7 @@ mod tests {
                 text,
                 &ReadOptions {
                     normalize: true,
-                    format: None,
+                    ..ReadOptions::default()
                 },
             )
             .unwrap()

@@ -1276,7 +1276,7 @@ mod tests {
     fn options(normalize: bool) -> ReadOptions {
         ReadOptions {
             normalize,
-            format: None,
+            ..ReadOptions::default()
         }
     }
 

@@ -41,7 +41,7 @@ mod text_out;
 mod tra;
 
 #[allow(unused_imports)] // used by the format readers
-pub(crate) use rows::{Entry, build_matrix};
+pub(crate) use rows::{Entry, build_matrix, build_matrix_written};
 
 use crate::model::{Dtmc, Mdp};
 use crate::{Error, Result};
@@ -115,6 +115,11 @@ pub struct ReadOptions {
     /// more than [`ROW_SUM_TOLERANCE`](crate::model::ROW_SUM_TOLERANCE). Negative and non-finite
     /// probabilities are refused regardless.
     pub normalize: bool,
+    /// Also keep every probability as written, exactly (a decimal or `p/q` as the rational it
+    /// denotes; see [`Written`](crate::model::Written)), for exact analyses on the file's own
+    /// numbers. Costs memory (a big rational per transition); `false` by default. Formats that
+    /// hold binary floating point (`.npy`) keep nothing: their exact analyses recover fractions.
+    pub exact: bool,
 }
 
 /// A model with what reading it involved.
@@ -185,12 +190,67 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
             discount: None,
         });
     }
-    let text = read_text(path)?;
+    read_text_model(path, &read_text(path)?, format, options)
+}
+
+/// The name errors give the input of [`read_model_from`] (`<input>:line:column`).
+pub const INPUT_NAME: &str = "<input>";
+
+/// Reads a model in `format` from any reader (a file, standard input, a network stream, bytes in
+/// memory). Errors name the place as `<input>:line:column` ([`INPUT_NAME`]). DRN is read a window
+/// at a time, in parallel chunks, as from a file; the other formats are read whole first. A
+/// PRISM `.tra` model read this way has no `.lab`, `.srew` or `.trew` files beside it (state 0 is
+/// then the initial state, as PRISM assumes); [`Format::Arrays`] means the JSON form (`.npy`
+/// pairs are files).
+///
+/// # Errors
+/// As [`read_model`]; [`Error::Io`] if the reader fails.
+pub fn read_model_from(
+    reader: impl std::io::Read + Send,
+    format: Format,
+    options: &ReadOptions,
+) -> Result<ModelFile> {
+    let path = Path::new(INPUT_NAME);
+    if format == Format::Drn {
+        let (model, notes) = drn::read_from(path, reader, None, options, chunked::Tuning::FILES)?;
+        return Ok(ModelFile {
+            model,
+            format,
+            files: Vec::new(),
+            notes,
+            discount: None,
+        });
+    }
+    let mut bytes = Vec::new();
+    let mut reader = reader;
+    reader.read_to_end(&mut bytes).map_err(|error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let text = text_of(path, bytes)?;
+    if format == Format::Prism {
+        let (model, notes) = prism::read_tra_text(path, &text, options)?;
+        return Ok(ModelFile {
+            model,
+            format,
+            files: Vec::new(),
+            notes,
+            discount: None,
+        });
+    }
+    let mut file = read_text_model(path, &text, format, options)?;
+    file.files.clear();
+    Ok(file)
+}
+
+/// The model in the text `text` of `path`, in one of the formats read whole (JSON, arrays as
+/// JSON, CSV, Matrix Market).
+fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOptions) -> Result<ModelFile> {
     // kolmo's own JSON schema has neither "P" nor "Q": such a file is an array model.
     if matches!(format, Format::Json | Format::Arrays)
-        && (format == Format::Arrays || arrays::is_arrays_json(&text))
+        && (format == Format::Arrays || arrays::is_arrays_json(text))
     {
-        let a = arrays::read_json(path, &text, options)?;
+        let a = arrays::read_json(path, text, options)?;
         return Ok(ModelFile {
             model: a.model,
             format: Format::Arrays,
@@ -200,10 +260,10 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
         });
     }
     let (model, notes) = match format {
-        Format::Json => json::read(path, &text, options)?,
-        Format::Csv => csv::read(path, &text, options)?,
-        Format::MatrixMarket => mtx::read(path, &text, options)?,
-        Format::Drn | Format::Prism | Format::Arrays => unreachable!("handled above"),
+        Format::Json => json::read(path, text, options)?,
+        Format::Csv => csv::read(path, text, options)?,
+        Format::MatrixMarket => mtx::read(path, text, options)?,
+        Format::Drn | Format::Prism | Format::Arrays => unreachable!("read by their own readers"),
     };
     Ok(ModelFile {
         model,
@@ -220,6 +280,12 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
         path: path.to_path_buf(),
         error,
     })?;
+    text_of(path, bytes)
+}
+
+/// `bytes` read from `path` as text; invalid UTF-8 and an empty input (or one of only white
+/// space) are errors.
+fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
     let text = String::from_utf8(bytes)
         .map_err(|e| chunked::utf8_error(path, 0, e.as_bytes(), e.utf8_error().valid_up_to()))?;
     if text.trim().is_empty() {
@@ -262,17 +328,28 @@ pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<Pat
     };
     let file = std::fs::File::create(path).map_err(io_error)?;
     let mut w = std::io::BufWriter::new(file);
-    match format {
-        Format::Drn => drn::write(model, &mut w),
-        Format::Json => json::write(model, &mut w),
-        Format::Csv => csv::write(model, &mut w),
-        Format::MatrixMarket => mtx::write(model, &mut w),
-        Format::Arrays => arrays::write(model, &mut w),
-        Format::Prism => unreachable!("handled above"),
-    }
-    .map_err(named)?;
+    write_model_to(model, &mut w, format).map_err(named)?;
     std::io::Write::flush(&mut w).map_err(io_error)?;
     Ok(vec![path.to_path_buf()])
+}
+
+/// Writes `model` in `format` to any writer (buffer it: the writers make many small writes). A
+/// PRISM model is written as its `.tra` text alone (the labels and rewards need files of their
+/// own: use [`write_model`]).
+///
+/// # Errors
+/// [`Error::Io`] (naming [`INPUT_NAME`]'s counterpart `(output)`) if writing fails;
+/// [`Error::InvalidArgument`] if the format cannot hold the model (as [`write_model`]).
+pub fn write_model_to(model: &Model, mut w: impl std::io::Write, format: Format) -> Result<()> {
+    let w: &mut dyn std::io::Write = &mut w;
+    match format {
+        Format::Drn => drn::write(model, w),
+        Format::Json => json::write(model, w),
+        Format::Csv => csv::write(model, w),
+        Format::MatrixMarket => mtx::write(model, w),
+        Format::Arrays => arrays::write(model, w),
+        Format::Prism => prism::write_tra(model, w),
+    }
 }
 
 /// Parses a probability or reward written as a decimal (`0.25`, `2.5e-1`, `1`) or a fraction
@@ -297,6 +374,44 @@ fn parse_decimal(t: &str) -> Option<f64> {
         return None;
     }
     t.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The exact value of a number token that [`parse_number`] accepted, for values as written
+/// ([`ReadOptions::exact`]).
+///
+/// # Errors
+/// [`Error::Parse`] at `line:column` if the token has no exact value kolmo keeps (an exponent
+/// beyond ±[`MAX_DECIMAL_EXPONENT`](crate::exact::MAX_DECIMAL_EXPONENT)).
+pub(crate) fn exact_number(
+    path: &Path,
+    line: usize,
+    column: usize,
+    token: &str,
+) -> Result<crate::exact::Rational> {
+    crate::exact::parse_exact(token).ok_or_else(|| {
+        parse_error(
+            path,
+            line,
+            column,
+            format!(
+                "{} cannot be kept exactly (exponents up to ±{} are)",
+                crate::excerpt(token.trim()),
+                crate::exact::MAX_DECIMAL_EXPONENT
+            ),
+        )
+    })
+}
+
+/// `dtmc` with its probabilities as written attached, if the reader kept them (`probabilities`
+/// aligned with the matrix's stored entries, as [`build_matrix_written`] returns them).
+pub(crate) fn with_written(dtmc: Dtmc, probabilities: Option<Vec<crate::exact::Rational>>) -> Result<Dtmc> {
+    match probabilities {
+        Some(probabilities) => dtmc.with_written(crate::model::Written {
+            probabilities,
+            ..Default::default()
+        }),
+        None => Ok(dtmc),
+    }
 }
 
 /// The place of an error in a text file: [`Error::Parse`] at `path:line:column`.

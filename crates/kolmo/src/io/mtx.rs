@@ -13,7 +13,9 @@
 //! Written: `coordinate real general`, 1-based, values in their shortest exact form.
 
 use super::json::{annotate, first_missing, number_text, write_error};
-use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
+use super::{
+    Entry, Model, ReadOptions, build_matrix_written, exact_number, parse_error, parse_number, with_written,
+};
 use crate::model::Dtmc;
 use crate::{Error, Result, StateId, excerpt};
 use std::io::Write;
@@ -154,6 +156,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let count = if dense { rows * rows } else { nnz };
 
     let mut entries = Vec::with_capacity(count.min(1 << 16) as usize);
+    let mut written = options.exact.then(Vec::new);
     let mut found = 0u64;
     for (line_no, line) in data {
         let toks = tokens(line);
@@ -215,6 +218,10 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         if dense && value == 0.0 {
             continue;
         }
+        let exact = match options.exact {
+            true => Some(exact_number(path, line_no, column, value_text)?),
+            false => None,
+        };
         let entry = |state: u64, target: u64| Entry {
             state: state as StateId,
             choice: 0,
@@ -226,6 +233,12 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         entries.push(entry(i, j));
         if symmetric && i != j {
             entries.push(entry(j, i));
+        }
+        if let (Some(all), Some(exact)) = (&mut written, exact) {
+            if symmetric && i != j {
+                all.push(exact.clone());
+            }
+            all.push(exact);
         }
     }
     if found < count {
@@ -254,9 +267,13 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             (e.line, e.column, format!("row {i}, column {j}, counted from 1"))
         })
         .collect();
-    let (matrix, notes) =
-        build_matrix(path, n, entries, options.normalize, |_| last_line).map_err(|e| annotate(e, &places))?;
-    Ok((Model::Dtmc(Dtmc::new(matrix, vec![0])?), notes))
+    let (matrix, written, notes) =
+        build_matrix_written(path, n, entries, written, options.normalize, |_| last_line)
+            .map_err(|e| annotate(e, &places))?;
+    Ok((
+        Model::Dtmc(with_written(Dtmc::new(matrix, vec![0])?, written)?),
+        notes,
+    ))
 }
 
 /// Writes `model`.

@@ -1016,13 +1016,36 @@ fn read_with(
         Some(tra) => tra,
         None => read_tra_any_order(path, &read_text(path)?, options.normalize)?,
     };
+    with_companions(path, tra, tuning, true)
+}
+
+/// The model of the `.tra` text `text` alone (read from a stream: no `.lab`, `.srew`, `.trew`
+/// files, so state 0 is the initial state unless `- s -` lines say otherwise); with notes.
+pub(super) fn read_tra_text(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
+    let tuning = Tuning::FILES;
+    let size = Some(text.len() as u64);
+    let tra = match super::tra::read_from(path, text.as_bytes(), size, options.normalize, tuning)? {
+        Some(tra) => tra,
+        None => read_tra_any_order(path, text, options.normalize)?,
+    };
+    with_companions(path, tra, tuning, false).map(|(model, _, notes)| (model, notes))
+}
+
+/// The model of `tra`, read from `path`, with the labels and rewards of the `.lab`, `.srew` and
+/// `.trew` files beside it when `companions` (none otherwise).
+fn with_companions(
+    path: &Path,
+    tra: Tra,
+    tuning: Tuning,
+    companions_too: bool,
+) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
     let n = tra.n;
     let mut files = vec![path.to_path_buf()];
     let mut notes = tra.notes.clone();
     let lab_path = path.with_extension("lab");
     let mut labels = BTreeMap::new();
     let mut initial = tra.initial.clone();
-    if lab_path.is_file() {
+    if companions_too && lab_path.is_file() {
         let (lab, decl_line) = read_lab(&lab_path, &read_text(&lab_path)?, n)?;
         notes.push(format!("read the labels from {}", lab_path.display()));
         let mut init: Vec<StateId> = lab.get("init").cloned().unwrap_or_default();
@@ -1054,13 +1077,26 @@ fn read_with(
         files.push(lab_path);
     } else if initial.is_empty() {
         initial = vec![0];
-        notes.push(format!(
-            "no {} beside the model: state 0 is the initial state (PRISM's default)",
-            lab_path.display()
-        ));
+        notes.push(if companions_too {
+            format!(
+                "no {} beside the model: state 0 is the initial state (PRISM's default)",
+                lab_path.display()
+            )
+        } else {
+            "no labels with a .tra read from a stream: state 0 is the initial state (PRISM's default)".into()
+        });
     }
-    let (srew, srew_numbered) = companions(path, "srew");
-    let (trew, trew_numbered) = companions(path, "trew");
+    let none = || (Vec::new(), false);
+    let (srew, srew_numbered) = if companions_too {
+        companions(path, "srew")
+    } else {
+        none()
+    };
+    let (trew, trew_numbered) = if companions_too {
+        companions(path, "trew")
+    } else {
+        none()
+    };
     let count = srew.len().max(trew.len());
     let mut rewards: BTreeMap<String, RewardModel> = BTreeMap::new();
     for i in 0..count {
@@ -1149,6 +1185,65 @@ fn read_with(
     Ok((model, files, notes))
 }
 
+/// Refuses action names PRISM's `.tra` format cannot hold.
+fn check_action_names(v: &View<'_>) -> Result<()> {
+    if let Some(names) = v.action_names
+        && let Some(bad) = names.iter().find(|a| a.contains(char::is_whitespace))
+    {
+        return Err(Error::arg(
+            "action name",
+            format!("{bad:?}: a PRISM action label cannot hold white space"),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the `.tra` text of `model` alone to `w` (see [`write`] for the files with labels and
+/// rewards).
+pub(super) fn write_tra(model: &Model, w: &mut dyn Write) -> Result<()> {
+    let v = View::of(model);
+    check_action_names(&v)?;
+    write_tra_body(&v, w).map_err(|error| Error::Io {
+        path: PathBuf::from("(output)"),
+        error,
+    })
+}
+
+/// The `.tra` text: the header line, then one line per transition.
+fn write_tra_body(v: &View<'_>, w: &mut dyn Write) -> std::io::Result<()> {
+    let matrix = v.matrix;
+    let n = matrix.row_groups();
+    let (row_ptr, cols, vals) = matrix.as_parts();
+    if v.is_mdp {
+        writeln!(w, "{n} {} {}", matrix.nrows(), matrix.nnz())?;
+    } else {
+        writeln!(w, "{n} {}", matrix.nnz())?;
+    }
+    write_states(w, n, |states, out, numbers| {
+        for s in states {
+            for (k, row) in matrix.group_rows(s).enumerate() {
+                let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
+                for i in row_ptr[row]..row_ptr[row + 1] {
+                    push_uint(out, s as u64);
+                    out.push(' ');
+                    if v.is_mdp {
+                        push_uint(out, k as u64);
+                        out.push(' ');
+                    }
+                    push_uint(out, u64::from(cols[i]));
+                    out.push(' ');
+                    numbers.push(out, vals[i]);
+                    if let Some(a) = action {
+                        out.push(' ');
+                        out.push_str(a);
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+    })
+}
+
 /// Creates `path` and fills it with `body`.
 fn write_file(path: &Path, body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<PathBuf> {
     let io_error = |error| Error::Io {
@@ -1168,7 +1263,7 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
     let v = View::of(model);
     let matrix = v.matrix;
     let n = matrix.row_groups();
-    let (row_ptr, cols, vals) = matrix.as_parts();
+    let (row_ptr, cols, _) = matrix.as_parts();
     for label in v.labels.keys() {
         if label.is_empty() || label.contains(['"', '\n', '\r']) {
             return Err(Error::arg(
@@ -1185,45 +1280,9 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
             ));
         }
     }
-    if let Some(names) = v.action_names
-        && let Some(bad) = names.iter().find(|a| a.contains(char::is_whitespace))
-    {
-        return Err(Error::arg(
-            "action name",
-            format!("{bad:?}: a PRISM action label cannot hold white space"),
-        ));
-    }
+    check_action_names(&v)?;
     let mut files = Vec::new();
-    files.push(write_file(path, |w| {
-        if v.is_mdp {
-            writeln!(w, "{n} {} {}", matrix.nrows(), matrix.nnz())?;
-        } else {
-            writeln!(w, "{n} {}", matrix.nnz())?;
-        }
-        write_states(w, n, |states, out, numbers| {
-            for s in states {
-                for (k, row) in matrix.group_rows(s).enumerate() {
-                    let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
-                    for i in row_ptr[row]..row_ptr[row + 1] {
-                        push_uint(out, s as u64);
-                        out.push(' ');
-                        if v.is_mdp {
-                            push_uint(out, k as u64);
-                            out.push(' ');
-                        }
-                        push_uint(out, u64::from(cols[i]));
-                        out.push(' ');
-                        numbers.push(out, vals[i]);
-                        if let Some(a) = action {
-                            out.push(' ');
-                            out.push_str(a);
-                        }
-                        out.push('\n');
-                    }
-                }
-            }
-        })
-    })?);
+    files.push(write_file(path, |w| write_tra_body(&v, w))?);
     // Labels: `init` (the initial states) first, then the others by name.
     let init = StateSet::from_states(n, v.initial.iter().copied());
     let mut labels: Vec<(&str, &StateSet)> = vec![("init", &init)];

@@ -1,6 +1,7 @@
 //! Turning the transitions a reader found, in any order, into a validated row-grouped matrix.
 
 use super::parse_error;
+use crate::exact::Rational;
 use crate::model::ROW_SUM_TOLERANCE;
 use crate::numeric::NeumaierSum;
 use crate::sparse::{CsrBuilder, CsrMatrix};
@@ -33,10 +34,24 @@ pub(crate) struct Entry {
 pub(crate) fn build_matrix(
     path: &Path,
     n: usize,
-    mut entries: Vec<Entry>,
+    entries: Vec<Entry>,
     normalize: bool,
     end_line: impl Fn(StateId) -> usize,
 ) -> Result<(CsrMatrix, Vec<String>)> {
+    build_matrix_written(path, n, entries, None, normalize, end_line).map(|(m, _, notes)| (m, notes))
+}
+
+/// [`build_matrix`] that also keeps the probabilities as written: `written[i]` is the exact value
+/// of `entries[i]`. Returns them aligned with the matrix's stored entries (zeros dropped, rows
+/// rescaled exactly where `normalize` rescales them).
+pub(crate) fn build_matrix_written(
+    path: &Path,
+    n: usize,
+    mut entries: Vec<Entry>,
+    written: Option<Vec<Rational>>,
+    normalize: bool,
+    end_line: impl Fn(StateId) -> usize,
+) -> Result<(CsrMatrix, Option<Vec<Rational>>, Vec<String>)> {
     for e in &entries {
         if let Some(message) = entry_fault(n, Some(e.state), e.target, e.value) {
             return Err(parse_error(path, e.line, e.column, message));
@@ -44,7 +59,29 @@ pub(crate) fn build_matrix(
     }
     // A stable sort keeps the file order among equal keys, so the first line of a duplicate is
     // the earlier one.
-    entries.sort_by_key(|e| (e.state, e.choice, e.target));
+    let key = |e: &Entry| (e.state, e.choice, e.target);
+    let mut written = match written {
+        None => {
+            entries.sort_by_key(key);
+            None
+        }
+        Some(values) => {
+            assert!(values.len() == entries.len(), "one written value per entry");
+            let mut order: Vec<usize> = (0..entries.len()).collect();
+            order.sort_by_key(|&i| key(&entries[i]));
+            entries = order.iter().map(|&i| entries[i]).collect();
+            let mut values: Vec<Option<Rational>> = values.into_iter().map(Some).collect();
+            Some(
+                order
+                    .iter()
+                    .map(|&i| values[i].take().expect("a permutation"))
+                    .collect::<Vec<_>>(),
+            )
+        }
+    };
+    let mut kept = written
+        .as_ref()
+        .map(|w: &Vec<Rational>| Vec::with_capacity(w.len()));
     for w in entries.windows(2) {
         if (w[0].state, w[0].choice, w[0].target) == (w[1].state, w[1].choice, w[1].target) {
             return Err(parse_error(
@@ -107,6 +144,19 @@ pub(crate) fn build_matrix(
             for e in row.iter().filter(|e| e.value > 0.0) {
                 builder.add(e.target, e.value * scale.factor);
             }
+            if let (Some(all), Some(kept)) = (&mut written, &mut kept) {
+                let exact = &mut all[start..i];
+                if scale.deviation.is_some() {
+                    let sum = exact.iter().fold(Rational::ZERO, |acc, p| acc + p);
+                    exact.iter_mut().for_each(|p| *p = &*p / &sum);
+                }
+                kept.extend(
+                    row.iter()
+                        .zip(exact)
+                        .filter(|(e, _)| e.value > 0.0)
+                        .map(|(_, p)| p.clone()),
+                );
+            }
             builder.finish_row();
             expected_choice += 1;
         }
@@ -114,7 +164,7 @@ pub(crate) fn build_matrix(
     if rescaled > 0 {
         notes.push(normalized_note(rescaled, worst));
     }
-    Ok((builder.build(), notes))
+    Ok((builder.build(), kept, notes))
 }
 
 /// Why an entry is refused whatever else the file holds: a state or target `>= n` (the state is

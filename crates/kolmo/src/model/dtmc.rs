@@ -2,7 +2,7 @@ use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
 use std::collections::BTreeMap;
 
-use super::{RewardModel, StateSet};
+use super::{RewardModel, StateSet, Written};
 
 /// Row sums must be within this distance of 1 (plus `ε` per entry of the row, the rounding of
 /// correctly rounded probabilities).
@@ -17,6 +17,7 @@ pub struct Dtmc {
     labels: BTreeMap<String, StateSet>,
     names: Option<Vec<String>>,
     rewards: BTreeMap<String, RewardModel>,
+    written: Option<Box<Written>>,
 }
 
 impl Dtmc {
@@ -54,6 +55,7 @@ impl Dtmc {
             labels: BTreeMap::new(),
             names: None,
             rewards: BTreeMap::new(),
+            written: None,
         };
         validate_rows(&dtmc.matrix, |s| dtmc.state_name(s))?;
         Ok(dtmc)

@@ -3,7 +3,7 @@ use crate::{Error, Result, StateId};
 use std::collections::BTreeMap;
 
 use super::dtmc::validate_rows;
-use super::{Dtmc, RewardModel, StateSet};
+use super::{Dtmc, RewardModel, StateSet, Written};
 
 /// A Markov decision process (Puterman, *Markov Decision Processes*, 1994, §2.1): the row-grouped
 /// transition matrix (group `s` = state `s`, its rows = the choices (actions) enabled in `s`, each a
@@ -17,6 +17,7 @@ pub struct Mdp {
     names: Option<Vec<String>>,
     action_names: Option<Vec<String>>,
     rewards: BTreeMap<String, RewardModel>,
+    written: Option<Box<Written>>,
 }
 
 impl Mdp {
@@ -54,6 +55,7 @@ impl Mdp {
             names: None,
             action_names: None,
             rewards: BTreeMap::new(),
+            written: None,
         })
     }
 
@@ -116,7 +118,10 @@ impl Mdp {
         for (name, rewards) in self.rewards {
             dtmc.set_reward_model(name, rewards)?;
         }
-        Ok(dtmc)
+        match self.written {
+            Some(written) => dtmc.with_written(*written),
+            None => Ok(dtmc),
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! turn-based stochastic [`Game`], sets of states, labels and [`RewardModel`]s.
 
 /// The accessors [`Dtmc`] and [`Mdp`] share (both have the fields `matrix`, `initial`, `labels`,
-/// `names` and `rewards`): names, labels, reward models, size and initial states. `$what` names
+/// `names`, `rewards` and `written`): names, labels, reward models, size and initial states. `$what` names
 /// the model in the docs.
 macro_rules! annotated_model_accessors {
     ($what:literal) => {
@@ -52,6 +52,36 @@ macro_rules! annotated_model_accessors {
             Ok(())
         }
 
+        /// Attaches the model's numbers as its input wrote them, exactly (see [`Written`]): exact
+        /// analyses then use them instead of fractions recovered from `f64`.
+        ///
+        /// # Errors
+        /// [`Error::InvalidArgument`] if `written` does not fit the model (see [`Written::check`]).
+        pub fn with_written(mut self, written: Written) -> Result<Self> {
+            written.check(&self.matrix, &self.rewards)?;
+            self.written = Some(Box::new(written));
+            Ok(self)
+        }
+
+        /// The numbers as the input wrote them, if the reader kept them
+        /// ([`ReadOptions::exact`](crate::io::ReadOptions::exact)).
+        #[must_use]
+        pub fn written(&self) -> Option<&Written> {
+            self.written.as_deref()
+        }
+
+        /// The transition probabilities as exact fractions, in the matrix's pattern and row groups:
+        /// as written when the input kept them ([`written`](Self::written)), otherwise recovered from
+        /// the `f64` values ([`rationalize_matrix`](crate::exact::rationalize_matrix)).
+        ///
+        /// # Errors
+        /// [`Error::InvalidDistribution`] naming the first state with a choice whose exact
+        /// probabilities do not sum to 1, or (without written values) a probability that is not a
+        /// fraction with a small denominator.
+        pub fn exact_matrix(&self) -> Result<CsrMatrix<crate::exact::Rational>> {
+            super::written::exact_matrix(&self.matrix, self.written.as_deref())
+        }
+
         /// All reward models by name.
         #[must_use]
         pub fn reward_models(&self) -> &BTreeMap<String, RewardModel> {
@@ -93,6 +123,7 @@ mod game;
 mod mdp;
 mod rewards;
 mod state_set;
+mod written;
 
 pub use dtmc::{Dtmc, ROW_SUM_TOLERANCE};
 pub(crate) use game::check_choice_rewards;
@@ -100,6 +131,7 @@ pub use game::{Game, Player};
 pub use mdp::Mdp;
 pub use rewards::RewardModel;
 pub use state_set::StateSet;
+pub use written::Written;
 
 /// Drunkard's walk on 0..=4 with 0 and 4 absorbing, right with probability `p`, started in 2: a
 /// test chain for the layers above (Grinstead & Snell, *Introduction to Probability*, Example

@@ -9,14 +9,35 @@ use crate::{Error, Result};
 /// Shapes, for a model with `n` states, `m` choices (rows; `m = n` for a chain) and `nnz` stored
 /// transitions: `state` has length `n`, `action` length `m`, `transition` length `nnz` aligned with
 /// the transition matrix's stored entries (row by row, ascending column). Units are the model's.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RewardModel {
+///
+/// `T` is `f64` for the model's floating-point rewards; a model read with the numbers as written
+/// keeps them exactly as `RewardModel<Rational>` too ([`Written`](super::Written)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RewardModel<T = f64> {
     /// Reward earned in each state per step (length `n`).
-    pub state: Option<Vec<f64>>,
+    pub state: Option<Vec<T>>,
     /// Reward earned by each choice (length `m`).
-    pub action: Option<Vec<f64>>,
+    pub action: Option<Vec<T>>,
     /// Reward earned on each stored transition (length `nnz`).
-    pub transition: Option<Vec<f64>>,
+    pub transition: Option<Vec<T>>,
+}
+
+impl<T> Default for RewardModel<T> {
+    fn default() -> Self {
+        Self {
+            state: None,
+            action: None,
+            transition: None,
+        }
+    }
+}
+
+impl<T> RewardModel<T> {
+    /// Whether no part is present.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.state.is_none() && self.action.is_none() && self.transition.is_none()
+    }
 }
 
 impl RewardModel {
@@ -27,12 +48,6 @@ impl RewardModel {
             state: Some(state),
             ..Self::default()
         }
-    }
-
-    /// Whether no part is present.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.state.is_none() && self.action.is_none() && self.transition.is_none()
     }
 
     /// `Ok` if every part has the length `matrix` asks for and only finite values.

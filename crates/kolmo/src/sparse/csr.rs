@@ -104,6 +104,25 @@ impl<T> CsrMatrix<T> {
         }
     }
 
+    /// A matrix with this one's pattern and row groups holding `vals` instead (one per stored
+    /// entry, in storage order: row by row, ascending column) — for example the exact values of
+    /// a floating-point matrix.
+    ///
+    /// # Panics
+    /// - panics if `vals.len() != self.nnz()`.
+    #[must_use]
+    #[track_caller]
+    pub fn with_values<U>(&self, vals: Vec<U>) -> CsrMatrix<U> {
+        assert!(vals.len() == self.vals.len(), "one value per stored entry");
+        CsrMatrix {
+            ncols: self.ncols,
+            row_ptr: self.row_ptr.clone(),
+            cols: self.cols.clone(),
+            vals,
+            group_ptr: self.group_ptr.clone(),
+        }
+    }
+
     /// Number of rows (choices; states for a Markov chain).
     #[must_use]
     pub fn nrows(&self) -> usize {
@@ -204,24 +223,6 @@ impl<T> CsrMatrix<T> {
             }
         }
         (ptr, rows)
-    }
-
-    /// The same pattern and row groups with other values (`vals[k]` for the `k`-th stored entry):
-    /// a matrix's probabilities in another arithmetic.
-    ///
-    /// # Panics
-    /// - panics if `vals.len() != nnz()`.
-    #[must_use]
-    #[track_caller]
-    pub fn with_values<U>(&self, vals: Vec<U>) -> CsrMatrix<U> {
-        assert!(vals.len() == self.vals.len(), "one value per stored entry");
-        CsrMatrix {
-            ncols: self.ncols,
-            row_ptr: self.row_ptr.clone(),
-            cols: self.cols.clone(),
-            vals,
-            group_ptr: self.group_ptr.clone(),
-        }
     }
 }
 

@@ -1,0 +1,118 @@
+//! Values as written (issue 14, item 6): with `ReadOptions::exact` every reader keeps each
+//! probability as the file writes it, and exact analyses run on those numbers, not on fractions
+//! recovered from `f64` (which find denominators only up to 2²⁰).
+
+use kolmo::analysis::exact::{absorption_time_exact, reach_probability_exact};
+use kolmo::exact::Rational;
+use kolmo::io::{Model, ReadOptions, read_model};
+use kolmo::model::{Dtmc, StateSet};
+
+fn frac(p: i64, q: u64) -> Rational {
+    Rational::from_parts(p.into(), q.into())
+}
+
+/// Reads `text` as the file `name` in a fresh directory, keeping the values as written when
+/// `exact`, and rescaling rows when `normalize`.
+fn read(name: &str, text: &str, exact: bool, normalize: bool) -> kolmo::Result<Dtmc> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let options = ReadOptions {
+        exact,
+        normalize,
+        ..ReadOptions::default()
+    };
+    match read_model(&path, &options)?.model {
+        Model::Dtmc(d) => Ok(d),
+        Model::Mdp(_) => panic!("{name}: expected a Markov chain"),
+    }
+}
+
+/// The chain that leaves state 0 with probability 1/3,000,000 per step: the expected number of
+/// steps to reach state 1 is exactly 3,000,000 (a geometric number of trials) and the variance
+/// (1 − p)/p² = 2,999,999 · 3,000,000.
+fn assert_slow_exit(d: &Dtmc) {
+    let target = StateSet::from_states(2, [1]);
+    let t = absorption_time_exact(d, &target).unwrap();
+    assert_eq!(t.mean[0], Some(Rational::from(3_000_000)));
+    assert_eq!(t.variance[0], Some(Rational::from(2_999_999u64 * 3_000_000)));
+    assert_eq!(reach_probability_exact(d, &target).unwrap()[0], Rational::ONE);
+}
+
+#[test]
+fn a_fraction_beyond_two_to_the_twenty_is_used_as_written() {
+    let text = "2999999/3000000,1/3000000\n0,1\n";
+    let d = read("slow.csv", text, true, false).unwrap();
+    let written = d.written().expect("the values as written are kept");
+    assert_eq!(
+        written.probabilities,
+        vec![frac(2_999_999, 3_000_000), frac(1, 3_000_000), Rational::ONE]
+    );
+    assert_slow_exit(&d);
+    // Without them, exact analysis recovers fractions from f64, and 1/3000000 is beyond it.
+    let d = read("slow.csv", text, false, false).unwrap();
+    assert!(d.written().is_none());
+    let e = absorption_time_exact(&d, &StateSet::from_states(2, [1])).unwrap_err();
+    assert!(e.to_string().contains("not a fraction"), "{e}");
+}
+
+#[test]
+fn matrix_market_keeps_written_values_including_mirrored_entries() {
+    // A symmetric file stores each off-diagonal entry once; its mirror keeps the same exact value.
+    let text =
+        "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 0.9999997\n2 1 3e-7\n2 2 0.9999997\n";
+    let d = read("sym.mtx", text, true, false).unwrap();
+    let p = d.exact_matrix().unwrap();
+    assert_eq!(p.row(0).1, [frac(9_999_997, 10_000_000), frac(3, 10_000_000)]);
+    assert_eq!(p.row(1).1, [frac(3, 10_000_000), frac(9_999_997, 10_000_000)]);
+    let mtx =
+        "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 2999999/3000000\n1 2 1/3000000\n2 2 1\n";
+    assert_slow_exit(&read("slow.mtx", mtx, true, false).unwrap());
+}
+
+#[test]
+fn decimals_are_their_exact_values_and_normalizing_rescales_them_exactly() {
+    let d = read("dec.csv", "0.1,0.2,0.7\n0,1,0\n0,0,1\n", true, false).unwrap();
+    assert_eq!(
+        d.exact_matrix().unwrap().row(0).1,
+        [frac(1, 10), frac(1, 5), frac(7, 10)]
+    );
+    // Weights 1 and 2 rescaled: exactly 1/3 and 2/3 (in f64 they are only the nearest doubles).
+    let d = read("w.csv", "1,2\n0,1\n", true, true).unwrap();
+    assert_eq!(d.exact_matrix().unwrap().row(0).1, [frac(1, 3), frac(2, 3)]);
+    assert_eq!(d.matrix().row(0).1, [1.0 / 3.0, 2.0 / 3.0]);
+}
+
+#[test]
+fn rows_that_sum_to_one_only_in_floating_point_are_refused_by_exact_analysis() {
+    // 0.3333333333333333 three times sums to 1 within the f64 tolerance, but not exactly.
+    let third = "0.3333333333333333";
+    let text = format!("{third},{third},{third}\n0,1,0\n0,0,1\n");
+    let d = read("thirds.csv", &text, true, false).unwrap();
+    let e = d.exact_matrix().unwrap_err();
+    assert!(e.to_string().contains("as written"), "{e}");
+    // Recovered from f64 instead, each is 1/3: the analysis goes on.
+    let d = read("thirds.csv", &text, false, false).unwrap();
+    assert_eq!(
+        d.exact_matrix().unwrap().row(0).1,
+        [frac(1, 3), frac(1, 3), frac(1, 3)]
+    );
+}
+
+#[test]
+fn an_exponent_too_large_to_keep_exactly_is_refused_at_its_place() {
+    // 0.000…05e4001 is 0.5, but its exponent is beyond what exact values are kept for.
+    let half = format!("0.{}5e4001", "0".repeat(4001));
+    let text = format!("0.5,{half}\n0,1\n");
+    let e = read("e.csv", &text, true, false).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("e.csv:1:5") && message.contains("cannot be kept exactly"),
+        "{message}"
+    );
+    // In floating point the same file reads.
+    assert_eq!(
+        read("e.csv", &text, false, false).unwrap().matrix().row(0).1,
+        [0.5, 0.5]
+    );
+}
