@@ -39,7 +39,8 @@ and fails on an import that points up or sideways; tests may use anything):
  analysis
  linsolve (with the solver factories) · sim · explore · io
  graph (chains, MDPs and games)
- exact (arithmetic only) · model
+ model
+ exact (arithmetic only)
  sparse (the CSR matrix, the multiply-and-reduce kernel)
  numeric · error · progress
 ```

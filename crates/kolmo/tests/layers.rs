@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["numeric", "error", "progress", "lib"],
     &["sparse"],
-    &["exact", "model"],
+    &["exact"],
+    &["model"],
     &["graph"],
     &["linsolve", "sim", "explore", "io"],
     &["analysis"],
@@ -184,7 +185,9 @@ fn module_path(rel: &Path) -> Vec<String> {
 /// Every crate path named in `code` (stripped of comments, strings and tests): `(line, first
 /// segment below the crate root)`. `use crate::{a, b::c}` groups name each of their heads.
 fn crate_paths(code: &str, module: &[String]) -> Vec<(usize, String)> {
-    let inline = inline_modules(code);
+    let inline = blocks_after(code, "mod ");
+    // A macro's `super::` resolves where it is expanded, not where it is written: not judged.
+    let macros = blocks_after(code, "macro_rules!");
     let mut found = Vec::new();
     let mut line_start = 0;
     for (k, line) in code.lines().enumerate() {
@@ -192,6 +195,7 @@ fn crate_paths(code: &str, module: &[String]) -> Vec<(usize, String)> {
         line_start += line.len() + 1;
         // Inline `mod x { … }` blocks around this line deepen the module path.
         let depth = module.len() + inline.iter().filter(|r| r.contains(&offset)).count();
+        let in_macro = macros.iter().any(|r| r.contains(&offset));
         let mut rest = line;
         while let Some(at) = find_word(rest, "crate::").or_else(|| find_word(rest, "super::")) {
             let tail = &rest[at..];
@@ -208,7 +212,7 @@ fn crate_paths(code: &str, module: &[String]) -> Vec<(usize, String)> {
             }
             // Resolve `super::` against the file's module path; only climbing to the root
             // leaves the top-level module.
-            let names: Vec<String> = if from_crate || depth_up >= depth {
+            let names: Vec<String> = if from_crate || (depth_up >= depth && !in_macro) {
                 if t.starts_with('{') {
                     group_heads(code, k, line.len() - t.len())
                 } else {
@@ -230,13 +234,14 @@ fn crate_paths(code: &str, module: &[String]) -> Vec<(usize, String)> {
     found
 }
 
-/// The byte ranges of the bodies of inline `mod name { … }` blocks.
-fn inline_modules(code: &str) -> Vec<std::ops::Range<usize>> {
+/// The byte ranges of the `{ … }` bodies that follow `keyword name` (inline `mod name { … }`,
+/// `macro_rules! name { … }`).
+fn blocks_after(code: &str, keyword: &str) -> Vec<std::ops::Range<usize>> {
     let b = code.as_bytes();
     let mut ranges = Vec::new();
     let mut from = 0;
-    while let Some(at) = find_word(&code[from..], "mod ").map(|k| k + from) {
-        let mut j = at + 4;
+    while let Some(at) = find_word(&code[from..], keyword).map(|k| k + from) {
+        let mut j = at + keyword.len();
         while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b' ') {
             j += 1;
         }
@@ -397,6 +402,9 @@ mod inner {
     use super::super::sibling;
     use super::super::super::analysis;
 }
+macro_rules! m {
+    () => { super::super::expanded_elsewhere(); crate::graph::x(); };
+}
 "#;
     let code = strip_test_items(&strip_comments_and_strings(src));
     let module = vec!["mdp".to_owned(), "reach".to_owned()];
@@ -409,6 +417,7 @@ mod inner {
             (5, "model".to_owned()),
             (10, "linsolve".to_owned()),
             (13, "analysis".to_owned()),
+            (16, "graph".to_owned()),
         ]
     );
 }
