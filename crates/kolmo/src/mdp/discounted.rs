@@ -281,11 +281,7 @@ pub fn discounted_exact(
             let mut best = v[s].clone();
             for row in group.clone() {
                 let qa = q(&v, row);
-                let better = match optimum {
-                    Optimum::Max => qa > best,
-                    Optimum::Min => qa < best,
-                };
-                if better {
+                if optimum.direction().better(&qa, &best) {
                     best = qa;
                     policy[s] = (row - group.start) as u32;
                     changed = true;
