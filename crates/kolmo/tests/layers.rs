@@ -144,22 +144,7 @@ fn strip_test_items(src: &str) -> String {
     let mut from = 0;
     while let Some(at) = src[from..].find("#[cfg(test)]").map(|k| k + from) {
         // The item runs to its first `;` before any `{`, or to the `}` closing its first `{`.
-        let mut j = at + "#[cfg(test)]".len();
-        let mut depth = 0usize;
-        while j < b.len() {
-            match b[j] {
-                b';' if depth == 0 => break,
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
+        let j = item_end(&b, at + "#[cfg(test)]".len(), true);
         for c in &mut b[at..(j + 1).min(src.len())] {
             if *c != b'\n' {
                 *c = b' ';
@@ -168,6 +153,28 @@ fn strip_test_items(src: &str) -> String {
         from = (j + 1).min(src.len());
     }
     String::from_utf8(b).expect("only ASCII blanked")
+}
+
+/// The position of the `}` closing the first `{` at or after `from` (or, with `stop_at_semicolon`,
+/// of a `;` met before any `{`); the end of `b` if there is none.
+fn item_end(b: &[u8], from: usize, stop_at_semicolon: bool) -> usize {
+    let mut depth = 0usize;
+    let mut j = from;
+    while j < b.len() {
+        match b[j] {
+            b';' if depth == 0 && stop_at_semicolon => break,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    j
 }
 
 /// The module path of a source file below `src` (`mdp/reach.rs` → `["mdp", "reach"]`,
@@ -246,22 +253,7 @@ fn blocks_after(code: &str, keyword: &str) -> Vec<std::ops::Range<usize>> {
             j += 1;
         }
         if b.get(j) == Some(&b'{') {
-            let mut depth = 0usize;
-            let mut e = j;
-            while e < b.len() {
-                match b[e] {
-                    b'{' => depth += 1,
-                    b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                e += 1;
-            }
-            ranges.push(j..e);
+            ranges.push(j..item_end(b, j, false));
         }
         from = j;
     }

@@ -194,21 +194,9 @@ mod tests {
 
     #[test]
     fn the_kernel_in_rationals() {
-        use crate::sparse::{Affine, CsrBuilder, Direction};
-        // Group 0 (max): stay, or go to 1; group 1 (min): halves to 0 and 1, or stay.
-        let mut b = CsrBuilder::new(2);
-        b.new_row_group();
-        b.add(0, 1.0);
-        b.finish_row();
-        b.add(1, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(0, 0.5);
-        b.add(1, 0.5);
-        b.finish_row();
-        b.add(1, 1.0);
-        b.finish_row();
-        let f = b.build();
+        use crate::sparse::{Affine, Direction};
+        // Group 0 (max) and group 1 (min): to state 0, or to state 1.
+        let f = crate::sparse::two_by_two();
         let m = f.with_values(
             f.as_parts()
                 .2
@@ -223,7 +211,7 @@ mod tests {
         let x = vec![Rational::from(2), Rational::ONE];
         let (mut out, mut ch) = (vec![Rational::ZERO; 2], vec![0u32; 2]);
         m.multiply_and_reduce(dir, &x, Affine::discounted(&rewards, &gamma), &mut out, &mut ch);
-        // Max(1 + 2/2, 0 + 1/2) = 2; min(1/3 + (1 + 1/2)/2, 0 + 1/2) = 1/2.
+        // Max(1 + 2/2, 0 + 1/2) = 2; min(1/3 + 2/2, 0 + 1/2) = 1/2.
         assert_eq!(out, vec![Rational::from(2), gamma.clone()]);
         assert_eq!(ch, vec![0, 1]);
         // Gauss–Seidel: group 1 reads the new x[0] = 2 (the same here), exactly.

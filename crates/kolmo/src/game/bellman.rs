@@ -31,24 +31,12 @@ pub fn bellman(game: &Game, x: &[f64], out: &mut [f64], choices: &mut [u32]) {
 mod tests {
     use super::*;
     use crate::model::Player;
-    use crate::sparse::CsrBuilder;
 
     /// State 0 (max): reward 1 and stay, or reward 0 and go to 1. State 1 (min): reward 5 and go
     /// to 0, or reward 2 and stay.
     fn game() -> Game {
-        let mut b = CsrBuilder::new(2);
-        b.new_row_group();
-        b.add(0, 1.0);
-        b.finish_row();
-        b.add(1, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(0, 1.0);
-        b.finish_row();
-        b.add(1, 1.0);
-        b.finish_row();
         Game::new(
-            b.build(),
+            crate::sparse::two_by_two(),
             vec![Player::Max, Player::Min],
             vec![1.0, 0.0, 5.0, 2.0],
             vec![0],

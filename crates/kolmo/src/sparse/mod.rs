@@ -34,6 +34,21 @@ pub(crate) fn from_rows(rows: &[&[(u32, f64)]]) -> CsrMatrix {
     b.build()
 }
 
+/// Two row groups over two states, each with the rows "to state 0" and "to state 1"
+/// (probability 1): the smallest MDP or game with a choice everywhere, for tests.
+#[cfg(test)]
+pub(crate) fn two_by_two() -> CsrMatrix {
+    let mut b = CsrBuilder::new(2);
+    for _ in 0..2 {
+        b.new_row_group();
+        b.add(0, 1.0);
+        b.finish_row();
+        b.add(1, 1.0);
+        b.finish_row();
+    }
+    b.build()
+}
+
 /// Seeded random test matrices.
 #[cfg(test)]
 pub(crate) mod random {

@@ -223,18 +223,7 @@ mod tests {
     use super::*;
     use crate::sparse::CsrBuilder;
 
-    /// Group 0: rows (stay: 1.0 on 0) and (go: 1.0 on 1); group 1: rows (to 0) and (stay).
-    fn two_by_two() -> CsrMatrix {
-        let mut b = CsrBuilder::new(2);
-        for _ in 0..2 {
-            b.new_row_group();
-            b.add(0, 1.0);
-            b.finish_row();
-            b.add(1, 1.0);
-            b.finish_row();
-        }
-        b.build()
-    }
+    use crate::sparse::two_by_two;
 
     #[test]
     fn reduces_by_direction_and_records_the_first_optimum() {
