@@ -72,6 +72,6 @@ pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact:
 }
 
 /// Each state's direction: its owner's.
-fn direction(game: &Game) -> impl Fn(usize) -> crate::sparse::Direction + Copy + '_ {
+fn direction(game: &Game) -> impl Fn(usize) -> crate::sparse::Direction + Copy + Sync + '_ {
     |s| game.owners()[s].direction()
 }

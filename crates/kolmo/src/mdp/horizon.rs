@@ -92,7 +92,7 @@ pub fn finite_horizon_exact(
 pub(crate) fn backward_induction(
     matrix: &CsrMatrix,
     rewards: &[f64],
-    direction: impl Fn(usize) -> Direction + Copy,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
     every_stage: bool,
 ) -> (Vec<f64>, Vec<u32>, Vec<Vec<u32>>) {
@@ -124,7 +124,7 @@ pub(crate) fn backward_induction(
 pub(crate) fn backward_induction_exact(
     matrix: &CsrMatrix,
     rewards: &[f64],
-    direction: impl Fn(usize) -> Direction + Copy,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
 ) -> Result<Vec<Rational>> {
     let p = matrix.with_values(rationalize_matrix(matrix, true)?.as_parts().2.to_vec());

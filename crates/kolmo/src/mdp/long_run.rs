@@ -68,7 +68,7 @@ impl LongRun {
 pub(crate) fn long_run(
     matrix: &CsrMatrix,
     rewards: &[f64],
-    direction: impl Fn(usize) -> Direction + Copy,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
     options: &LongRunOptions,
 ) -> Result<LongRun> {
     if options.period == 0 {

@@ -10,6 +10,10 @@
 use super::CsrMatrix;
 use crate::numeric::NeumaierSum;
 
+/// Groups per parallel task of [`CsrMatrix::multiply_and_reduce`]: small models stay on one
+/// thread.
+const PARALLEL_GROUPS: usize = 1 << 12;
+
 /// Which way a row group is reduced (Storm's `OptimizationDirection`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -43,7 +47,7 @@ impl Direction {
 /// A number the kernel multiplies and sums in, with its summation policy: `f64` sums
 /// compensated (Neumaier, "Rundungsfehleranalyse einiger Verfahren zur Summation endlicher
 /// Summen", ZAMM 54, 1974), rationals exactly.
-pub trait Accumulate: Clone + PartialOrd {
+pub trait Accumulate: Clone + PartialOrd + Send + Sync {
     /// A running sum.
     type Sum;
     /// A sum holding `start`, or 0 for `None`.
@@ -147,21 +151,23 @@ impl<T: Accumulate> CsrMatrix<T> {
     #[track_caller]
     pub fn group_optimum(&self, g: usize, direction: Direction, x: &[T], affine: Affine<'_, T>) -> (T, u32) {
         let rows = self.group_rows(g);
-        let mut best: Option<(T, u32)> = None;
-        for (k, r) in rows.enumerate() {
+        assert!(!rows.is_empty(), "row group {g} is empty");
+        let mut best = (self.row_value(rows.start, x, affine), 0u32);
+        for (k, r) in rows.enumerate().skip(1) {
             let v = self.row_value(r, x, affine);
-            match &best {
-                Some((b, _)) if !direction.better(&v, b) => {}
-                _ => best = Some((v, k as u32)),
+            if direction.better(&v, &best.0) {
+                best = (v, k as u32);
             }
         }
-        best.expect("every row group has a row")
+        best
     }
 
     /// The Bellman step (Storm's `multiplyAndReduce`; Puterman, *Markov Decision Processes*, 1994,
     /// §6.3; Shapley, "Stochastic games", PNAS 39, 1953, for games): for every group `g`,
     /// `out[g] = opt_{r ∈ g} (b[r] + γ (A x)[r])` in `direction(g)`, and `choices[g]` the index
-    /// within the group of the optimal row (the first on ties). Jacobi style: reads only `x`.
+    /// within the group of the optimal row (the first on ties). Jacobi style: reads only `x`; the
+    /// groups are computed in parallel (rayon), each by the same sequential sum, so the result does
+    /// not depend on the number of threads.
     ///
     /// # Panics
     /// - panics if `out` or `choices` does not have one entry per group, `x` is shorter than the
@@ -172,19 +178,24 @@ impl<T: Accumulate> CsrMatrix<T> {
     #[track_caller]
     pub fn multiply_and_reduce(
         &self,
-        direction: impl Fn(usize) -> Direction,
+        direction: impl Fn(usize) -> Direction + Sync,
         x: &[T],
         affine: Affine<'_, T>,
         out: &mut [T],
         choices: &mut [u32],
     ) {
+        use rayon::prelude::*;
         let groups = self.row_groups();
         assert!(out.len() == groups && choices.len() == groups && x.len() >= self.ncols());
-        for g in 0..groups {
-            let (v, k) = self.group_optimum(g, direction(g), x, affine);
-            out[g] = v;
-            choices[g] = k;
-        }
+        out.par_iter_mut()
+            .zip(choices.par_iter_mut())
+            .enumerate()
+            .with_min_len(PARALLEL_GROUPS)
+            .for_each(|(g, (o, c))| {
+                let (v, k) = self.group_optimum(g, direction(g), x, affine);
+                *o = v;
+                *c = k;
+            });
     }
 
     /// [`multiply_and_reduce`](Self::multiply_and_reduce) in place, Gauss–Seidel style (Puterman
