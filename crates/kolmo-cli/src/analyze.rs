@@ -2,81 +2,32 @@
 //! read from a model file.
 
 use crate::cli::{AnalyzeArgs, AnalyzeTable};
-use crate::output::{Csv, Phase, csv_num, csv_text, fmt_bound, fmt_short, num};
+use crate::output::{Csv, Phase, csv_num, csv_text, fmt_bound, fmt_short};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
-use kolmo::analysis::exact::{ExactAbsorptionTime, absorption_time_exact, reach_probability_exact};
-use kolmo::analysis::stationary::GainBias;
-use kolmo::analysis::stationary::RecurrentClass;
-use kolmo::analysis::{
-    AbsorbingChain, AbsorptionTime, ClassAnalysis, FirstPassage, FundamentalMatrix, LongRun,
-    MAX_FIRST_PASSAGE_MATRIX, ReachProbability, TransientDistribution, mean_first_passage_matrix,
-    reach_probability, transient_distribution,
-};
-use kolmo::exact::Rational;
+use kolmo::account::ser::{FractionsOrInf, Matrix, Number, Scalars, Text};
+use kolmo::analysis::report::{ChainReport, ReportOptions, StateValues, chain_report};
 use kolmo::io::{Model, ModelFile, ReadOptions};
-use kolmo::linsolve::SolveMethod;
-use kolmo::model::{Dtmc, StateSet};
-use serde_json::{Map, Value, json};
+use kolmo::model::Dtmc;
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::Write;
 
-/// Largest number of transient states for which the fundamental matrix is reported.
-const MAX_FUNDAMENTAL_SHOWN: usize = 200;
-/// Largest `n × closed classes` for which absorption probabilities are reported for every state.
-const MAX_ABSORPTION_TABLE: usize = 10_000_000;
-/// Work limit of --steps, in steps × transitions (about 2 ns each).
-const MAX_WORK: u64 = 2_000_000_000;
-/// Most closed classes for which absorption probabilities are tabulated for every state (one
-/// solve each).
-const MAX_ABSORPTION_CLASSES: usize = 50;
 /// Rows of a per-state table printed without --all.
 const ROWS: usize = 20;
 /// Largest matrix printed in the human report (larger ones are in --json).
 const MAX_MATRIX_PRINTED: usize = 12;
 
-/// Everything computed for the report.
+/// The library's report with what the command line adds: the file, the state names, the start
+/// and the target as given.
 struct Report<'a> {
     file: ModelFile,
     dtmc: &'a Dtmc,
     names: Vec<String>,
     from: String,
-    analysis: ClassAnalysis<'a>,
-    long_run: LongRun,
-    recurrence: Option<AbsorptionTime>,
-    absorption: Option<Vec<(Vec<f64>, f64, f64)>>,
-    fundamental: Option<FundamentalMatrix>,
-    passage: Option<FirstPassage>,
-    target: Option<TargetReport>,
-    after: Option<TransientDistribution>,
-    rewards: Vec<RewardReport>,
-    exact: Option<ExactReport>,
-    /// Why --exact gave no fractions.
-    exact_error: Option<String>,
-}
-
-/// The exact fractions asked for with --exact.
-struct ExactReport {
-    /// Per closed class: π and the mean recurrence times.
-    stationary: Vec<(Vec<Rational>, Vec<Rational>)>,
-    /// With --target: hitting probabilities, and the expected steps and variances (`None` = +∞).
-    target: Option<(Vec<Rational>, ExactAbsorptionTime)>,
-}
-
-struct TargetReport {
-    spec: String,
-    states: Vec<StateId>,
-    reach: ReachProbability,
-    time: AbsorptionTime,
-}
-
-struct RewardReport {
-    name: String,
-    classes: Vec<GainBias>,
-    /// Gain from the start: Σ_c absorption_c · gain_c.
-    gain_from_start: f64,
-    /// Expected reward accumulated before reaching the target, with the solve's residual and
-    /// the absolute error bound.
-    to_target: Option<(Vec<f64>, f64, f64)>,
+    /// `--target` as given.
+    spec: Option<String>,
+    chain: ChainReport<'a>,
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
@@ -108,14 +59,14 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     let report = compute(file, &dtmc, args)?;
     drop(phase);
     if let Some(t) = &plot {
-        let (title, probabilities) = match &report.after {
+        let (title, probabilities) = match &report.chain.after {
             Some(d) => (
                 format!("Distribution after {} steps from {}", d.steps, report.from),
                 &d.probabilities,
             ),
             None => (
                 format!("Long-run fraction of time in each state, from {}", report.from),
-                &report.long_run.distribution,
+                &report.chain.long_run.distribution,
             ),
         };
         t.render(&crate::plot::DistributionFigure {
@@ -145,30 +96,30 @@ fn csv_table(out: impl Write, table: AnalyzeTable, r: &Report) -> Result<()> {
     match table {
         AnalyzeTable::States => {
             let mut header = vec!["state".to_string(), "long_run".to_string()];
-            if r.target.is_some() {
+            if r.chain.target.is_some() {
                 header.extend(["p_reach", "expected_steps", "variance"].map(String::from));
-                for rr in r.rewards.iter().filter(|x| x.to_target.is_some()) {
+                for rr in r.chain.rewards.iter().filter(|x| x.to_target.is_some()) {
                     header.push(format!("reward_{}", rr.name));
                 }
             }
-            if let Some(d) = &r.after {
+            if let Some(d) = &r.chain.after {
                 header.push(format!("p_after_{}", d.steps));
             }
             let header: Vec<&str> = header.iter().map(String::as_str).collect();
             let mut csv = Csv::new(out, &header)?;
             for (s, name) in r.names.iter().enumerate() {
-                let mut row = vec![csv_text(name), csv_num(r.long_run.distribution[s])];
-                if let Some(t) = &r.target {
+                let mut row = vec![csv_text(name), csv_num(r.chain.long_run.distribution[s])];
+                if let Some(t) = &r.chain.target {
                     row.push(csv_num(t.reach.values[s]));
                     row.push(csv_num(t.time.mean[s]));
                     row.push(csv_num(t.time.variance[s]));
-                    for rr in &r.rewards {
-                        if let Some((v, _, _)) = &rr.to_target {
-                            row.push(csv_num(v[s]));
+                    for rr in &r.chain.rewards {
+                        if let Some(v) = &rr.to_target {
+                            row.push(csv_num(v.values[s]));
                         }
                     }
                 }
-                if let Some(d) = &r.after {
+                if let Some(d) = &r.chain.after {
                     row.push(csv_num(d.probabilities[s]));
                 }
                 csv.row(&row)?;
@@ -178,7 +129,7 @@ fn csv_table(out: impl Write, table: AnalyzeTable, r: &Report) -> Result<()> {
         AnalyzeTable::Stationary => {
             let header = ["class", "state", "probability", "mean_recurrence"];
             let mut csv = Csv::new(out, &header)?;
-            for (&c, st) in r.analysis.closed.iter().zip(&r.analysis.stationary) {
+            for (&c, st) in r.chain.analysis.closed.iter().zip(&r.chain.analysis.stationary) {
                 for ((&s, &p), &m) in st.class.iter().zip(&st.pi).zip(&st.mean_recurrence_times) {
                     csv.row(&[
                         c.to_string(),
@@ -221,12 +172,10 @@ fn parse_state(dtmc: &Dtmc, names: &[String], text: &str, what: &str) -> Result<
 fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Report<'a>> {
     let n = dtmc.n();
     let names: Vec<String> = (0..n as StateId).map(|s| dtmc.state_name(s)).collect();
-    let mut initial = vec![0.0; n];
-    let from = match &args.from {
+    let (from_state, from) = match &args.from {
         Some(f) => {
             let s = parse_state(dtmc, &names, f, "--from")?;
-            initial[s as usize] = 1.0;
-            names[s as usize].clone()
+            (Some(s), names[s as usize].clone())
         }
         None => {
             let init = dtmc.initial();
@@ -236,142 +185,34 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
                     file.files[0].display()
                 );
             }
-            for &s in init {
-                initial[s as usize] = 1.0 / init.len() as f64;
-            }
             let shown: Vec<&str> = init.iter().map(|&s| names[s as usize].as_str()).collect();
-            if init.len() == 1 {
+            let from = if init.len() == 1 {
                 shown[0].to_string()
             } else {
                 format!("uniform over {{{}}}", shown.join(", "))
-            }
+            };
+            (None, from)
         }
     };
-    let analysis = ClassAnalysis::new(dtmc)?;
-    let long_run = analysis.long_run(&initial)?;
-    let recurrence = analysis.time_to_recurrence().cloned();
-    let absorption = (recurrence.is_some()
-        && analysis.closed.len() >= 2
-        && analysis.closed.len() <= MAX_ABSORPTION_CLASSES
-        && n.saturating_mul(analysis.closed.len()) <= MAX_ABSORPTION_TABLE)
-        .then(|| {
-            (0..analysis.closed.len())
-                .map(|c| analysis.absorption_probabilities(c))
-                .collect()
-        });
-    let fundamental = match analysis.absorbing() {
-        Some(a) if a.transient_states().len() <= MAX_FUNDAMENTAL_SHOWN => Some(a.fundamental()?),
-        _ => None,
-    };
-    let passage = if n <= MAX_FIRST_PASSAGE_MATRIX {
-        Some(mean_first_passage_matrix(dtmc)?)
-    } else {
-        None
-    };
-    // One absorbing-chain factorisation per target: the recurrent part's when the target is exactly
-    // the set of recurrent states (absorbing states as a label, typically).
-    let target_set = match &args.target {
-        Some(spec) => Some((spec, target_states(dtmc, &names, spec)?)),
+    let target = match &args.target {
+        Some(spec) => Some(target_states(dtmc, &names, spec)?),
         None => None,
     };
-    let owned_chain;
-    let target_chain: Option<&AbsorbingChain> = match &target_set {
-        Some((_, states)) => {
-            let recurrent: Vec<StateId> = (0..n as StateId)
-                .filter(|&s| analysis.classes.classes[analysis.classes.class_of[s as usize] as usize].closed)
-                .collect();
-            match analysis.absorbing() {
-                Some(a) if *states == recurrent && args.method == SolveMethod::Auto => Some(a),
-                _ => {
-                    owned_chain = AbsorbingChain::with_method(
-                        dtmc,
-                        &StateSet::from_states(n, states.iter().copied()),
-                        args.method,
-                    )?;
-                    Some(&owned_chain)
-                }
-            }
-        }
-        None => None,
+    let options = ReportOptions {
+        from: from_state,
+        target,
+        steps: args.steps,
+        method: args.method,
+        exact: args.exact,
     };
-    let target = match (&target_set, target_chain) {
-        (Some((spec, states)), Some(chain)) => {
-            let set = StateSet::from_states(n, states.iter().copied());
-            Some(TargetReport {
-                spec: (*spec).clone(),
-                states: states.clone(),
-                reach: reach_probability(dtmc, &set)?,
-                time: chain.absorption_time(),
-            })
-        }
-        _ => None,
-    };
-    let after = match args.steps {
-        Some(k) => Some(transient_distribution(dtmc, &initial, k, MAX_WORK)?),
-        None => None,
-    };
-    let mut rewards = Vec::new();
-    for (name, model) in dtmc.reward_models() {
-        let r = model.expected_per_choice(dtmc.matrix());
-        let classes = analysis.gain_bias(&r)?;
-        let gain_from_start = classes
-            .iter()
-            .zip(&long_run.absorption)
-            .map(|(g, w)| if *w > 0.0 { g.gain * w } else { 0.0 })
-            .sum();
-        let to_target = match target_chain {
-            Some(a) => Some(a.expected_reward(&r)?),
-            None => None,
-        };
-        rewards.push(RewardReport {
-            name: name.clone(),
-            classes,
-            gain_from_start,
-            to_target,
-        });
-    }
-    // The exact fractions are an addition: when they cannot be had (too large, probabilities
-    // that are not simple fractions) the report keeps the decimals and says why.
-    let exact_result = args.exact.then(|| -> kolmo::Result<ExactReport> {
-        let p = dtmc.exact_matrix()?;
-        let mut stationary = Vec::new();
-        for &c in &analysis.closed {
-            let st = RecurrentClass::new(&p, &analysis.classes.classes[c].states)?.stationary()?;
-            stationary.push((st.pi, st.mean_recurrence_times));
-        }
-        let target = match &target {
-            Some(t) => {
-                let set = StateSet::from_states(n, t.states.iter().copied());
-                Some((
-                    reach_probability_exact(dtmc, &set)?,
-                    absorption_time_exact(dtmc, &set)?,
-                ))
-            }
-            None => None,
-        };
-        Ok(ExactReport { stationary, target })
-    });
-    let (exact, exact_error) = match exact_result {
-        Some(Ok(x)) => (Some(x), None),
-        Some(Err(e)) => (None, Some(e.to_string())),
-        None => (None, None),
-    };
+    let chain = chain_report(dtmc, &options)?;
     Ok(Report {
-        exact,
-        exact_error,
         file,
         dtmc,
         names,
         from,
-        analysis,
-        long_run,
-        recurrence,
-        absorption,
-        fundamental,
-        passage,
-        target,
-        after,
-        rewards,
+        spec: args.target.clone(),
+        chain,
     })
 }
 
@@ -402,209 +243,324 @@ fn target_states(dtmc: &Dtmc, names: &[String], spec: &str) -> Result<Vec<StateI
     Ok(states)
 }
 
-fn fractions(values: &[Rational]) -> Value {
-    Value::Array(values.iter().map(|v| json!(v.to_string())).collect())
+// The `--json` document: views of the report deriving `Serialize`, grouped and named as README.md
+// documents them. Fields are in alphabetical order, the order the document has always had.
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    absorbing_states: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    absorption_probabilities: Option<JsonAbsorption<'a>>,
+    classes: Vec<JsonClass<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distribution_after: Option<JsonAfter<'a>>,
+    ergodic: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exact_error: Option<&'a str>,
+    from: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fundamental_matrix: Option<JsonFundamental<'a>>,
+    irreducible: bool,
+    long_run: JsonLongRun<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_first_passage: Option<JsonPassage<'a>>,
+    model: JsonModel<'a>,
+    notes: &'a [String],
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    rewards: BTreeMap<&'a str, JsonReward<'a>>,
+    state_names: &'a [String],
+    stationary: Vec<JsonStationary<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps_to_recurrence: Option<JsonSteps<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<JsonTarget<'a>>,
+    transient_states: Vec<&'a str>,
 }
 
-/// Fractions, with +∞ (`None`) as "inf".
-fn optional_fractions(values: &[Option<Rational>]) -> Value {
-    Value::Array(
-        values
-            .iter()
-            .map(|v| v.as_ref().map_or(json!("inf"), |v| json!(v.to_string())))
-            .collect(),
-    )
+#[derive(Serialize)]
+struct JsonModel<'a> {
+    files: Vec<String>,
+    format: &'a str,
+    initial: Vec<&'a str>,
+    labels: BTreeMap<&'a str, Vec<&'a str>>,
+    reward_models: Vec<&'a str>,
+    states: usize,
+    transitions: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
-fn per_state(values: &[f64]) -> Value {
-    Value::Array(values.iter().map(|&v| num(v)).collect())
+#[derive(Serialize)]
+struct JsonClass<'a> {
+    closed: bool,
+    period: Option<u64>,
+    recurrent: bool,
+    states: Vec<&'a str>,
 }
 
-fn matrix_json(k: usize, m: &[f64]) -> Value {
-    Value::Array(m.chunks(k.max(1)).map(per_state).collect())
+#[derive(Serialize)]
+struct JsonStationary<'a> {
+    class: usize,
+    distribution: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distribution_exact: Option<Scalars<'a, kolmo::exact::Rational>>,
+    error_bound: Number,
+    mean_recurrence_times: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_recurrence_times_exact: Option<Scalars<'a, kolmo::exact::Rational>>,
+    method: Text<&'a kolmo::account::Method>,
+    period: Option<u64>,
+    relative_error_bound: Number,
+    residual: Number,
+    states: Vec<&'a str>,
 }
 
-fn json_report(r: &Report) -> Value {
+#[derive(Serialize)]
+struct JsonLongRun<'a> {
+    absorption_probabilities: Scalars<'a, f64>,
+    distribution: Scalars<'a, f64>,
+    error_bound: Number,
+    is_limit: bool,
+    residual: Number,
+}
+
+#[derive(Serialize)]
+struct JsonSteps<'a> {
+    error_bound: Number,
+    expected_steps: Scalars<'a, f64>,
+    method: Text<&'a kolmo::account::Method>,
+    residual: Number,
+    variance: Scalars<'a, f64>,
+}
+
+#[derive(Serialize)]
+struct JsonAbsorption<'a> {
+    classes: &'a [usize],
+    error_bound: Number,
+    /// Row per state, column per closed class.
+    matrix: Vec<Vec<Number>>,
+    residual: Number,
+}
+
+#[derive(Serialize)]
+struct JsonFundamental<'a> {
+    matrix: Matrix<'a>,
+    residual: Number,
+    states: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JsonPassage<'a> {
+    error_bound: Number,
+    matrix: Matrix<'a>,
+    residual: Number,
+}
+
+#[derive(Serialize)]
+struct JsonTarget<'a> {
+    error_bound: Number,
+    expected_steps: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_steps_exact: Option<FractionsOrInf<'a>>,
+    hitting_probability: Scalars<'a, f64>,
+    hitting_probability_error_bound: Number,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hitting_probability_exact: Option<Scalars<'a, kolmo::exact::Rational>>,
+    hitting_probability_residual: Number,
+    method: Text<&'a kolmo::account::Method>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method_exact: Option<Text<&'a kolmo::account::Method>>,
+    not_almost_surely: Vec<&'a str>,
+    residual: Number,
+    spec: &'a str,
+    states: Vec<&'a str>,
+    variance: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variance_exact: Option<FractionsOrInf<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonAfter<'a> {
+    distribution: Scalars<'a, f64>,
+    mass_error: Number,
+    method: Text<&'a kolmo::account::Method>,
+    steps: u64,
+}
+
+#[derive(Serialize)]
+struct JsonReward<'a> {
+    classes: Vec<JsonGainBias<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_reward_to_target: Option<Scalars<'a, f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_reward_to_target_error_bound: Option<Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_reward_to_target_residual: Option<Number>,
+    gain: Number,
+}
+
+#[derive(Serialize)]
+struct JsonGainBias<'a> {
+    bias: Scalars<'a, f64>,
+    bias_residual: Number,
+    class: usize,
+    gain: Number,
+    gain_error_bound: Number,
+}
+
+fn json_report<'a>(r: &'a Report) -> JsonReport<'a> {
     let d = r.dtmc;
-    let a = &r.analysis;
-    let names = |states: &[StateId]| -> Value {
-        Value::Array(states.iter().map(|&s| json!(r.names[s as usize])).collect())
+    let c = &r.chain;
+    let a = &c.analysis;
+    let names = |states: &[StateId]| -> Vec<&'a str> {
+        states.iter().map(|&s| r.names[s as usize].as_str()).collect()
     };
-    let mut doc = Map::new();
-    doc.insert(
-        "model".into(),
-        json!({
-            "files": r.file.files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            "format": r.file.format.name(),
-            "type": "dtmc",
-            "states": d.n(),
-            "transitions": d.matrix().nnz(),
-            "initial": names(d.initial()),
-            "labels": d.labels().iter().map(|(k, v)| (k.clone(), names(&v.to_vec()))).collect::<Map<_, _>>(),
-            "reward_models": d.reward_models().keys().collect::<Vec<_>>(),
-        }),
-    );
-    doc.insert("notes".into(), json!(r.file.notes));
-    if let Some(e) = &r.exact_error {
-        doc.insert("exact_error".into(), json!(e));
-    }
-    doc.insert("state_names".into(), json!(r.names));
-    doc.insert("from".into(), json!(r.from));
-    doc.insert(
-        "classes".into(),
-        Value::Array(
-            a.classes
-                .classes
-                .iter()
-                .map(|c| {
-                    json!({
-                        "states": names(&c.states),
-                        "closed": c.closed,
-                        "recurrent": c.closed,
-                        "period": c.period,
-                    })
-                })
+    let exact = c.exact.as_ref();
+    let exact_target = exact.and_then(|x| x.target.as_ref());
+    JsonReport {
+        absorbing_states: names(&a.classes.absorbing_states()),
+        absorption_probabilities: c.absorption.as_ref().map(|ab| JsonAbsorption {
+            classes: &a.closed,
+            error_bound: Number(ab.iter().fold(0.0f64, |m, x| m.max(x.error_bound))),
+            matrix: (0..d.n())
+                .map(|s| ab.iter().map(|x| Number(x.values[s])).collect())
                 .collect(),
-        ),
-    );
-    doc.insert("irreducible".into(), json!(a.classes.irreducible()));
-    doc.insert("ergodic".into(), json!(a.classes.ergodic()));
-    doc.insert("absorbing_states".into(), names(&a.classes.absorbing_states()));
-    doc.insert("transient_states".into(), names(&a.classes.transient_states()));
-    doc.insert(
-        "stationary".into(),
-        Value::Array(
-            a.closed
-                .iter()
-                .zip(&a.stationary)
-                .map(|(&c, st)| {
-                    json!({
-                        "class": c,
-                        "states": names(&st.class),
-                        "period": a.classes.classes[c].period,
-                        "distribution": per_state(&st.pi),
-                        "mean_recurrence_times": per_state(&st.mean_recurrence_times),
-                        "residual": num(st.residual),
-                        "error_bound": num(st.error_bound),
-                        "relative_error_bound": num(st.relative_error_bound),
-                        "method": st.method,
-                    })
-                })
-                .collect(),
-        ),
-    );
-    if let Some(x) = &r.exact {
-        for (i, (pi, m)) in x.stationary.iter().enumerate() {
-            doc["stationary"][i]["distribution_exact"] = fractions(pi);
-            doc["stationary"][i]["mean_recurrence_times_exact"] = fractions(m);
-        }
-    }
-    doc.insert(
-        "long_run".into(),
-        json!({
-            "absorption_probabilities": per_state(&r.long_run.absorption),
-            "distribution": per_state(&r.long_run.distribution),
-            "is_limit": r.long_run.converges,
-            "error_bound": num(r.long_run.error_bound),
-            "residual": num(r.long_run.residual),
+            residual: Number(ab.iter().fold(0.0f64, |m, x| m.max(x.residual))),
         }),
-    );
-    if let Some(t) = &r.recurrence {
-        doc.insert(
-            "steps_to_recurrence".into(),
-            json!({
-                "expected_steps": per_state(&t.mean),
-                "variance": per_state(&t.variance),
-                "residual": num(t.residual),
-                "error_bound": num(t.error_bound),
-                "method": t.method,
-            }),
-        );
+        classes: a
+            .classes
+            .classes
+            .iter()
+            .map(|k| JsonClass {
+                closed: k.closed,
+                period: k.period,
+                recurrent: k.closed,
+                states: names(&k.states),
+            })
+            .collect(),
+        distribution_after: c.after.as_ref().map(|t| JsonAfter {
+            distribution: Scalars(&t.probabilities),
+            mass_error: Number(t.mass_error),
+            method: Text(&t.method),
+            steps: t.steps,
+        }),
+        ergodic: a.classes.ergodic(),
+        exact_error: c.exact_error.as_deref(),
+        from: &r.from,
+        fundamental_matrix: c.fundamental.as_ref().map(|f| JsonFundamental {
+            matrix: Matrix {
+                values: &f.matrix,
+                columns: f.states.len(),
+            },
+            residual: Number(f.residual),
+            states: names(&f.states),
+        }),
+        irreducible: a.classes.irreducible(),
+        long_run: JsonLongRun {
+            absorption_probabilities: Scalars(&c.long_run.absorption),
+            distribution: Scalars(&c.long_run.distribution),
+            error_bound: Number(c.long_run.error_bound),
+            is_limit: c.long_run.converges,
+            residual: Number(c.long_run.residual),
+        },
+        mean_first_passage: c.passage.as_ref().map(|p| JsonPassage {
+            error_bound: Number(p.error_bound),
+            matrix: Matrix {
+                values: &p.matrix,
+                columns: p.n,
+            },
+            residual: Number(p.residual),
+        }),
+        model: JsonModel {
+            files: r.file.files.iter().map(|p| p.display().to_string()).collect(),
+            format: r.file.format.name(),
+            initial: names(d.initial()),
+            labels: d
+                .labels()
+                .iter()
+                .map(|(k, v)| (k.as_str(), names(&v.to_vec())))
+                .collect(),
+            reward_models: d.reward_models().keys().map(String::as_str).collect(),
+            states: d.n(),
+            transitions: d.matrix().nnz(),
+            kind: "dtmc",
+        },
+        notes: &r.file.notes,
+        rewards: c
+            .rewards
+            .iter()
+            .map(|rr| {
+                let to = rr.to_target.as_ref();
+                let entry = JsonReward {
+                    classes: rr
+                        .classes
+                        .iter()
+                        .zip(&a.closed)
+                        .map(|(g, &class)| JsonGainBias {
+                            bias: Scalars(&g.bias),
+                            bias_residual: Number(g.bias_residual),
+                            class,
+                            gain: Number(g.gain),
+                            gain_error_bound: Number(g.gain_error_bound),
+                        })
+                        .collect(),
+                    expected_reward_to_target: to.map(|t| Scalars(&t.values)),
+                    expected_reward_to_target_error_bound: to.map(|t| Number(t.error_bound)),
+                    expected_reward_to_target_residual: to.map(|t| Number(t.residual)),
+                    gain: Number(rr.gain_from_start),
+                };
+                (rr.name.as_str(), entry)
+            })
+            .collect(),
+        state_names: &r.names,
+        stationary: a
+            .closed
+            .iter()
+            .zip(&a.stationary)
+            .enumerate()
+            .map(|(i, (&class, st))| {
+                let x = exact.map(|x| &x.stationary[i]);
+                JsonStationary {
+                    class,
+                    distribution: Scalars(&st.pi),
+                    distribution_exact: x.map(|x| Scalars(&x.pi[..])),
+                    error_bound: Number(st.error_bound),
+                    mean_recurrence_times: Scalars(&st.mean_recurrence_times),
+                    mean_recurrence_times_exact: x.map(|x| Scalars(&x.mean_recurrence_times[..])),
+                    method: Text(&st.method),
+                    period: a.classes.classes[class].period,
+                    relative_error_bound: Number(st.relative_error_bound),
+                    residual: Number(st.residual),
+                    states: names(&st.class),
+                }
+            })
+            .collect(),
+        steps_to_recurrence: c.recurrence.as_ref().map(|t| JsonSteps {
+            error_bound: Number(t.error_bound),
+            expected_steps: Scalars(&t.mean),
+            method: Text(&t.method),
+            residual: Number(t.residual),
+            variance: Scalars(&t.variance),
+        }),
+        target: c.target.as_ref().map(|t| JsonTarget {
+            error_bound: Number(t.time.error_bound),
+            expected_steps: Scalars(&t.time.mean),
+            expected_steps_exact: exact_target.map(|x| FractionsOrInf(&x.time.mean)),
+            hitting_probability: Scalars(&t.reach.values),
+            hitting_probability_error_bound: Number(t.reach.error_bound),
+            hitting_probability_exact: exact_target.map(|x| Scalars(&x.hitting_probability[..])),
+            hitting_probability_residual: Number(t.reach.residual),
+            method: Text(&t.time.method),
+            method_exact: exact_target.map(|x| Text(&x.time.method)),
+            not_almost_surely: names(&t.time.infinite),
+            residual: Number(t.time.residual),
+            spec: r.spec.as_deref().unwrap_or_default(),
+            states: names(&t.states),
+            variance: Scalars(&t.time.variance),
+            variance_exact: exact_target.map(|x| FractionsOrInf(&x.time.variance)),
+        }),
+        transient_states: names(&a.classes.transient_states()),
     }
-    if let Some(ab) = &r.absorption {
-        doc.insert(
-            "absorption_probabilities".into(),
-            json!({
-                "classes": a.closed,
-                "matrix": Value::Array((0..d.n()).map(|s| Value::Array(ab.iter().map(|(v, _, _)| num(v[s])).collect())).collect()),
-                "residual": num(ab.iter().fold(0.0f64, |m, x| m.max(x.1))),
-                "error_bound": num(ab.iter().fold(0.0f64, |m, x| m.max(x.2))),
-            }),
-        );
-    }
-    if let Some(f) = &r.fundamental {
-        doc.insert(
-            "fundamental_matrix".into(),
-            json!({"states": names(&f.states), "matrix": matrix_json(f.states.len(), &f.matrix), "residual": num(f.residual)}),
-        );
-    }
-    if let Some(p) = &r.passage {
-        doc.insert(
-            "mean_first_passage".into(),
-            json!({"matrix": matrix_json(p.n, &p.matrix), "residual": num(p.residual), "error_bound": num(p.error_bound)}),
-        );
-    }
-    if let Some(t) = &r.target {
-        doc.insert(
-            "target".into(),
-            json!({
-                "spec": t.spec,
-                "states": names(&t.states),
-                "hitting_probability": per_state(&t.reach.values),
-                "hitting_probability_residual": num(t.reach.residual),
-                "hitting_probability_error_bound": num(t.reach.error_bound),
-                "expected_steps": per_state(&t.time.mean),
-                "variance": per_state(&t.time.variance),
-                "residual": num(t.time.residual),
-                "error_bound": num(t.time.error_bound),
-                "not_almost_surely": names(&t.time.infinite),
-                "method": t.time.method,
-            }),
-        );
-    }
-    if let (Some(x), Some(t)) = (
-        r.exact.as_ref().and_then(|x| x.target.as_ref()),
-        doc.get_mut("target"),
-    ) {
-        t["hitting_probability_exact"] = fractions(&x.0);
-        t["expected_steps_exact"] = optional_fractions(&x.1.mean);
-        t["variance_exact"] = optional_fractions(&x.1.variance);
-        t["method_exact"] = json!(x.1.method);
-    }
-    if let Some(d) = &r.after {
-        doc.insert(
-            "distribution_after".into(),
-            json!({
-                "steps": d.steps,
-                "distribution": per_state(&d.probabilities),
-                "mass_error": num(d.mass_error),
-                "method": d.method,
-            }),
-        );
-    }
-    if !r.rewards.is_empty() {
-        let mut m = Map::new();
-        for rr in &r.rewards {
-            let mut e = json!({
-                "classes": rr.classes.iter().zip(&a.closed).map(|(g, &c)| json!({
-                    "class": c,
-                    "gain": num(g.gain),
-                    "gain_error_bound": num(g.gain_error_bound),
-                    "bias": per_state(&g.bias),
-                    "bias_residual": num(g.bias_residual),
-                })).collect::<Vec<_>>(),
-                "gain": num(rr.gain_from_start),
-            });
-            if let Some((v, res, bound)) = &rr.to_target {
-                e["expected_reward_to_target"] = per_state(v);
-                e["expected_reward_to_target_residual"] = num(*res);
-                e["expected_reward_to_target_error_bound"] = num(*bound);
-            }
-            m.insert(rr.name.clone(), e);
-        }
-        doc.insert("rewards".into(), Value::Object(m));
-    }
-    Value::Object(doc)
 }
 
 fn list(names: &[String], states: &[StateId], limit: usize) -> String {
@@ -623,7 +579,7 @@ fn list(names: &[String], states: &[StateId], limit: usize) -> String {
 
 fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
     let d = r.dtmc;
-    let a = &r.analysis;
+    let a = &r.chain.analysis;
     let rows = if all { usize::MAX } else { ROWS };
     let width = r
         .names
@@ -645,7 +601,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
     for note in &r.file.notes {
         writeln!(out, "  note: {note}")?;
     }
-    if let Some(e) = &r.exact_error {
+    if let Some(e) = &r.chain.exact_error {
         writeln!(out, "  note: no exact fractions: {e}")?;
     }
     writeln!(out)?;
@@ -708,7 +664,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             fmt_bound(st.residual),
             st.method
         )?;
-        let exact = r.exact.as_ref().map(|x| &x.stationary[i]);
+        let exact = r.chain.exact.as_ref().map(|x| &x.stationary[i]);
         write!(
             out,
             "  {:<width$}  {:>18}  {:>18}",
@@ -739,7 +695,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 fmt_short(*m, 15)
             )?;
             match exact {
-                Some((pi, m)) => writeln!(out, "  {}, {}", pi[j], m[j])?,
+                Some(x) => writeln!(out, "  {}, {}", x.pi[j], x.mean_recurrence_times[j])?,
                 None => writeln!(out)?,
             }
         }
@@ -752,7 +708,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         }
     }
     writeln!(out)?;
-    let lr = &r.long_run;
+    let lr = &r.chain.long_run;
     if closed > 1 {
         writeln!(out, "From {}, the chain ends in", r.from)?;
         for ((&c, w), _) in a.closed.iter().zip(&lr.absorption).zip(0..rows) {
@@ -776,7 +732,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         fmt_bound(lr.error_bound)
     )?;
     print_distribution(out, &r.names, &lr.distribution, rows, all, width)?;
-    if let Some(t) = &r.recurrence {
+    if let Some(t) = &r.chain.recurrence {
         writeln!(out)?;
         writeln!(
             out,
@@ -806,9 +762,9 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             )?;
         }
     }
-    if let Some(ab) = &r.absorption {
+    if let Some(ab) = &r.chain.absorption {
         writeln!(out)?;
-        let bound = ab.iter().fold(0.0f64, |m, x| m.max(x.2));
+        let bound = ab.iter().fold(0.0f64, |m, x| m.max(x.error_bound));
         writeln!(
             out,
             "Absorption probabilities (row: from; column: closed class; error ≤ {}):",
@@ -821,13 +777,13 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         writeln!(out)?;
         for &s in transient.iter().take(rows) {
             write!(out, "  {:<width$}", r.names[s as usize])?;
-            for (v, _, _) in ab {
-                write!(out, "  {:>18}", fmt_short(v[s as usize], 15))?;
+            for x in ab {
+                write!(out, "  {:>18}", fmt_short(x.values[s as usize], 15))?;
             }
             writeln!(out)?;
         }
     }
-    if let Some(f) = &r.fundamental {
+    if let Some(f) = &r.chain.fundamental {
         if f.states.len() <= MAX_MATRIX_PRINTED {
             writeln!(out)?;
             writeln!(
@@ -838,7 +794,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             print_matrix(out, &r.names, &f.states, &f.states, &f.matrix, width)?;
         }
     }
-    if let Some(p) = &r.passage {
+    if let Some(p) = &r.chain.passage {
         if p.n <= MAX_MATRIX_PRINTED {
             writeln!(out)?;
             writeln!(
@@ -850,19 +806,22 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             print_matrix(out, &r.names, &all_states, &all_states, &p.matrix, width)?;
         }
     }
-    if let Some(t) = &r.target {
+    if let Some(t) = &r.chain.target {
         writeln!(out)?;
         writeln!(
             out,
             "Target {} ({}): P(reach) error ≤ {}; expected steps error ≤ {} relative; {}",
-            t.spec,
+            r.spec.as_deref().unwrap_or_default(),
             list(&r.names, &t.states, 8),
             fmt_bound(t.reach.error_bound),
             fmt_bound(t.time.error_bound),
             t.time.method
         )?;
-        for rr in &r.rewards {
-            if let Some((_, _, bound)) = &rr.to_target {
+        for rr in &r.chain.rewards {
+            if let Some(StateValues {
+                error_bound: bound, ..
+            }) = &rr.to_target
+            {
                 writeln!(
                     out,
                     "  reward {:?} to the target: error ≤ {}",
@@ -876,7 +835,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             "  {:<width$}  {:>18}  {:>18}  {:>18}",
             "from", "P(reach)", "expected steps", "variance"
         )?;
-        for rr in r.rewards.iter().filter(|x| x.to_target.is_some()) {
+        for rr in r.chain.rewards.iter().filter(|x| x.to_target.is_some()) {
             write!(out, "  {:>18}", format!("reward {}", rr.name))?;
         }
         writeln!(out)?;
@@ -889,12 +848,13 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 fmt_short(t.time.mean[s], 15),
                 fmt_short(t.time.variance[s], 15)
             )?;
-            for rr in &r.rewards {
-                if let Some((v, _, _)) = &rr.to_target {
-                    write!(out, "  {:>18}", fmt_short(v[s], 15))?;
+            for rr in &r.chain.rewards {
+                if let Some(v) = &rr.to_target {
+                    write!(out, "  {:>18}", fmt_short(v.values[s], 15))?;
                 }
             }
-            if let Some((p, t)) = r.exact.as_ref().and_then(|x| x.target.as_ref()) {
+            if let Some(x) = r.chain.exact.as_ref().and_then(|x| x.target.as_ref()) {
+                let (p, t) = (&x.hitting_probability, &x.time);
                 let steps = t.mean[s].as_ref().map_or("inf".to_string(), ToString::to_string);
                 write!(out, "  exactly {}, {steps}", p[s])?;
             }
@@ -911,7 +871,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             )?;
         }
     }
-    if let Some(d) = &r.after {
+    if let Some(d) = &r.chain.after {
         writeln!(out)?;
         writeln!(
             out,
@@ -923,7 +883,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         )?;
         print_distribution(out, &r.names, &d.probabilities, rows, all, width)?;
     }
-    for rr in &r.rewards {
+    for rr in &r.chain.rewards {
         writeln!(out)?;
         writeln!(
             out,

@@ -1,11 +1,12 @@
 //! `kolmo cards`: the 3-card rock-paper-scissors game for any number of rounds.
 
 use crate::cli::CardsArgs;
-use crate::output::num;
 use anyhow::{Result, bail};
+use kolmo::account::ser::Number;
 use kolmo::exact::decimal;
 use kolmo::games::rps_cards::{Card, CardGame, Hand, Position};
-use serde_json::{Value, json};
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Largest horizon with exact finite-horizon values (the fractions grow with the rounds).
@@ -64,37 +65,44 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        let mut doc = json!({
-            "rounds": k,
-            "alice": alice.to_string(),
-            "bob": bob.to_string(),
-            "value": num(value),
-            "value_error_bound": num(bound),
-            "gain": num(sol.gain()),
-            "gain_bracket": [num(lr.gain_lower), num(lr.gain_upper)],
-            "gain_from_stationary": num(sol.gain_from_pi),
-            "bias": num(sol.bias[i]),
-            "optimality_residual": num(sol.optimality_residual),
-            "stages": lr.stages,
-            "period": sol.round_period,
-            "irreducible": sol.round_irreducible,
-            "first_move": {
-                "card": first_card.letter().to_string(),
-                "bob_answers": answers.iter().map(|(a, b)| (a.letter().to_string(), Value::String(b.letter().to_string()))).collect::<serde_json::Map<_, _>>(),
+        let doc = JsonCards {
+            alice: alice.to_string(),
+            bias: Number(sol.bias[i]),
+            bob: bob.to_string(),
+            first_move: JsonFirstMove {
+                bob_answers: answers
+                    .iter()
+                    .map(|(a, b)| (a.letter().to_string(), b.letter().to_string()))
+                    .collect(),
+                card: first_card.letter().to_string(),
             },
-            "stationary_top": top.iter().map(|&(s, p)| {
-                let Position::Alice(a, b) = g.position(s) else { unreachable!("ids 0..100 are Alice's") };
-                json!({"alice": a.to_string(), "bob": b.to_string(), "probability": num(p)})
-            }).collect::<Vec<_>>(),
-        });
-        if let Some(v) = &exact_value {
-            doc["value_exact"] = json!(v.to_string());
-        } else if args.exact {
-            doc["value_exact"] = Value::Null;
-        }
-        if let Some(r) = &gain_exact {
-            doc["gain_exact"] = json!(r.to_string());
-        }
+            gain: Number(sol.gain()),
+            gain_bracket: [Number(lr.gain_lower), Number(lr.gain_upper)],
+            gain_exact: gain_exact.as_ref().map(ToString::to_string),
+            gain_from_stationary: Number(sol.gain_from_pi),
+            irreducible: sol.round_irreducible,
+            optimality_residual: Number(sol.optimality_residual),
+            period: sol.round_period,
+            rounds: k,
+            stages: lr.stages,
+            stationary_top: top
+                .iter()
+                .map(|&(s, p)| {
+                    let Position::Alice(a, b) = g.position(s) else {
+                        unreachable!("ids 0..100 are Alice's")
+                    };
+                    JsonPosition {
+                        alice: a.to_string(),
+                        bob: b.to_string(),
+                        probability: Number(p),
+                    }
+                })
+                .collect(),
+            value: Number(value),
+            value_error_bound: Number(bound),
+            // Null beyond the rounds with exact values.
+            value_exact: args.exact.then(|| exact_value.as_ref().map(ToString::to_string)),
+        };
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
@@ -162,4 +170,41 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The `--json` document, fields in alphabetical order (the order it has always had).
+#[derive(Serialize)]
+struct JsonCards {
+    alice: String,
+    bias: Number,
+    bob: String,
+    first_move: JsonFirstMove,
+    gain: Number,
+    gain_bracket: [Number; 2],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gain_exact: Option<String>,
+    gain_from_stationary: Number,
+    irreducible: bool,
+    optimality_residual: Number,
+    period: u64,
+    rounds: u64,
+    stages: u64,
+    stationary_top: Vec<JsonPosition>,
+    value: Number,
+    value_error_bound: Number,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_exact: Option<Option<String>>,
+}
+
+#[derive(Serialize)]
+struct JsonFirstMove {
+    bob_answers: BTreeMap<String, String>,
+    card: String,
+}
+
+#[derive(Serialize)]
+struct JsonPosition {
+    alice: String,
+    bob: String,
+    probability: Number,
 }

@@ -1,24 +1,8 @@
-//! Output helpers: JSON numbers (with +∞ as "inf"), number formatting for tables, CSV rows,
-//! colours and progress bars on stderr.
+//! Output helpers: number formatting for tables, CSV rows, colours and progress bars on stderr.
 
 use kolmo::progress::{self, Progress, Work};
-use serde_json::Value;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-
-/// A JSON number, or the string "inf" / "-inf" for infinities and null for NaN.
-pub fn num(x: f64) -> Value {
-    let x = x + 0.0; // −0 prints as 0
-    if x.is_finite() {
-        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-    } else if x.is_nan() {
-        Value::Null
-    } else if x > 0.0 {
-        Value::String("inf".into())
-    } else {
-        Value::String("-inf".into())
-    }
-}
 
 /// A number for a human table: "inf" for +∞, otherwise `digits` significant digits without
 /// trailing noise.
@@ -333,8 +317,6 @@ mod tests {
         assert_eq!(fmt_sig(35.834938413695426, 8), "35.834938");
         assert_eq!(fmt_sig(f64::INFINITY, 8), "inf");
         assert_eq!(fmt_sig(1.0, 3), "1.00");
-        assert_eq!(num(f64::INFINITY), Value::String("inf".into()));
-        assert_eq!(num(2.5), serde_json::json!(2.5));
         assert_eq!(fmt_prob(0.5), "0.500000");
         assert_eq!(fmt_prob(1.5e-7), "1.500e-7");
         assert_eq!(fmt_short(0.9999999999999999, 15), "1");

@@ -2,15 +2,17 @@
 
 use crate::cli::SnakesArgs;
 use crate::cli::SnakesTable;
-use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_prob, fmt_short, fmt_sig, num};
+use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_prob, fmt_short, fmt_sig};
 use anyhow::{Context, Result, bail};
+use kolmo::account::ser::{FractionsOrInf, Matrix, Number, Scalars, Text};
 use kolmo::analysis::transient::mass_error;
 use kolmo::exact::{Rational, decimal};
 use kolmo::games::snakes::{
-    AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, ExactBoardAnalysis, PortalKind, PortalUsage,
+    AnalysisOptions, Board, BoardAnalysis, BoardSpec, Die, ExactBoardAnalysis, ExactRace, PortalKind,
 };
 use kolmo::sim::{MonteCarlo, MonteCarloOptions};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::Write;
 
 pub fn run(args: &SnakesArgs) -> Result<()> {
@@ -106,35 +108,15 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         return csv_table(out, table, &analysis, &cells);
     }
     if args.json {
-        let mut doc = json_report(&board, &analysis, mc.as_ref(), &args.quantiles);
-        if let Some(x) = &exact {
-            add_exact_json(&mut doc, x);
-        }
-        match &exact_race {
-            Some(Ok(r)) => {
-                if let Some(rows) = doc["players"].as_array_mut() {
-                    for (row, p) in rows.iter_mut().zip(&r.win_probability) {
-                        row["win_probability_exact"] = json!(p.to_string());
-                    }
-                }
-                doc["expected_rounds_exact"] = json!(r.expected_rounds.to_string());
-                doc["expected_total_rolls_exact"] = json!(r.expected_total_rolls.to_string());
-            }
-            Some(Err(why)) => doc["players_exact_error"] = json!(why),
-            None => {}
-        }
-        if args.curve {
-            doc["game_length"] = json!({
-                "pmf": analysis.time.pmf.iter().map(|&p| num(p)).collect::<Vec<_>>(),
-                "survival": analysis.time.survival.iter().map(|&p| num(p)).collect::<Vec<_>>(),
-                "mass_error": num(analysis.time.mass_error()),
-            });
-        }
-        let report = JsonReport {
-            doc: doc.as_object().expect("the report is an object"),
-            by_cell: &analysis.expected_rolls_by_cell,
-            portals: &analysis.portal_usage,
-        };
+        let report = json_report(
+            &board,
+            &analysis,
+            mc.as_ref(),
+            &args.quantiles,
+            exact.as_ref(),
+            exact_race.as_ref(),
+            args.curve,
+        );
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
@@ -180,9 +162,14 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
                 "  {:>8}  {:>22}  {:>22}  {:>22}",
                 "turn", "P(finish at t)", "P(finished by t)", "P(not finished by t)"
             )?;
-            let mut cdf = 0.0;
-            for (t, (&p, &s)) in analysis.time.pmf.iter().zip(&analysis.time.survival).enumerate() {
-                cdf += p;
+            let time = &analysis.time;
+            for (t, ((&p, &s), cdf)) in time
+                .pmf
+                .iter()
+                .zip(&time.survival)
+                .zip(time.cdf_curve())
+                .enumerate()
+            {
                 writeln!(out, "  {t:>8}  {p:>22.16e}  {cdf:>22.16e}  {s:>22.16e}")?;
             }
         }
@@ -206,9 +193,14 @@ fn csv_table(out: impl Write, table: SnakesTable, a: &BoardAnalysis, cells: &[u3
         SnakesTable::Length => {
             let header = ["turn", "p_finish_at", "p_finished_by", "p_not_finished_by"];
             let mut csv = Csv::new(out, &header)?;
-            let mut cdf = 0.0;
-            for (t, (&p, &s)) in a.time.pmf.iter().zip(&a.time.survival).enumerate() {
-                cdf += p;
+            for (t, ((&p, &s), cdf)) in a
+                .time
+                .pmf
+                .iter()
+                .zip(&a.time.survival)
+                .zip(a.time.cdf_curve())
+                .enumerate()
+            {
                 csv.row(&[t.to_string(), csv_num(p), csv_num(cdf), csv_num(s)])?;
             }
             csv.finish()?;
@@ -635,27 +627,6 @@ fn human_report(
     Ok(())
 }
 
-/// Exact values as "p/q" strings under the f64 field names plus `_exact`; +∞ as "inf".
-fn add_exact_json(doc: &mut Value, x: &ExactBoardAnalysis) {
-    let frac = |r: &Rational| Value::String(r.to_string());
-    let frac_or_inf = |r: &Option<Rational>| r.as_ref().map_or(Value::String("inf".into()), frac);
-    doc["expected_rolls_exact"] = frac(&x.expected_rolls);
-    doc["variance_exact"] = frac(&x.variance);
-    doc["expected_rolls_by_cell_exact"] =
-        Value::Array(x.expected_rolls_by_cell.iter().map(frac_or_inf).collect());
-    if let Some(rows) = doc["finished_by"].as_array_mut() {
-        for (row, (_, p)) in rows.iter_mut().zip(&x.finished_by) {
-            row["probability_exact"] = frac(p);
-        }
-    }
-    if let Some(rows) = doc["distribution_after"].as_array_mut() {
-        for (row, (_, d)) in rows.iter_mut().zip(&x.distributions) {
-            row["probabilities_exact"] = Value::Array(d.iter().map(frac).collect());
-        }
-    }
-    doc["method_exact"] = json!(x.method);
-}
-
 /// The exact section of the human report: each fraction next to its decimal expansion.
 fn exact_report(out: &mut impl Write, x: &ExactBoardAnalysis, cells: &[u32]) -> Result<()> {
     writeln!(out)?;
@@ -685,159 +656,249 @@ fn exact_report(out: &mut impl Write, x: &ExactBoardAnalysis, cells: &[u32]) -> 
     Ok(())
 }
 
-/// The JSON document: `doc` with the two arrays as long as the board, `expected_rolls_by_cell`
-/// and `portal_usage`, written element by element in their places among the keys (the text of one
-/// map holding them all, without a value tree of 10⁷ elements).
+// The `--json` document: views of the typed results deriving `Serialize`, grouped and named as
+// README.md documents them (exact values as "p/q" strings under the f64 field names plus `_exact`;
+// +∞ as "inf"). Fields are in alphabetical order, the order the document has always had; the
+// arrays as long as the board are written from the results, element by element.
+
+#[derive(Serialize)]
 struct JsonReport<'a> {
-    doc: &'a Map<String, Value>,
-    by_cell: &'a [f64],
-    portals: &'a [PortalUsage],
+    board: JsonBoard<'a>,
+    /// Null (rather than absent) with --exact and no --distribution, as the document has always had.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distribution_after: Option<Option<Vec<JsonDistribution<'a>>>>,
+    distribution_tail: JsonTail,
+    error_bound: Number,
+    expected_rolls: Number,
+    expected_rolls_by_cell: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_rolls_by_cell_exact: Option<FractionsOrInf<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_rolls_exact: Option<Text<&'a Rational>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_rounds: Option<Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_rounds_exact: Option<Text<&'a Rational>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_total_rolls: Option<Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_total_rolls_exact: Option<Text<&'a Rational>>,
+    finished_by: Vec<JsonFinishedBy<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fundamental: Option<JsonFundamental<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game_length: Option<JsonGameLength<'a>>,
+    median: Option<u64>,
+    method: Text<&'a kolmo::account::Method>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method_exact: Option<Text<&'a kolmo::account::Method>>,
+    min_rolls: u64,
+    mode: Option<u64>,
+    monte_carlo: Option<JsonMonteCarlo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    players: Option<Vec<JsonSeat<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    players_exact_error: Option<&'a str>,
+    portal_usage: Vec<JsonPortalUsage>,
+    quantiles: BTreeMap<&'a str, Option<u64>>,
+    residual: Number,
+    second_moment_residual: Number,
+    std_dev: Number,
+    variance: Number,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variance_exact: Option<Text<&'a Rational>>,
 }
 
-impl serde::Serialize for JsonReport<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        struct Cells<'a>(&'a [f64]);
-        impl serde::Serialize for Cells<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                let mut seq = s.serialize_seq(Some(self.0.len()))?;
-                for &x in self.0 {
-                    seq.serialize_element(&num(x))?;
-                }
-                seq.end()
-            }
-        }
-        struct Portals<'a>(&'a [PortalUsage]);
-        impl serde::Serialize for Portals<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                let mut seq = s.serialize_seq(Some(self.0.len()))?;
-                for u in self.0 {
-                    seq.serialize_element(&json!({
-                        "from": u.portal.from,
-                        "to": u.portal.to,
-                        "kind": u.portal.kind.name(),
-                        "expected_uses": num(u.expected_uses),
-                    }))?;
-                }
-                seq.end()
-            }
-        }
-        // Keys in the order of the document's map (sorted), the two arrays among them.
-        let mut keys: Vec<&str> = self.doc.keys().map(String::as_str).collect();
-        keys.extend(["expected_rolls_by_cell", "portal_usage"]);
-        keys.sort_unstable();
-        let mut map = serializer.serialize_map(Some(keys.len()))?;
-        for k in keys {
-            match k {
-                "expected_rolls_by_cell" => map.serialize_entry(k, &Cells(self.by_cell))?,
-                "portal_usage" => map.serialize_entry(k, &Portals(self.portals))?,
-                _ => map.serialize_entry(k, &self.doc[k])?,
-            }
-        }
-        map.end()
-    }
+#[derive(Serialize)]
+struct JsonBoard<'a> {
+    face_probabilities: &'a [f64],
+    faces: usize,
+    name: &'a str,
+    rule: &'static str,
+    size: u32,
+    start: u32,
 }
 
-fn json_report(board: &Board, a: &BoardAnalysis, mc: Option<&MonteCarlo>, levels: &[String]) -> Value {
-    let mut doc = Map::new();
-    doc.insert(
-        "board".into(),
-        json!({
-            "name": board.name(),
-            "size": board.size(),
-            "start": board.start(),
-            "faces": board.die().faces(),
-            "face_probabilities": board.face_probabilities(),
-            "rule": board.rule().name(),
-        }),
-    );
-    doc.insert("expected_rolls".into(), num(a.expected_rolls));
-    doc.insert("variance".into(), num(a.variance));
-    doc.insert("std_dev".into(), num(a.std_dev));
-    doc.insert("median".into(), json!(a.median));
-    doc.insert("mode".into(), json!(a.mode));
-    doc.insert("min_rolls".into(), json!(a.min_rolls));
-    let mut q = Map::new();
-    for (l, (_, v)) in levels.iter().zip(&a.quantiles) {
-        q.insert(l.clone(), v.map_or(Value::Null, |v| json!(v)));
-    }
-    doc.insert("quantiles".into(), Value::Object(q));
-    doc.insert(
-        "finished_by".into(),
-        Value::Array(
-            a.finished_by
-                .iter()
-                .map(|&(t, p)| json!({"turn": t, "probability": p.map_or(Value::Null, num)}))
-                .collect(),
-        ),
-    );
-    doc.insert(
-        "monte_carlo".into(),
-        match mc {
-            Some(m) => json!({
-                "games": m.games,
-                "seed": m.seed,
-                "mean": num(m.mean),
-                "std_error": num(m.std_error),
-                "std_dev": num(m.std_dev),
-                "ci95": [num(m.ci95.0), num(m.ci95.1)],
-                "z_score": num(m.z_score(a.expected_rolls)),
-            }),
-            None => Value::Null,
+#[derive(Serialize)]
+struct JsonDistribution<'a> {
+    mass_error: Number,
+    probabilities: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probabilities_exact: Option<Scalars<'a, Rational>>,
+    turn: u64,
+}
+
+#[derive(Serialize)]
+struct JsonTail {
+    horizon: u64,
+    tail: Number,
+}
+
+#[derive(Serialize)]
+struct JsonFinishedBy<'a> {
+    probability: Option<Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probability_exact: Option<Text<&'a Rational>>,
+    turn: u64,
+}
+
+#[derive(Serialize)]
+struct JsonFundamental<'a> {
+    matrix: Matrix<'a>,
+    residual: Number,
+    states: &'a [u32],
+}
+
+#[derive(Serialize)]
+struct JsonGameLength<'a> {
+    mass_error: Number,
+    pmf: Scalars<'a, f64>,
+    survival: Scalars<'a, f64>,
+}
+
+#[derive(Serialize)]
+struct JsonMonteCarlo {
+    ci95: [Number; 2],
+    games: u64,
+    mean: Number,
+    seed: u64,
+    std_dev: Number,
+    std_error: Number,
+    z_score: Number,
+}
+
+#[derive(Serialize)]
+struct JsonSeat<'a> {
+    seat: usize,
+    win_probability: Number,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    win_probability_exact: Option<Text<&'a Rational>>,
+}
+
+#[derive(Serialize)]
+struct JsonPortalUsage {
+    expected_uses: Number,
+    from: u32,
+    kind: &'static str,
+    to: u32,
+}
+
+fn json_report<'a>(
+    board: &'a Board,
+    a: &'a BoardAnalysis,
+    mc: Option<&MonteCarlo>,
+    levels: &'a [String],
+    exact: Option<&'a ExactBoardAnalysis>,
+    exact_race: Option<&'a std::result::Result<ExactRace, String>>,
+    curve: bool,
+) -> JsonReport<'a> {
+    let race_exact = exact_race.and_then(|r| r.as_ref().ok());
+    JsonReport {
+        board: JsonBoard {
+            face_probabilities: board.face_probabilities(),
+            faces: board.die().faces(),
+            name: board.name(),
+            rule: board.rule().name(),
+            size: board.size(),
+            start: board.start(),
         },
-    );
-    if let Some(r) = &a.race {
-        doc.insert(
-            "players".into(),
-            Value::Array(
-                r.win_probability
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &p)| json!({"seat": i + 1, "win_probability": num(p)}))
-                    .collect(),
-            ),
-        );
-        doc.insert("expected_rounds".into(), num(r.expected_rounds));
-        doc.insert("expected_total_rolls".into(), num(r.expected_total_rolls));
-    }
-    doc.insert("residual".into(), num(a.solve.residual));
-    doc.insert(
-        "second_moment_residual".into(),
-        num(a.solve.second_moment_residual),
-    );
-    doc.insert("error_bound".into(), num(a.solve.error_bound));
-    doc.insert("method".into(), json!(a.solve.method));
-    doc.insert(
-        "distribution_tail".into(),
-        json!({"horizon": a.time.horizon(), "tail": num(a.time.tail)}),
-    );
-    if !a.distributions.is_empty() {
-        doc.insert(
-            "distribution_after".into(),
-            Value::Array(
+        distribution_after: match (a.distributions.is_empty(), exact.is_some()) {
+            (true, false) => None,
+            (true, true) => Some(None),
+            (false, _) => Some(Some(
                 a.distributions
                     .iter()
-                    .map(|(k, d)| {
-                        json!({
-                            "turn": k,
-                            "probabilities": d.iter().map(|&p| num(p)).collect::<Vec<_>>(),
-                            "mass_error": num(mass_error(d)),
-                        })
+                    .enumerate()
+                    .map(|(i, (k, d))| JsonDistribution {
+                        mass_error: Number(mass_error(d)),
+                        probabilities: Scalars(d),
+                        probabilities_exact: exact.map(|x| Scalars(&x.distributions[i].1[..])),
+                        turn: *k,
                     })
                     .collect(),
-            ),
-        );
+            )),
+        },
+        distribution_tail: JsonTail {
+            horizon: a.time.horizon(),
+            tail: Number(a.time.tail),
+        },
+        error_bound: Number(a.solve.error_bound),
+        expected_rolls: Number(a.expected_rolls),
+        expected_rolls_by_cell: Scalars(&a.expected_rolls_by_cell),
+        expected_rolls_by_cell_exact: exact.map(|x| FractionsOrInf(&x.expected_rolls_by_cell)),
+        expected_rolls_exact: exact.map(|x| Text(&x.expected_rolls)),
+        expected_rounds: a.race.as_ref().map(|r| Number(r.expected_rounds)),
+        expected_rounds_exact: race_exact.map(|r| Text(&r.expected_rounds)),
+        expected_total_rolls: a.race.as_ref().map(|r| Number(r.expected_total_rolls)),
+        expected_total_rolls_exact: race_exact.map(|r| Text(&r.expected_total_rolls)),
+        finished_by: a
+            .finished_by
+            .iter()
+            .enumerate()
+            .map(|(i, &(turn, p))| JsonFinishedBy {
+                probability: p.map(Number),
+                probability_exact: exact.map(|x| Text(&x.finished_by[i].1)),
+                turn,
+            })
+            .collect(),
+        fundamental: a.fundamental.as_ref().map(|n| JsonFundamental {
+            matrix: Matrix {
+                values: &n.matrix,
+                columns: n.states.len(),
+            },
+            residual: Number(n.residual),
+            states: &n.states,
+        }),
+        game_length: curve.then(|| JsonGameLength {
+            mass_error: Number(a.time.mass_error()),
+            pmf: Scalars(&a.time.pmf),
+            survival: Scalars(&a.time.survival),
+        }),
+        median: a.median,
+        method: Text(&a.solve.method),
+        method_exact: exact.map(|x| Text(&x.method)),
+        min_rolls: a.min_rolls,
+        mode: a.mode,
+        monte_carlo: mc.map(|m| JsonMonteCarlo {
+            ci95: [Number(m.ci95.0), Number(m.ci95.1)],
+            games: m.games,
+            mean: Number(m.mean),
+            seed: m.seed,
+            std_dev: Number(m.std_dev),
+            std_error: Number(m.std_error),
+            z_score: Number(m.z_score(a.expected_rolls)),
+        }),
+        players: a.race.as_ref().map(|r| {
+            r.win_probability
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| JsonSeat {
+                    seat: i + 1,
+                    win_probability: Number(p),
+                    win_probability_exact: race_exact.map(|x| Text(&x.win_probability[i])),
+                })
+                .collect()
+        }),
+        players_exact_error: exact_race.and_then(|r| r.as_ref().err()).map(String::as_str),
+        portal_usage: a
+            .portal_usage
+            .iter()
+            .map(|u| JsonPortalUsage {
+                expected_uses: Number(u.expected_uses),
+                from: u.portal.from,
+                kind: u.portal.kind.name(),
+                to: u.portal.to,
+            })
+            .collect(),
+        quantiles: levels
+            .iter()
+            .map(String::as_str)
+            .zip(a.quantiles.iter().map(|q| q.1))
+            .collect(),
+        residual: Number(a.solve.residual),
+        second_moment_residual: Number(a.solve.second_moment_residual),
+        std_dev: Number(a.std_dev),
+        variance: Number(a.variance),
+        variance_exact: exact.map(|x| Text(&x.variance)),
     }
-    if let Some(n) = &a.fundamental {
-        let k = n.states.len();
-        doc.insert(
-            "fundamental".into(),
-            json!({
-                "states": n.states,
-                "matrix": (0..k).map(|i| (0..k).map(|j| num(n.get(i, j))).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                "residual": num(n.residual),
-            }),
-        );
-    }
-    Value::Object(doc)
 }

@@ -1,15 +1,16 @@
 //! `kolmo solve`: optimal values and policies of an MDP read from a model file.
 
 use crate::cli::{SolveArgs, SolveTable};
-use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_short, num};
+use crate::output::{Csv, Phase, bold, csv_num, csv_text, fmt_bound, fmt_short};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
+use kolmo::account::ser::{Number, Scalars, Text};
 use kolmo::exact::Rational;
 use kolmo::io::{Model, ReadOptions};
 use kolmo::mdp::{self, MdpOptions, MdpSolution, Method, Optimum};
 use kolmo::model::{Mdp, StateSet};
 use kolmo::progress::Progress;
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
 
 /// The solver's iteration count and latest change, polled for the progress spinner.
@@ -238,7 +239,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 policy: first,
                 error_bound: h.error_bound,
                 iterations: *k,
-                method: "backward induction".into(),
+                method: kolmo::account::Method::BackwardInduction,
             };
             (what, solution, Some(h.decisions))
         }
@@ -301,33 +302,41 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         return Ok(());
     }
     if args.json {
-        let mut doc = json!({
-            "model": {"file": args.file.display().to_string(), "format": file.format.name(), "states": mdp.n(), "choices": mdp.choices()},
-            "notes": file.notes,
-            "exact_error": exact_error,
-            "objective": args.objective,
-            "description": description,
-            "state_names": names,
-            "initial": mdp.initial().iter().map(|&s| names[s as usize].clone()).collect::<Vec<_>>(),
-            "values": solution.values.iter().map(|&v| num(v)).collect::<Vec<_>>(),
-            "policy": (0..mdp.n()).map(action).collect::<Vec<_>>(),
-            "error_bound": num(solution.error_bound),
-            "lower": solution.values.iter().map(|&v| num(if v.is_finite() { v - solution.error_bound } else { v })).collect::<Vec<_>>(),
-            "upper": solution.values.iter().map(|&v| num(if v.is_finite() { v + solution.error_bound } else { v })).collect::<Vec<_>>(),
-            "iterations": solution.iterations,
-            "method": solution.method,
-        });
-        if let Some(x) = &exact_text {
-            doc["values_exact"] = json!(x);
-        }
-        if let Some(stages) = &stages {
-            doc["decisions"] = json!(stages);
-        }
-        if matches!(objective, Objective::Average) {
-            doc["bias"] = bias.as_ref().map_or(json!(null), |h| {
-                json!(h.iter().map(|&x| num(x)).collect::<Vec<_>>())
-            });
-        }
+        let e = solution.error_bound;
+        let shifted = |d: f64| -> Vec<Number> {
+            let v = &solution.values;
+            v.iter()
+                .map(|&v| Number(if v.is_finite() { v + d } else { v }))
+                .collect()
+        };
+        let doc = JsonSolution {
+            bias: matches!(objective, Objective::Average).then(|| bias.as_deref().map(Scalars)),
+            decisions: stages.as_deref(),
+            description: &description,
+            error_bound: Number(e),
+            exact_error: exact_error.as_deref(),
+            initial: mdp
+                .initial()
+                .iter()
+                .map(|&s| names[s as usize].as_str())
+                .collect(),
+            iterations: solution.iterations,
+            lower: shifted(-e),
+            method: Text(&solution.method),
+            model: JsonModel {
+                choices: mdp.choices(),
+                file: args.file.display().to_string(),
+                format: file.format.name(),
+                states: mdp.n(),
+            },
+            notes: &file.notes,
+            objective: &args.objective,
+            policy: (0..mdp.n()).map(action).collect(),
+            state_names: &names,
+            upper: shifted(e),
+            values: Scalars(&solution.values),
+            values_exact: exact_text.as_deref(),
+        };
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
     } else {
@@ -401,6 +410,40 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     Ok(())
 }
 
+/// The `--json` document, fields in alphabetical order (the order it has always had).
+#[derive(Serialize)]
+struct JsonSolution<'a> {
+    /// With the average objective: the bias, null for a multichain policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bias: Option<Option<Scalars<'a, f64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decisions: Option<&'a [Vec<u32>]>,
+    description: &'a str,
+    error_bound: Number,
+    exact_error: Option<&'a str>,
+    initial: Vec<&'a str>,
+    iterations: u64,
+    lower: Vec<Number>,
+    method: Text<&'a kolmo::account::Method>,
+    model: JsonModel<'a>,
+    notes: &'a [String],
+    objective: &'a str,
+    policy: Vec<String>,
+    state_names: &'a [String],
+    upper: Vec<Number>,
+    values: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values_exact: Option<&'a [String]>,
+}
+
+#[derive(Serialize)]
+struct JsonModel<'a> {
+    choices: usize,
+    file: String,
+    format: &'a str,
+    states: usize,
+}
+
 /// The exact result, or `None` with the reason kept for the report.
 fn keep<T>(why: &mut Option<String>, result: kolmo::Result<T>) -> Option<T> {
     match result {
@@ -419,26 +462,34 @@ fn direction(o: Optimum) -> &'static str {
     }
 }
 
-/// A decimal or `p/q` as an exact fraction (the discount as the user wrote it: 0.9 = 9/10).
+/// A decimal (`0.9`, `9e-1`) or `p/q` as an exact fraction (the discount as the user wrote it:
+/// 0.9 = 9/10), by the library's reader of numbers as written ([`kolmo::exact::parse_exact`]:
+/// dashu's decimal parser, exponents bounded).
 fn parse_fraction(text: &str) -> Result<Rational> {
     let t = text.trim();
-    if let Some((p, q)) = t.split_once('/') {
-        let p: Rational = parse_fraction(p)?;
-        let q: Rational = parse_fraction(q)?;
-        return Ok(p / q);
-    }
-    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-    if int.is_empty() && frac.is_empty() || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
-        bail!("{t:?} is not a decimal number or fraction");
-    }
-    let digits: String = format!("{int}{frac}");
-    let num: Rational = Rational::from(dashu_parse(&digits)?);
-    let den = Rational::from(dashu_parse(&format!("1{}", "0".repeat(frac.len())))?);
-    Ok(num / den)
+    kolmo::exact::parse_exact(t).with_context(|| {
+        format!(
+            "{t:?} is not a decimal number or fraction (exponents up to ±{})",
+            kolmo::exact::MAX_DECIMAL_EXPONENT
+        )
+    })
 }
 
-fn dashu_parse(digits: &str) -> Result<dashu_int::IBig> {
-    digits
-        .parse::<dashu_int::IBig>()
-        .map_err(|e| anyhow::anyhow!("{digits}: {e}"))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_as_written() {
+        let q = |s: &str| parse_fraction(s).unwrap().to_string();
+        assert_eq!(q("0.9"), "9/10");
+        assert_eq!(q("9e-1"), "9/10");
+        assert_eq!(q("1.234e2"), "617/5");
+        assert_eq!(q("3/4"), "3/4");
+        assert_eq!(q("0.25"), "1/4");
+        assert!(parse_fraction("1e-999999999").is_err());
+        assert!(parse_fraction("1e-4001").is_err());
+        assert!(parse_fraction("0.9x").is_err());
+        assert_eq!(q("1e-1000").len(), 1003);
+    }
 }

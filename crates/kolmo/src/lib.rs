@@ -4,6 +4,8 @@ kolmo computes exact answers about finite random processes: discrete-time Markov
 turn-based stochastic games.
 
 # Brief overview
+- [`account`]: how a result was obtained, in types (method, guarantee of the bound), and the
+  JSON conventions of the result structs (`Serialize`).
 - [`sparse`]: the CSR matrix with row groups that stores every model, and the one Bellman step
   on it ([`CsrMatrix::multiply_and_reduce`](sparse::CsrMatrix::multiply_and_reduce): multiply,
   reduce each group by max or min, record the choice; compensated sums; a Gauss–Seidel variant).
@@ -42,7 +44,7 @@ and fails on an import that points up or sideways; tests may use anything):
  model
  exact (arithmetic only)
  sparse (the CSR matrix, the multiply-and-reduce kernel)
- numeric · error · progress
+ numeric · error · progress · account
 ```
 Games build models through `explore`; analyses take models and return result structs; nothing
 here prints.
@@ -61,6 +63,7 @@ assert!(analysis.solve.residual < 1e-12);
 */
 #![deny(missing_docs)]
 
+pub mod account;
 pub mod analysis;
 mod error;
 pub mod exact;

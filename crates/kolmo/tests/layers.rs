@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first; modules in one entry share a layer and may not use each other.
 /// Root items (`crate::Error`, `crate::Result`, `crate::StateId`, …) belong to the lowest layer.
 const LAYERS: &[&[&str]] = &[
-    &["numeric", "error", "progress", "lib"],
+    &["numeric", "error", "progress", "account", "lib"],
     &["sparse"],
     &["exact"],
     &["model"],

@@ -14,6 +14,7 @@
 //! bound is reported as [`AbsorptionTime::error_bound`].
 
 use super::subsystem::Subsystem;
+use crate::account::{Account, Guarantee, Method};
 use crate::graph::Qualitative;
 use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
@@ -30,48 +31,72 @@ pub struct AbsorbingChain<'a> {
 }
 
 /// The absorption time `T` (steps until the target is first entered) from every state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct AbsorptionTime {
     /// `E[T]` from each state, in steps; length `n`; 0 on the target; `+∞` where the target is not
     /// reached with probability 1.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub mean: Vec<f64>,
     /// `Var[T]` from each state, in steps²; length `n`; 0 on the target; `+∞` as for `mean`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub variance: Vec<f64>,
     /// Max-norm residual `‖(I − Q)t̂ − 1‖∞` of the expected-steps solve.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
     /// Max-norm residual `‖(I − Q)m̂₂ − (2t̂ − 1)‖∞` of the second-moment solve.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub second_moment_residual: f64,
     /// Guaranteed relative error of `mean`: `r/(1 − r) + ε` for the residual `r` (`+∞` if
     /// `r ≥ 1`; `ε` for the final rounding to `f64`), up to the rounding in evaluating the residual
     /// itself.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
     /// The states with `+∞` (not reaching the target almost surely), ascending.
     pub infinite: Vec<StateId>,
     /// How the numbers were obtained.
-    pub method: String,
+    pub method: Method,
+}
+
+impl AbsorptionTime {
+    /// How `mean` was obtained: a direct (refined) solve whose residual certifies a relative
+    /// error of `error_bound` in every component.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        Account {
+            method: self.method.clone(),
+            iterations: None,
+            residual: self.residual,
+            bound: self.error_bound,
+            guarantee: Guarantee::RelativeError,
+        }
+    }
 }
 
 /// Expected number of visits to each state before absorption, from one start.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ExpectedVisits {
     /// The start state.
     pub from: StateId,
     /// Expected visits (counting time 0) to each state; length `n`; 0 for target states and for
     /// states outside the transient set.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub visits: Vec<f64>,
     /// Max-norm residual `‖v̂ᵀ(I − Q) − e_fromᵀ‖∞` of the transposed solve.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
 }
 
 /// The fundamental matrix `N = (I − Q)⁻¹` of the transient states.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct FundamentalMatrix {
     /// The transient states, in the order of `N`'s rows and columns (ascending ids), length `k`.
     pub states: Vec<StateId>,
     /// `N`, row-major, `k × k`: `N[i][j]` is the expected number of visits to `states[j]` from
     /// `states[i]`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub matrix: Vec<f64>,
     /// Max-norm residual `‖(I − Q)N̂ − I‖∞` (largest entry).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
 }
 
@@ -176,8 +201,16 @@ impl<'a> AbsorbingChain<'a> {
 
     /// How `I − Q` is solved (method, size, work so far), for reports.
     #[must_use]
+    pub fn solve_method(&self) -> Method {
+        Method::AbsorbingSolve {
+            solver: self.lu.solver(),
+        }
+    }
+
+    /// [`solve_method`](Self::solve_method) as its one-line description.
+    #[must_use]
     pub fn method(&self) -> String {
-        format!("{} on I - Q, iterative refinement", self.lu.method())
+        self.solve_method().to_string()
     }
 
     /// The graph analysis: states reaching the target with probability 0, 1, or in between.
@@ -326,7 +359,7 @@ impl<'a> AbsorbingChain<'a> {
             second_moment_residual,
             error_bound,
             infinite: self.not_almost_sure(),
-            method: self.method(),
+            method: self.solve_method(),
         }
     }
 

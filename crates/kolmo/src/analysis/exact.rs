@@ -5,6 +5,7 @@
 //! verified: its residual must be exactly zero.
 
 use super::subsystem::Subsystem;
+use crate::account::{Account, Guarantee, Method};
 use crate::exact::Rational;
 use crate::graph::Qualitative;
 use crate::linsolve::Factored;
@@ -21,15 +22,31 @@ pub const MAX_EXACT_STATES: usize = 5_000;
 pub const MAX_EXACT_WORK: u64 = 500_000_000;
 
 /// Exact mean and variance of the number of steps to reach a target.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ExactAbsorptionTime {
     /// `E[T]` from each state; length `n`; `None` (= +∞) where the target is not reached almost
     /// surely.
+    #[serde(serialize_with = "crate::account::ser::fractions_or_inf")]
     pub mean: Vec<Option<Rational>>,
     /// `Var[T]` from each state; length `n`; `None` as for `mean`.
+    #[serde(serialize_with = "crate::account::ser::fractions_or_inf")]
     pub variance: Vec<Option<Rational>>,
     /// How the numbers were obtained.
-    pub method: String,
+    pub method: Method,
+}
+
+impl ExactAbsorptionTime {
+    /// How the values were obtained: exact, residual verified zero.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        Account {
+            method: self.method.clone(),
+            iterations: None,
+            residual: 0.0,
+            bound: 0.0,
+            guarantee: Guarantee::Exact,
+        }
+    }
 }
 
 /// Exact expected steps `(I − Q)t = 1` and variance (`(I − Q)m₂ = 2t − 1`, `Var = m₂ − t²`) from
@@ -65,7 +82,7 @@ pub fn absorption_time_exact(dtmc: &Dtmc, target: &StateSet) -> Result<ExactAbso
     Ok(ExactAbsorptionTime {
         mean,
         variance,
-        method: format!("{} on I - Q, residual verified zero", lu.method()),
+        method: Method::ExactSolve { solver: lu.solver() },
     })
 }
 

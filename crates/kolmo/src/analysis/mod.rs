@@ -21,6 +21,7 @@ pub mod multichain;
 pub mod passage;
 pub mod race;
 pub mod reach;
+pub mod report;
 pub mod stationary;
 mod subsystem;
 pub mod transient;
@@ -30,6 +31,7 @@ pub use multichain::{ClassAnalysis, LongRun};
 pub use passage::{FirstPassage, MAX_FIRST_PASSAGE_MATRIX, mean_first_passage_matrix};
 pub use race::{MAX_PLAYERS, Race, race};
 pub use reach::{ReachProbability, reach_probability};
+pub use report::{ChainReport, ReportOptions, chain_report};
 pub use transient::{
     TimeDistribution, TimeDistributionOptions, TransientDistribution, absorption_time_distribution,
     distribution_after, distribution_after_limited, transient_distribution,

@@ -30,19 +30,23 @@ pub struct ClassAnalysis<'a> {
 }
 
 /// Where the chain goes in the long run from an initial distribution.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LongRun {
     /// The probability of ending in each closed class (order of [`ClassAnalysis::closed`]).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub absorption: Vec<f64>,
     /// The long-run (Cesàro) fraction of time in each state, `Σ_c absorption_c π_c`; length `n`; 0 on
     /// transient states. It is also the limit of the distribution after `k` steps when every
     /// closed class reached with positive probability is aperiodic.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub distribution: Vec<f64>,
     /// Whether the distribution after `k` steps converges (to `distribution`).
     pub converges: bool,
     /// Guaranteed bound on the absolute error of every entry of `distribution`.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
     /// Max-norm residual of the solve for `absorption` (0 if there was none).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
 }
 

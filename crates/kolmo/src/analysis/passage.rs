@@ -10,18 +10,21 @@ use crate::{Error, Result, StateId};
 pub const MAX_FIRST_PASSAGE_MATRIX: usize = 200;
 
 /// The matrix of mean first-passage times.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct FirstPassage {
     /// `m[i·n + j]`: the expected number of steps to reach `j` from `i` (row-major `n × n`); 0 on
     /// the diagonal (the mean recurrence times are reported with the stationary distribution);
     /// `+∞` where `j` is not reached from `i` with probability 1.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub matrix: Vec<f64>,
     /// Number of states `n`.
     pub n: usize,
     /// Largest max-norm residual of the `n` solves.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
     /// Guaranteed relative error bound of every finite entry, `r/(1 − r) + ε` for the largest
     /// residual `r` (`ε` for the final rounding).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
 }
 

@@ -12,19 +12,23 @@ use crate::{Error, Result};
 pub const MAX_PLAYERS: usize = 10_000;
 
 /// The outcome of a race of `N` independent players.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Race {
     /// Number of players.
     pub players: usize,
     /// `win_probability[i]` is the probability that seat `i + 1` wins. Length `players`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub win_probability: Vec<f64>,
     /// Expected number of rounds (a round is one roll by each player; the winning round counts
     /// whole): `E[min_j T_j] = Σ_t S(t)^N`.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub expected_rounds: f64,
     /// Expected number of rolls actually made (the game stops at the winning roll).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub expected_total_rolls: f64,
     /// Probability not accounted for because the single-player distribution was truncated (at
     /// most `N ·` its tail).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub unresolved: f64,
 }
 

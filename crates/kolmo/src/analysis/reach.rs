@@ -9,19 +9,23 @@ use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};
 
 /// Reachability probabilities of a target.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ReachProbability {
     /// `P(eventually reach target)` from each state; length `n`; exactly 0 and 1 on the sets found
     /// by graph analysis.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
-    /// The graph analysis behind `values`.
+    /// The graph analysis behind `values` (not serialized: `values` shows its 0 and 1 sets).
+    #[serde(skip)]
     pub qualitative: Qualitative,
     /// Max-norm residual `‖(I − Q)x̂ − b‖∞` of the linear solve (0 when there was none).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
     /// Guaranteed bound on the absolute error of every value: `r · max τ̂ / (1 − r_τ)`, with `τ̂` the
     /// expected number of steps spent among the undecided states (`(I − Q)τ = 1`, solved on the
     /// same factorisation with residual `r_τ`); since `(I − Q)⁻¹ ≥ 0`, `|x − x̂| ≤ r · τ`; plus `ε`
     /// for the final rounding. 0 when graph analysis decided every state.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
 }
 

@@ -18,6 +18,7 @@
 //! slowly mixing chain (a long ring) has a tiny residual but a larger bound.
 
 use super::subsystem::Subsystem;
+use crate::account::{Account, Guarantee, Method};
 use crate::exact::Scalar;
 use crate::graph::classes;
 use crate::linsolve::Factored;
@@ -26,9 +27,11 @@ use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
 
 /// The stationary distribution of a chain with a single closed class (unichain).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(bound(serialize = "T: crate::account::ser::JsonScalar"))]
 pub struct Stationary<T = f64> {
     /// `π`, length `n`: 0 on the transient states; `π P = π`, `Σ π = 1`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub pi: Vec<T>,
     /// The states of the closed class, ascending.
     pub class: Vec<StateId>,
@@ -37,8 +40,10 @@ pub struct Stationary<T = f64> {
     /// Whether the closed class is the whole chain (irreducible).
     pub irreducible: bool,
     /// `‖π P − π‖∞` (0 for exact arithmetic).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
     /// Guaranteed bound on `max_j |π_j − π̂_j|` (0 for exact arithmetic); see the module docs.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
 }
 
@@ -90,38 +95,68 @@ fn pattern<T: Solvable>(p: &CsrMatrix<T>) -> CsrMatrix {
 }
 
 /// The stationary distribution of one closed class.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(bound(serialize = "T: crate::account::ser::JsonScalar"))]
 pub struct ClassStationary<T = f64> {
     /// The class's states, ascending (length `k`).
     pub class: Vec<StateId>,
     /// `π` on the class, in the order of `class` (length `k`); sums to 1.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub pi: Vec<T>,
     /// Mean recurrence times `1/π_j`, in steps, in the order of `class` (length `k`) (Kemeny &
     /// Snell, Theorem 4.4.5).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub mean_recurrence_times: Vec<T>,
     /// `‖π P − π‖∞` over the class (0 in exact arithmetic).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
     /// Guaranteed bound on `max_j |π_j − π̂_j|` (0 in exact arithmetic).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
     /// Guaranteed bound on `max_j |π_j − π̂_j| / π̂_j`, which is also the relative error bound of
     /// the mean recurrence times to first order (0 in exact arithmetic).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub relative_error_bound: f64,
     /// How the numbers were obtained.
-    pub method: String,
+    pub method: Method,
+}
+
+impl<T> ClassStationary<T> {
+    /// How `pi` was obtained: the bound is absolute on every entry (`relative_error_bound` is
+    /// the relative one); exact arithmetic has bound 0.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        let exact = self.error_bound == 0.0 && self.residual == 0.0;
+        Account {
+            method: self.method.clone(),
+            iterations: None,
+            residual: self.residual,
+            bound: self.error_bound,
+            guarantee: if exact {
+                Guarantee::Exact
+            } else {
+                Guarantee::AbsoluteError
+            },
+        }
+    }
 }
 
 /// The long-run average reward and the bias of a Markov reward process on a closed class.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct GainBias {
     /// The gain `g = Σ_j π_j r_j`: the long-run average reward per step from any state of the class
     /// (Puterman, *Markov Decision Processes*, 1994, §8.2.1).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub gain: f64,
     /// Guaranteed bound on `|g − ĝ|`: `Σ_j |π_j − π̂_j| |r_j|`.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub gain_error_bound: f64,
     /// The bias `h` on the class (order of the class), normalised by `π h = 0`: `h = r − g + P h`;
     /// `h_j − h_i` is the extra total reward of starting in `j` rather than `i` (Puterman §8.2.3).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub bias: Vec<f64>,
     /// `‖h + g − r − P h‖∞` over the class.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub bias_residual: f64,
 }
 
@@ -325,11 +360,10 @@ impl<'a, T: Solvable> RecurrentClass<'a, T> {
             residual,
             error_bound,
             relative_error_bound,
-            method: format!(
-                "visits between returns to a most likely state r, x (I - Q) = P[r, .], by {}{}",
-                self.lu.method(),
-                if T::EXACT { "" } else { ", iterative refinement" }
-            ),
+            method: Method::ReturnVisits {
+                solver: self.lu.solver(),
+                refined: !T::EXACT,
+            },
         })
     }
 

@@ -8,6 +8,7 @@
 //! parallel sweep over a sliced transpose of `P`. Each step equals the plain sequential product
 //! bit for bit, so the results do not depend on the number of threads.
 
+use crate::account::{Account, Guarantee, Method};
 use crate::graph::Qualitative;
 use crate::model::{Dtmc, StateSet};
 use crate::numeric::NeumaierSum;
@@ -45,9 +46,10 @@ fn step<'a>(dtmc: &'a Dtmc, initial: &[f64], k: u64) -> Propagator<'a> {
 pub const MAX_SQUARING_STATES: usize = 400;
 
 /// A distribution after `k` steps, with how it was computed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TransientDistribution {
     /// `π_k(s)` for every state `s`; length `n`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub probabilities: Vec<f64>,
     /// `k`.
     pub steps: u64,
@@ -55,9 +57,25 @@ pub struct TransientDistribution {
     /// the total mass in exact arithmetic (rows sum to 1), so this is the mass gained or lost to
     /// rounding (and to rows or an initial distribution that sum to 1 only within their
     /// tolerance) — the error figure of the result.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub mass_error: f64,
     /// How it was computed.
-    pub method: &'static str,
+    pub method: Method,
+}
+
+impl TransientDistribution {
+    /// How the distribution was obtained: `k` steps (or squarings), with the mass defect as its
+    /// error figure.
+    #[must_use]
+    pub fn account(&self) -> Account {
+        Account {
+            method: self.method.clone(),
+            iterations: Some(self.steps),
+            residual: f64::NAN,
+            bound: self.mass_error,
+            guarantee: Guarantee::MassDefect,
+        }
+    }
 }
 
 /// `|Σ p − 1|` with compensated summation: the error figure of a distribution (see
@@ -68,11 +86,6 @@ pub fn mass_error(p: &[f64]) -> f64 {
     p.iter().for_each(|&v| sum.add(v));
     (sum.value() - 1.0).abs()
 }
-
-/// Method name of stepping.
-const STEPPING: &str = "k vector-matrix products (sparse frontier, then parallel sweeps)";
-/// Method name of squaring.
-const SQUARING: &str = "repeated squaring of the dense matrix, rows renormalised";
 
 /// [`distribution_after`] within a work limit, with its error figure: `k` vector–matrix products
 /// when `k · nnz ≤ max_work`; otherwise, for chains of at most [`MAX_SQUARING_STATES`] states,
@@ -89,9 +102,9 @@ pub fn transient_distribution(
 ) -> Result<TransientDistribution> {
     let nnz = dtmc.matrix().nnz() as u64;
     let (probabilities, method) = if k.saturating_mul(nnz) <= max_work {
-        (distribution_after(dtmc, initial, k)?, STEPPING)
+        (distribution_after(dtmc, initial, k)?, Method::Stepping)
     } else {
-        (squared(dtmc, initial, k, max_work)?, SQUARING)
+        (squared(dtmc, initial, k, max_work)?, Method::Squaring)
     };
     Ok(TransientDistribution {
         mass_error: mass_error(&probabilities),
@@ -227,15 +240,18 @@ impl Default for TimeDistributionOptions {
 }
 
 /// The distribution of the absorption time `T` (steps until the target is first entered).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TimeDistribution {
     /// `pmf[t] = P(T = t)` for `t = 0 .. horizon`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub pmf: Vec<f64>,
     /// `survival[t] = P(T > t)`, the probability not yet absorbed after `t` steps, computed as
     /// the mass left in the transient states (no cancellation).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub survival: Vec<f64>,
     /// `P(T > horizon)`: the probability not accounted for by `pmf` (below the tolerance unless
     /// `max_steps` or `max_work` stopped the computation).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub tail: f64,
     /// Whether the tail fell below the requested tolerance.
     pub converged: bool,
@@ -286,15 +302,18 @@ impl TimeDistribution {
     #[track_caller]
     pub fn quantile(&self, q: f64) -> Option<u64> {
         assert!(q > 0.0 && q <= 1.0, "quantile level must be in (0, 1]");
-        let mut c = 0.0;
-        for (t, (p, s)) in self.pmf.iter().zip(&self.survival).enumerate() {
-            c += p;
-            let cdf = if *s < 0.5 { 1.0 - s } else { c };
-            if cdf >= q {
-                return Some(t as u64);
-            }
-        }
-        None
+        self.cdf_curve().position(|c| c >= q).map(|t| t as u64)
+    }
+
+    /// `P(T ≤ t)` for `t = 0 ..= horizon`, in one pass: the values of [`cdf`](Self::cdf) (the
+    /// summed pmf while the survival is at least 1/2, `1 − P(T > t)` after), without summing the
+    /// pmf again for each `t`.
+    pub fn cdf_curve(&self) -> impl Iterator<Item = f64> + '_ {
+        let mut summed = 0.0;
+        self.pmf.iter().zip(&self.survival).map(move |(p, s)| {
+            summed += p;
+            if *s < 0.5 { 1.0 - s } else { summed }
+        })
     }
 
     /// The median, [`quantile(0.5)`](Self::quantile).
@@ -452,6 +471,9 @@ mod tests {
         assert_eq!(dist.mode(), 2);
         assert_eq!(dist.min(), Some(2));
         assert_eq!(dist.cdf(3), 0.5);
+        let curve: Vec<f64> = dist.cdf_curve().collect();
+        assert_eq!(curve.len() as u64, dist.horizon() + 1);
+        assert!((0..=dist.horizon()).all(|t| curve[t as usize] == dist.cdf(t)));
         assert_eq!(dist.survival(2), 0.5);
         let p2 = distribution_after(&d, &init, 2).unwrap();
         assert_eq!(p2, vec![0.25, 0.0, 0.5, 0.0, 0.25]);
@@ -480,7 +502,7 @@ mod tests {
                 .zip(&x)
                 .all(|(a, b)| a.to_bits() == b.to_bits())
         );
-        assert_eq!(got.method, STEPPING);
+        assert_eq!(got.method, Method::Stepping);
         // Both kernels ran.
         let start: Vec<f64> = (0..d.n()).map(|s| f64::from(u8::from(s == 10_000))).collect();
         let p = step(&d, &start, 400);

@@ -3,11 +3,12 @@ use crate::mdp::{LongRun, LongRunOptions, backward_induction, backward_induction
 use crate::model::Game;
 
 /// Values after a finite number of steps, by backward induction.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct FiniteHorizon {
     /// Number of steps `k`.
     pub steps: u64,
     /// `V_k(s)`: the optimal expected total reward over `k` steps from each state; length `n`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
     /// The optimal choice in each state at the first of the `k` steps (index within the state);
     /// length `n` (0 when `k = 0`).

@@ -4,15 +4,17 @@ use crate::{Error, Result};
 
 /// The value of a reachability game: the probability that the maximiser can guarantee of
 /// reaching the target, against a minimiser trying to avoid it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ReachGame {
     /// The value of each state, length `n` (1 on the target).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
     /// The choice of each state's owner in the last iteration (index within the state).
     pub choices: Vec<u32>,
     /// Iterations made.
     pub iterations: u64,
     /// The last iteration's largest change (the stopping criterion; not an error bound).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub last_change: f64,
 }
 

@@ -81,7 +81,7 @@ pub fn row_column(p: u8) -> (usize, usize) {
 }
 
 /// A ladder of the board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Ladder {
     /// Path position of its foot.
     pub foot: u8,
@@ -483,24 +483,28 @@ pub struct LadderModel {
 }
 
 /// The decision at one ladder.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Decision {
     /// The ladder.
     pub ladder: Ladder,
     /// Whether the optimal policy found climbs it.
     pub climb: bool,
     /// Optimal expected turns from its top (after climbing).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub turns_if_climbing: f64,
     /// Optimal expected turns from its foot (after staying).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub turns_if_staying: f64,
 }
 
 /// The exact optimum of a board ([`LadderBoard::optimum_exact`]).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ExactLadderSolution {
     /// The minimal expected number of turns from the start.
+    #[serde(serialize_with = "crate::account::ser::scalar")]
     pub expected_turns: Rational,
     /// Minimal expected turns standing on each path position (length 100; 0 at the goal).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub turns: Vec<Rational>,
     /// An optimal policy: `climb[p]` for the ladder at `p` (length 100; false elsewhere).
     pub climb: Vec<bool>,
@@ -509,13 +513,16 @@ pub struct ExactLadderSolution {
 }
 
 /// The optimal expected number of turns and how to attain it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LadderSolution {
     /// The minimal expected number of turns from the start.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub expected_turns: f64,
     /// Guaranteed bound on the error of `expected_turns` and `turns`.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
     /// Minimal expected turns standing on each path position (length 100; 0 at the goal).
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub turns: Vec<f64>,
     /// The optimal decision at each ladder, in path order of the feet.
     pub decisions: Vec<Decision>,
@@ -528,7 +535,7 @@ pub struct LadderSolution {
     /// Policy-improvement rounds.
     pub iterations: u64,
     /// How the numbers were obtained.
-    pub method: String,
+    pub method: crate::account::Method,
 }
 
 #[cfg(test)]

@@ -284,7 +284,7 @@ impl CardGame {
 
 /// Everything about the game for any number of rounds: finite values up to the stage where
 /// value iteration has converged, and beyond it the gain.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct CardSolution {
     /// `table[t][i]`: Alice's optimal expected total over `t` rounds from Alice position `i`
     /// (ids `0..100`), for `t = 0..=K`.
@@ -292,13 +292,16 @@ pub struct CardSolution {
     /// The long-run analysis (per round): gain bracket, stages `K`, `V_K`.
     pub long_run: LongRun,
     /// Bias per Alice position: `h(i) = V_K(i) − K·ρ`, so `V_k ≈ k·ρ + h` for `k ≥ K`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub bias: Vec<f64>,
     /// `‖T²(h) − h − ρ‖∞` over all positions (the optimality equations, per round).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub optimality_residual: f64,
     /// The stationary distribution of the chain induced by the optimal strategies (per step,
     /// over all 280 positions), with its period and whether it is irreducible.
     pub stationary: crate::analysis::stationary::Stationary,
     /// `2 · π · r`: the gain recomputed from the stationary distribution (per round).
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub gain_from_pi: f64,
     /// The period of the chain of Alice's positions from one round to the next under optimal
     /// play (the step chain alternates Alice and Bob, so its own period is 2).

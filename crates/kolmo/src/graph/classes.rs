@@ -3,7 +3,7 @@ use crate::StateId;
 use crate::sparse::CsrMatrix;
 
 /// A communicating class of a Markov chain: a strongly connected component of its graph.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Class {
     /// The states, ascending.
     pub states: Vec<StateId>,
@@ -26,7 +26,7 @@ impl Class {
 
 /// The communicating classes of a Markov chain (Kemeny & Snell, *Finite Markov Chains*, 1960,
 /// §2.4; Grinstead & Snell, *Introduction to Probability*, §11.3).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Classes {
     /// The classes, ordered by their smallest state.
     pub classes: Vec<Class>,

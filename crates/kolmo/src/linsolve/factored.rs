@@ -2,6 +2,7 @@ use super::topological::Topological;
 use super::{DenseSolve, Solvable};
 use super::{KrylovMethod, KrylovOptions, Preconditioner, TriangularWoodbury};
 use crate::Result;
+use crate::account::LinearSolver;
 
 /// Largest system solved by dense LU in `f64` (about 1 GiB of matrix and a minute of work).
 pub const MAX_DENSE: usize = <f64 as Solvable>::DENSE_LIMIT;
@@ -369,23 +370,34 @@ impl<T: Solvable> Factored<T> {
         }
     }
 
-    /// A one-line description of the method, for reports.
+    /// The method, with its size (and work so far, for a Krylov method), for reports; its
+    /// `Display` is the one-line description.
+    #[must_use]
+    pub fn solver(&self) -> LinearSolver {
+        match self {
+            Self::Dense(lu, n) | Self::Sparse(lu, n) => LinearSolver::Factorization {
+                name: lu.method(),
+                n: *n,
+                exact: T::EXACT,
+            },
+            Self::Iterative(s, n) => LinearSolver::Krylov {
+                name: s.method(),
+                n: *n,
+                work: s.work(),
+            },
+            Self::Topological(t) => t.solver(),
+            Self::Woodbury(w) => LinearSolver::Triangular {
+                n: w.n(),
+                rank: w.rank(),
+                exact: T::EXACT,
+            },
+        }
+    }
+
+    /// A one-line description of the method, for reports: [`solver`](Self::solver) as text.
     #[must_use]
     pub fn method(&self) -> String {
-        let arithmetic = if T::EXACT { ", exact rationals" } else { "" };
-        match self {
-            Self::Dense(lu, n) | Self::Sparse(lu, n) => format!("{}, n = {n}{arithmetic}", lu.method()),
-            Self::Iterative(s, n) => format!("{}, n = {n}, {}", s.method(), s.work()),
-            Self::Topological(t) => t.method(),
-            Self::Woodbury(w) if w.rank() == 0 => {
-                format!("sparse triangular solve, n = {}{arithmetic}", w.n())
-            }
-            Self::Woodbury(w) => format!(
-                "sparse triangular solve + rank-{} Woodbury correction, n = {}{arithmetic}",
-                w.rank(),
-                w.n()
-            ),
-        }
+        self.solver().to_string()
     }
 }
 

@@ -12,6 +12,7 @@
 
 use super::Solvable as Scalar;
 use super::factored::{Factored, KRYLOV_FROM, SolveMethod};
+use crate::account::LinearSolver;
 use crate::graph::sccs_of;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -275,8 +276,8 @@ impl<T: Scalar> Topological<T> {
             .any(|b| matches!(b, Block::Solver(f) if f.is_iterative()))
     }
 
-    /// A one-line description: the components and the method of the largest block.
-    pub(crate) fn method(&self) -> String {
+    /// The components and the method of the largest block solved as a system.
+    pub(crate) fn solver(&self) -> LinearSolver {
         let singles = self
             .blocks
             .iter()
@@ -290,15 +291,12 @@ impl<T: Scalar> Topological<T> {
                 Block::Single(_) => None,
             })
             .max_by_key(|f| f.n());
-        let largest = match big {
-            Some(f) => format!("; largest {}: {}", self.largest, f.method()),
-            None => String::new(),
-        };
-        format!(
-            "strongly connected components in reverse topological order, n = {}: {} components, {singles} single states{largest}",
-            self.n,
-            self.blocks.len()
-        )
+        LinearSolver::Topological {
+            n: self.n,
+            components: self.blocks.len(),
+            singles,
+            largest: big.map(|f| (self.largest, Box::new(f.solver()))),
+        }
     }
 }
 

@@ -206,10 +206,9 @@ pub fn average(
         policy,
         error_bound: widest + sol.error_bound + f64::EPSILON * shift,
         iterations: stages + sol.iterations,
-        method: format!(
-            "maximal end components ({}), their gains by value iteration on (I + P)/2, then the best gain to settle for by policy iteration",
-            gains.len()
-        ),
+        method: crate::account::Method::EndComponentGains {
+            components: gains.len(),
+        },
     })
 }
 

@@ -8,6 +8,7 @@
 //! an allowance for the rounding of that evaluation.
 
 use super::{MdpOptions, MdpSolution, Method, Optimum};
+use crate::account;
 use crate::exact::Rational;
 use crate::linsolve::Factored;
 use crate::model::Mdp;
@@ -45,7 +46,7 @@ pub fn discounted(
         values,
         policy,
         iterations,
-        method: format!("{method}; certified by ‖Tv − v‖ / (1 − γ)"),
+        method: account::Method::DiscountCertified { by: Box::new(method) },
     })
 }
 
@@ -97,7 +98,7 @@ fn rounding_allowance(mdp: &Mdp, rewards: &[f64], v: &[f64]) -> f64 {
     2.0 * width * f64::EPSILON * scale
 }
 
-type Solved = (Vec<f64>, Vec<u32>, u64, String);
+type Solved = (Vec<f64>, Vec<u32>, u64, account::Method);
 
 /// Largest `sweeps × transitions` of value iteration (about a minute).
 const MAX_SWEEP_WORK: u64 = 20_000_000_000;
@@ -120,7 +121,7 @@ fn policy_iteration(
     let m = mdp.matrix();
     // Start from the best immediate reward.
     let (_, mut policy) = bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]);
-    let mut method = String::new();
+    let mut method = None;
     for round in 1..=options.max_iterations {
         let rows: Vec<usize> = (0..n)
             .map(|s| m.group_rows(s).start + policy[s] as usize)
@@ -148,9 +149,9 @@ fn policy_iteration(
             lu.solve_in_place(&mut e);
             v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
         }
-        if method.is_empty() {
-            method = format!("policy iteration, evaluation by {}", lu.method());
-        }
+        let method = method.get_or_insert_with(|| account::Method::PolicyIteration {
+            evaluation: lu.solver(),
+        });
         // Improve only where a choice beats the current one by more than rounding.
         let mut changed = false;
         for s in 0..n {
@@ -171,7 +172,7 @@ fn policy_iteration(
         }
         options.report(round, f64::NAN);
         if !changed {
-            return Ok(Some((v, policy, round, method)));
+            return Ok(Some((v, policy, round, method.clone())));
         }
     }
     Err(Error::LimitReached {
@@ -217,7 +218,7 @@ fn value_iteration(
             let (gap, _) = bellman_gap(mdp, rewards, gamma, optimum, &v);
             let floor = rounding_allowance(mdp, rewards, &v);
             if change == 0.0 || gap / (1.0 - gamma) <= options.precision * size || gap <= 2.0 * floor {
-                return Ok((v, policy, sweep, "Gauss-Seidel value iteration".into()));
+                return Ok((v, policy, sweep, account::Method::GaussSeidelValueIteration));
             }
         }
     }

@@ -15,17 +15,19 @@ pub const MAX_HORIZON_WORK: u64 = 20_000_000_000;
 pub const MAX_STORED_DECISIONS: u64 = 10_000_000;
 
 /// The optimal expected total reward over a finite horizon and the optimal decisions per stage.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct HorizonSolution {
     /// Number of steps `k`.
     pub steps: u64,
     /// `V_k(s)`, length `n`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
     /// `decisions[t][s]`: the optimal choice in `s` at stage `t` (`k − t` steps to go); `k × n`,
     /// or only the first stage (`1 × n`) when `k × n` exceeds [`MAX_STORED_DECISIONS`].
     pub decisions: Vec<Vec<u32>>,
     /// Bound on the rounding error of `values`: `k` Bellman steps, each adding at most one rounding
     /// per term of a row.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
 }
 

@@ -29,15 +29,18 @@ impl Default for LongRunOptions {
 }
 
 /// The long-run average reward per stage (gain), bracketed by value iteration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LongRun {
     /// Lower bound on the gain: `min_s (V_{K} − V_{K−1})(s)` per stage.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub gain_lower: f64,
     /// Upper bound on the gain: `max_s (V_{K} − V_{K−1})(s)` per stage.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub gain_upper: f64,
     /// The number of stages `K` iterated.
     pub stages: u64,
     /// `V_K` (length `n`), the `K`-stage values, so that `V_k ≈ V_K + (k − K)·gain` for `k ≥ K`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
     /// The optimal choice in each state at the last stage.
     pub choices: Vec<u32>,
@@ -48,6 +51,22 @@ impl LongRun {
     #[must_use]
     pub fn gain(&self) -> f64 {
         0.5 * (self.gain_lower + self.gain_upper)
+    }
+
+    /// How the gain was obtained: `stages` stages of value iteration, the gain guaranteed in the
+    /// bracket `[gain_lower, gain_upper]` (`bound` is its half-width around [`gain`](Self::gain)).
+    #[must_use]
+    pub fn account(&self) -> crate::account::Account {
+        crate::account::Account {
+            method: crate::account::Method::BracketedValueIteration,
+            iterations: Some(self.stages),
+            residual: f64::NAN,
+            bound: 0.5 * (self.gain_upper - self.gain_lower),
+            guarantee: crate::account::Guarantee::Interval {
+                lo: self.gain_lower,
+                hi: self.gain_upper,
+            },
+        }
     }
 }
 

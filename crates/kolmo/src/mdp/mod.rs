@@ -27,6 +27,7 @@ pub use long_run::{LongRun, LongRunOptions};
 pub use reach::reach_probability;
 pub use total::total_reward;
 
+use crate::account;
 use crate::model::{Mdp, Player};
 use crate::sparse::Direction;
 use crate::{Error, Result};
@@ -117,18 +118,35 @@ impl Default for MdpOptions {
 }
 
 /// Optimal values and a policy attaining them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct MdpSolution {
     /// The optimal value of each state (length `n`); `±∞` where the objective is infinite.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub values: Vec<f64>,
     /// An optimal choice per state (index within the state's choices; length `n`).
     pub policy: Vec<u32>,
     /// Guaranteed bound on `max_s |v*(s) − values[s]|` over the finite values.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
     /// Iterations done (improvement rounds or sweeps).
     pub iterations: u64,
     /// How the numbers were obtained.
-    pub method: String,
+    pub method: account::Method,
+}
+
+impl MdpSolution {
+    /// How the values were obtained: `iterations` rounds or sweeps, and an absolute bound on
+    /// every finite value (the true optimum lies in `[value − error_bound, value + error_bound]`).
+    #[must_use]
+    pub fn account(&self) -> account::Account {
+        account::Account {
+            method: self.method.clone(),
+            iterations: Some(self.iterations),
+            residual: f64::NAN,
+            bound: self.error_bound,
+            guarantee: account::Guarantee::AbsoluteError,
+        }
+    }
 }
 
 /// `Ok` unless a value is NaN or `±∞` where finite values were expected: the rewards are too large

@@ -20,6 +20,7 @@
 //!    iteration stalling far from the answer (Haddad & Monmege's example) cannot pass unnoticed.
 
 use super::{MdpOptions, MdpSolution, Optimum, total_reward};
+use crate::account;
 use crate::analysis::reach_probability as chain_reach;
 use crate::graph::{end_components, prob01_max, prob01_min, steer_to};
 use crate::model::{Dtmc, Mdp, StateSet};
@@ -61,7 +62,7 @@ pub fn reach_probability(
             policy,
             error_bound: 0.0,
             iterations: 0,
-            method: "graph analysis (every value is 0 or 1)".into(),
+            method: account::Method::GraphAnalysis,
         });
     }
     let q = Quotient::new(mdp, &maybe, &yes, optimum == Optimum::Max);
@@ -132,14 +133,11 @@ pub fn reach_probability(
         policy,
         error_bound: gap * tau_max,
         iterations: rounds,
-        method: format!(
-            "graph analysis, {}policy iteration on {k} undecided states; certified by ‖Tv − v‖ × the longest expected stay among them ({tau_max:.3e} steps)",
-            if optimum == Optimum::Max {
-                "end components collapsed, "
-            } else {
-                ""
-            },
-        ),
+        method: account::Method::ReachPolicyIteration {
+            end_components_collapsed: optimum == Optimum::Max,
+            undecided: k,
+            longest_stay: tau_max,
+        },
     })
 }
 

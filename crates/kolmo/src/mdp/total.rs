@@ -10,6 +10,7 @@
 //! Maximising is supported when every policy reaches the target with probability 1.
 
 use super::{MdpOptions, MdpSolution, Optimum};
+use crate::account;
 use crate::analysis::AbsorbingChain;
 use crate::graph::{prob01_min, prob1e};
 use crate::model::{Dtmc, Mdp, StateSet};
@@ -153,10 +154,9 @@ fn non_negative(
                 values: v,
                 policy,
                 iterations: round,
-                method: format!(
-                    "policy iteration from an attractor policy; evaluation: {}",
-                    t.method
-                ),
+                method: account::Method::AttractorPolicyIteration {
+                    evaluation: Box::new(t.method),
+                },
             });
         }
     }

@@ -1,4 +1,5 @@
 use super::{Board, Portal};
+use crate::account::Method;
 use crate::analysis::exact::{absorption_time_exact, distributions_exact};
 use crate::analysis::{
     AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
@@ -63,28 +64,34 @@ impl Default for AnalysisOptions {
 }
 
 /// Expected use of one snake or ladder per game.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct PortalUsage {
     /// The snake or ladder.
     pub portal: Portal,
     /// Expected number of times it is taken in one game.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub expected_uses: f64,
 }
 
 /// Everything [`Board::analyze`] finds about a one-player game (and a race, with several players).
 /// Times are in rolls (= turns of one player).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct BoardAnalysis {
     /// Expected number of rolls from the start.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub expected_rolls: f64,
     /// Variance of the number of rolls from the start, in rolls².
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub variance: f64,
     /// Standard deviation of the number of rolls from the start.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub std_dev: f64,
     /// Expected rolls for a token standing on each cell (no portal triggered), length `size + 1`;
     /// 0 for the last cell; `+∞` for cells that cannot finish almost surely.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub expected_rolls_by_cell: Vec<f64>,
     /// Variance of the number of rolls from each cell, length `size + 1`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub variance_by_cell: Vec<f64>,
     /// The expected-steps solve: residuals, error bound, method.
     pub solve: AbsorptionTime,
@@ -92,6 +99,7 @@ pub struct BoardAnalysis {
     pub time: TimeDistribution,
     /// `(k, P(finished within k rolls))` for each requested `k`; `None` when `k` lies beyond a
     /// horizon at which the computation was stopped before converging.
+    #[serde(serialize_with = "crate::account::ser::keyed")]
     pub finished_by: Vec<(u64, Option<f64>)>,
     /// `(level, quantile)` for each requested level; `None` beyond the computed horizon.
     pub quantiles: Vec<(f64, Option<u64>)>,
@@ -104,12 +112,15 @@ pub struct BoardAnalysis {
     pub min_rolls: u64,
     /// Expected number of times the token stands on each cell before a roll (counting the
     /// start), length `size + 1`: row `initial_cell` of the fundamental matrix.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub visits: Vec<f64>,
     /// Residual of the expected-visits solve.
+    #[serde(serialize_with = "crate::account::ser::number")]
     pub visits_residual: f64,
     /// Expected uses of each snake and ladder per game, in the order of [`Board::portals`].
     pub portal_usage: Vec<PortalUsage>,
     /// `(k, distribution of the token's cell after k rolls)` for each requested `k`.
+    #[serde(serialize_with = "crate::account::ser::keyed")]
     pub distributions: Vec<(u64, Vec<f64>)>,
     /// The race of `players` players, when `players > 1`.
     pub race: Option<Race>,
@@ -183,12 +194,12 @@ impl Board {
             second_moment_residual,
             error_bound,
             infinite: Vec::new(),
-            method: format!(
-                "{}, matrix-free from the jump table, n = {n} ({} rows explicit), {} on I - Q, iterative refinement",
-                solver.describe(),
-                solver.operator().explicit_rows(),
-                solver.work()
-            ),
+            method: Method::MatrixFree {
+                name: solver.describe(),
+                n,
+                explicit_rows: solver.operator().explicit_rows(),
+                work: solver.work(),
+            },
         })
     }
 
@@ -465,22 +476,28 @@ impl Board {
 }
 
 /// The figures of [`Board::analyze_exact`], as exact fractions.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ExactBoardAnalysis {
     /// Expected rolls from the start.
+    #[serde(serialize_with = "crate::account::ser::scalar")]
     pub expected_rolls: Rational,
     /// Variance of the number of rolls from the start (rolls²).
+    #[serde(serialize_with = "crate::account::ser::scalar")]
     pub variance: Rational,
     /// Expected rolls for a token standing on each cell, length `size + 1`; `None` = +∞.
+    #[serde(serialize_with = "crate::account::ser::fractions_or_inf")]
     pub expected_rolls_by_cell: Vec<Option<Rational>>,
     /// Variance from each cell, length `size + 1`; `None` = +∞.
+    #[serde(serialize_with = "crate::account::ser::fractions_or_inf")]
     pub variance_by_cell: Vec<Option<Rational>>,
     /// `(k, P(finished within k rolls))` for each requested `k`.
+    #[serde(serialize_with = "crate::account::ser::keyed")]
     pub finished_by: Vec<(u64, Rational)>,
     /// `(k, distribution of the token's cell after k rolls)` for each requested `k`.
+    #[serde(serialize_with = "crate::account::ser::keyed")]
     pub distributions: Vec<(u64, Vec<Rational>)>,
     /// How the numbers were obtained.
-    pub method: String,
+    pub method: Method,
 }
 
 impl Board {

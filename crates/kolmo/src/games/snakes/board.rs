@@ -128,7 +128,8 @@ impl Die {
 }
 
 /// Snake, ladder, or a portal of either direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PortalKind {
     /// Leads up (`to > from`).
     Ladder,
@@ -151,7 +152,7 @@ impl PortalKind {
 }
 
 /// A snake or ladder: landing on `from` moves the token to `to`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Portal {
     /// Entrance cell.
     pub from: u32,

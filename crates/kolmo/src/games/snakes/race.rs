@@ -76,14 +76,17 @@ impl Generator for RaceChain<'_> {
 }
 
 /// The exact outcome of a race (see [`Board::race_exact`]).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ExactRace {
     /// `win_probability[i]`: the probability that seat `i + 1` wins. Length `players`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
     pub win_probability: Vec<Rational>,
     /// Expected number of rolls made in the game.
+    #[serde(serialize_with = "crate::account::ser::scalar")]
     pub expected_total_rolls: Rational,
     /// Expected number of rounds (the winning round counts whole):
     /// `(E[rolls] + N − Σ i·P(seat i wins)) / N`.
+    #[serde(serialize_with = "crate::account::ser::scalar")]
     pub expected_rounds: Rational,
 }
 
