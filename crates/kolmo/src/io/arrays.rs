@@ -19,8 +19,7 @@
 //! the file's own indexing (`P[1][2][0]`) and its place: line and column in JSON, line 1 and the
 //! byte offset in a `.npy` file.
 
-use super::json::located::{self, Json, Value};
-use super::json::{describe, number_text, write_error};
+use super::json::{Json, Value, describe, number_text, parse_tree, write_error};
 use super::npy::{self, NpyArray, shape_text};
 use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
 use crate::model::{Mdp, ROW_SUM_TOLERANCE, RewardModel};
@@ -364,7 +363,7 @@ fn python_non_json(text: &str) -> bool {
 
 /// Reads an array model from the JSON `text`, the contents of `path`.
 pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Result<ArraysFile> {
-    let root = located::parse(path, text).map_err(|e| match e {
+    let root = parse_tree(path, text).map_err(|e| match e {
         Error::Parse {
             path,
             line,

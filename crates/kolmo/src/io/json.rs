@@ -1,25 +1,42 @@
 //! kolmo's JSON model files (schema in `docs/model-json.md`).
 //!
-//! Files are read by the one-pass reader of [`super::json_fast`] when it accepts them (every valid
-//! file it can stream, which includes everything [`write`] writes). Otherwise, and for every file
-//! with an error, reading happens in two passes ([`read_located`]). serde_json first checks the
-//! syntax (its errors carry line and column); then [`located::parse`] builds a small tree that remembers where every value and key
-//! starts, so that errors about the *meaning* of a value (an unknown state, a row that does not
-//! sum to 1, a duplicate transition) point at the line and column where it was written, and name
-//! its JSON path (`transitions[17]`, `transitions.R.N`).
+//! **Reading** is one pass of serde_json over the text ([`read`]), with a `DeserializeSeed` for each
+//! part of the schema. The transitions go straight into the model's CSR arrays when they are
+//! written state by state in increasing order (as [`write`] and most tools write them); each row
+//! is checked as it closes ([`check_row`]). Transitions in any other order are collected and
+//! sorted by [`build_matrix`] (the file is then read a second time, from the start). The small
+//! parts (initial states, labels, rewards, comments) are read into a tree of located values
+//! ([`Json`]) and checked once the transitions are known, whatever the order of the keys.
 //!
-//! Writing emits the per-state map form with state names (when the model has them), labels,
+//! Every error names the line and column where the offending value (or key) starts, and its JSON
+//! path (`transitions[17][1]`, `transitions.R.N`). Places are byte offsets into the text: leaves
+//! (numbers, state references, keys) are read as serde_json's `RawValue`, a slice of the text, so
+//! their offset is where the slice starts; containers start where the text says after the
+//! previous token. Offsets become line and column only when a message needs them. Syntax errors
+//! are serde_json's, at its line and column.
+//!
+//! Every probability and reward goes through one function, [`Reader::number`], which sees the
+//! token as written (a JSON number's text, or a string's contents) and hands it to
+//! [`parse_number`].
+//!
+//! **Writing** emits the per-state map form with state names (when the model has them), labels,
 //! initial states and reward models; numbers are written in their shortest form that reads back
 //! to the same `f64`, so writing and reading gives the same model exactly.
 
+use super::rows::{
+    Entry, RowFault, RowScale, Written as RowEntry, append_row, build_matrix, check_row, duplicate_message,
+    entry_fault, normalized_note, sum_message,
+};
 use super::text_out::{Numbers, push_uint, write_states};
-use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
+use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId, excerpt};
-use located::{Json, Member, Value};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::io::Write;
 use std::path::Path;
 
@@ -34,195 +51,180 @@ const TOP_KEYS: &[&str] = &[
     "comment",
 ];
 /// Keys allowed in a reward model.
-pub(super) const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
+const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
+/// Deeper nesting than this is refused (the schema needs six levels).
+pub(super) const MAX_DEPTH: usize = 64;
 
-/// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
+/// Reads a model from `text`, the contents of `path` (`path` only names the file in messages);
+/// returns it with notes for the user.
 ///
-/// Tries the one-pass reader ([`super::json_fast`]) first; when it gives up (on any error, or a
-/// file it does not stream), reads the text again with [`read_located`], whose result (the same
-/// model, or an error at its line and column) is the answer.
+/// # Errors
+/// [`Error::Parse`] at the line and column of the first error found (see `docs/model-json.md`,
+/// "What is refused").
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    match super::json_fast::read(path, text, options) {
-        Some(done) => Ok(done),
-        None => read_located(path, text, options),
-    }
-}
-
-/// Reads a model from `text` in two passes (serde_json's syntax check, then a tree of located
-/// values): slow and memory-hungry for big files, but every error names its line, column and
-/// JSON path. The reference that [`super::json_fast`] must agree with.
-pub(super) fn read_located(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    let root = located::parse(path, text)?;
-    let top = object(path, &root, "the model", TOP_KEYS)?;
-    let get = |key: &str| top.iter().find(|m| m.key == key).map(|m| &m.value);
-    let missing = |key: &str| {
-        parse_error(
-            path,
-            root.line,
-            root.column,
-            format!("the model has no \"{key}\" (see docs/model-json.md)"),
-        )
-    };
-
-    let mdp = match get("type") {
-        None => false,
-        Some(node) => match &node.value {
-            Value::String(s) if s == "dtmc" => false,
-            Value::String(s) if s == "mdp" => true,
-            _ => {
-                return Err(at(
-                    path,
-                    node,
-                    format!("type: expected \"dtmc\" or \"mdp\", found {}", describe(node)),
-                ));
-            }
-        },
-    };
-    let states = States::read(path, get("states").ok_or_else(|| missing("states"))?)?;
-    let initial = match get("initial") {
-        None => vec![0],
-        Some(node) => states.one_or_many(node, "initial")?,
-    };
-    let transitions = get("transitions").ok_or_else(|| missing("transitions"))?;
-    let (matrix, action_names, notes) = states.transitions(transitions, mdp, options.normalize)?;
-
-    let mut labels = Vec::new();
-    if let Some(node) = get("labels") {
-        for m in object(path, node, "labels", &[])? {
-            let p = key_path("labels", &m.key);
-            let set = StateSet::from_states(states.n, states.one_or_many(&m.value, &p)?);
-            labels.push((m.key.clone(), set));
-        }
-    }
-    let mut rewards = Vec::new();
-    if let Some(node) = get("rewards") {
-        for m in object(path, node, "rewards", &[])? {
-            let p = key_path("rewards", &m.key);
-            let r = states.rewards(&m.value, &p, mdp, &matrix, action_names.as_deref())?;
-            rewards.push((m.key.clone(), r));
-        }
-    }
-
-    let parts = Parts {
-        mdp,
-        matrix,
-        initial,
-        names: states.names,
-        action_names,
-        labels,
-        rewards,
-    };
-    Ok((parts.assemble()?, notes))
-}
-
-/// What a JSON model file holds, once read and checked.
-pub(super) struct Parts {
-    /// Whether the model is an MDP (`"type": "mdp"`).
-    pub mdp: bool,
-    /// The transition matrix (one row group per state).
-    pub matrix: CsrMatrix,
-    /// The initial states.
-    pub initial: Vec<StateId>,
-    /// The state names, if `"states"` is a list.
-    pub names: Option<Vec<String>>,
-    /// An MDP's action names in row order, if its actions are named.
-    pub action_names: Option<Vec<String>>,
-    /// Labels in file order.
-    pub labels: Vec<(String, StateSet)>,
-    /// Reward models in file order.
-    pub rewards: Vec<(String, RewardModel)>,
-}
-
-impl Parts {
-    /// The model. The matrix was validated row by row, so the constructors only restate it.
-    pub(super) fn assemble(self) -> Result<Model> {
-        let Parts {
-            mdp,
-            matrix,
-            initial,
-            names,
-            action_names,
-            labels,
-            rewards,
-        } = self;
-        let model = if mdp {
-            let mut model = Mdp::new(matrix, initial)?;
-            if let Some(names) = names {
-                model = model.with_names(names);
-            }
-            if let Some(names) = action_names {
-                model = model.with_action_names(names);
-            }
-            for (name, set) in labels {
-                model.set_label(name, set);
-            }
-            for (name, r) in rewards {
-                model.set_reward_model(name, r)?;
-            }
-            Model::Mdp(model)
-        } else {
-            let mut model = Dtmc::new(matrix, initial)?;
-            if let Some(names) = names {
-                model = model.with_names(names);
-            }
-            for (name, set) in labels {
-                model.set_label(name, set);
-            }
-            for (name, r) in rewards {
-                model.set_reward_model(name, r)?;
-            }
-            Model::Dtmc(model)
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut mode = Mode::default();
+    loop {
+        let mut r = Reader::new(path, text, mode, options.normalize);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let parsed = TopSeed { r: &mut r }.deserialize(&mut de).and_then(|()| de.end());
+        let stop = match parsed {
+            Ok(()) => match r.finish() {
+                Ok(done) => return Ok(done),
+                Err(stop) => stop,
+            },
+            Err(e) => match r.stop.take() {
+                Some(stop) => stop,
+                None => return Err(syntax_error(path, &e)),
+            },
         };
-        Ok(model)
+        match stop {
+            Stop::Retry(next) => mode = next,
+            // A file without "type" before "transitions" was read as a chain: the error may be
+            // one of an MDP whose type comes later. Read it again with the transitions last.
+            _ if r.assumed_dtmc && !mode.defer => mode.defer = true,
+            stop => return Err(r.placed(stop)),
+        }
     }
 }
 
-/// A [`parse_error`] at `node`.
-fn at(path: &Path, node: &Json<'_>, message: impl Into<String>) -> Error {
-    parse_error(path, node.line, node.column, message)
-}
-
-/// What a value is, for "expected ..., found ..." messages.
-pub(super) fn describe(node: &Json<'_>) -> String {
-    match &node.value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(raw) => format!("the number {}", excerpt(raw)),
-        Value::String(s) => format!("the string \"{}\"", excerpt(s)),
-        Value::Array(_) => "a list".into(),
-        Value::Object(_) => "an object".into(),
-    }
-}
-
-/// The members of `node`, which must be an object whose keys are all in `allowed` (any key when
-/// `allowed` is empty); `what` names it in messages.
-fn object<'j, 't>(path: &Path, node: &'j Json<'t>, what: &str, allowed: &[&str]) -> Result<&'j [Member<'t>]> {
-    let Value::Object(members) = &node.value else {
-        return Err(at(
-            path,
-            node,
-            format!("{what}: expected an object, found {}", describe(node)),
-        ));
+/// A syntax error of serde_json, at its line and column.
+fn syntax_error(path: &Path, e: &serde_json::Error) -> Error {
+    let message = e.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => &message,
     };
-    if !allowed.is_empty()
-        && let Some(m) = members.iter().find(|m| !allowed.contains(&m.key.as_str()))
-    {
-        return Err(parse_error(
-            path,
-            m.line,
-            m.column,
-            format!(
-                "unknown key \"{}\" in {what}; the keys are {}",
-                excerpt(&m.key),
-                allowed
-                    .iter()
-                    .map(|k| format!("\"{k}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ));
+    parse_error(
+        path,
+        e.line().max(1),
+        e.column().max(1),
+        format!("not valid JSON: {message}"),
+    )
+}
+
+/// How an attempt reads the transitions.
+#[derive(Clone, Copy, Debug, Default)]
+struct Mode {
+    /// Read `"transitions"` after the rest of the top-level object.
+    defer: bool,
+    /// Collect the transitions and sort them ([`build_matrix`]): they are not in row order.
+    collect: bool,
+}
+
+/// Why an attempt stopped.
+#[derive(Debug)]
+enum Stop {
+    /// An error at a byte offset of the text.
+    Fault { at: usize, message: String },
+    /// An error already placed.
+    Error(Error),
+    /// Read again in this mode.
+    Retry(Mode),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Stop::Error(e)
     }
-    Ok(members)
+}
+
+/// Line and column (from 1; columns count characters) of byte offsets, advanced forwards.
+#[derive(Clone, Copy, Debug)]
+struct Locator {
+    pos: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Default for Locator {
+    fn default() -> Self {
+        Self {
+            pos: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+}
+
+impl Locator {
+    /// The line and column of byte `to` of `text`: linear in the distance from the last offset
+    /// asked for when `to` is after it, from the start otherwise.
+    fn at(&mut self, text: &str, to: usize) -> (usize, usize) {
+        if to < self.pos {
+            *self = Self::default();
+        }
+        let to = to.min(text.len());
+        let gap = &text.as_bytes()[self.pos..to];
+        let chars = |b: &[u8]| b.iter().filter(|&&c| c & 0xC0 != 0x80).count();
+        match memchr::memrchr(b'\n', gap) {
+            Some(last) => {
+                self.line += memchr::memchr_iter(b'\n', gap).count();
+                self.column = 1 + chars(&gap[last + 1..]);
+            }
+            None => self.column += chars(gap),
+        }
+        self.pos = to;
+        (self.line, self.column)
+    }
+}
+
+/// A JSON value as written: a slice of the text (serde_json's `RawValue`).
+#[derive(Clone, Copy, Debug)]
+struct Raw<'de>(&'de str);
+
+impl<'de> de::Deserialize<'de> for Raw<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        <&'de RawValue as de::Deserialize<'de>>::deserialize(d).map(|raw| Raw(raw.get()))
+    }
+}
+
+impl<'de> Raw<'de> {
+    fn is_string(self) -> bool {
+        self.0.starts_with('"')
+    }
+
+    /// A string's contents, decoded (borrowed from the text unless it holds escapes).
+    fn string(self) -> Cow<'de, str> {
+        let Some(inner) = self.0.get(1..self.0.len().saturating_sub(1)) else {
+            return Cow::Borrowed("");
+        };
+        if inner.contains('\\') {
+            Cow::Owned(serde_json::from_str(self.0).unwrap_or_default())
+        } else {
+            Cow::Borrowed(inner)
+        }
+    }
+
+    /// What the value is, for "expected ..., found ..." messages.
+    fn describe(self) -> String {
+        match self.0.bytes().next().unwrap_or(b'"') {
+            b'"' => format!("the string \"{}\"", excerpt(&self.string())),
+            b'[' => "a list".into(),
+            b'{' => "an object".into(),
+            b't' | b'f' | b'n' => self.0.into(),
+            _ => format!("the number {}", excerpt(self.0)),
+        }
+    }
+}
+
+/// A JSON path, made into text only for a message: `transitions`, `transitions.R`, `labels["a b"]`,
+/// `transitions[3][1]`.
+#[derive(Clone, Copy, Debug)]
+enum Seg<'a> {
+    Name(&'a str),
+    Key(&'a Seg<'a>, &'a str),
+    Index(&'a Seg<'a>, usize),
+}
+
+impl fmt::Display for Seg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Seg::Name(name) => f.write_str(name),
+            Seg::Key(base, key) => f.write_str(&key_path(&base.to_string(), key)),
+            Seg::Index(base, i) => write!(f, "{base}[{i}]"),
+        }
+    }
 }
 
 /// `base.key`, or `base["key"]` when the key is not an identifier.
@@ -247,119 +249,1475 @@ pub(super) fn whole(raw: &str) -> Option<u64> {
     raw.parse().ok()
 }
 
-/// Where an action (choice) is named in a transition or reward.
+/// The state of one attempt at reading a file.
+struct Reader<'p, 'de> {
+    path: &'p Path,
+    text: &'de str,
+    mode: Mode,
+    normalize: bool,
+    /// Why reading stopped, when a seed gave serde_json an error.
+    stop: Option<Stop>,
+    /// Places of the tree's values.
+    locator: Locator,
+    /// The last number token read and its value: model files repeat values.
+    number_cache: (&'de str, f64),
+    /// Where each top-level key was written.
+    seen: [Option<usize>; 7],
+    mdp: bool,
+    type_seen: bool,
+    /// Whether the transitions were read as a chain's before any `"type"`.
+    assumed_dtmc: bool,
+    states: Option<States<'p, 'de>>,
+    transitions: Option<Transitions>,
+    /// Where the value of `"transitions"` starts.
+    transitions_at: usize,
+    /// `"transitions"` kept to be read after the rest of the object.
+    deferred: Option<Raw<'de>>,
+    /// `"initial"`, `"labels"`, `"rewards"`.
+    parts: [Option<Json<'de>>; 3],
+}
+
+impl<'p, 'de> Reader<'p, 'de> {
+    fn new(path: &'p Path, text: &'de str, mode: Mode, normalize: bool) -> Self {
+        Reader {
+            path,
+            text,
+            mode,
+            normalize,
+            stop: None,
+            locator: Locator::default(),
+            number_cache: ("", 0.0),
+            seen: [None; 7],
+            mdp: false,
+            type_seen: false,
+            assumed_dtmc: false,
+            states: None,
+            transitions: None,
+            transitions_at: 0,
+            deferred: None,
+            parts: [None, None, None],
+        }
+    }
+
+    /// The error `stop` (not a retry) at its line and column.
+    fn placed(&self, stop: Stop) -> Error {
+        match stop {
+            Stop::Fault { at, message } => {
+                let (line, column) = Locator::default().at(self.text, at);
+                parse_error(self.path, line, column, message)
+            }
+            Stop::Error(e) => e,
+            Stop::Retry(_) => Error::arg("model", "a retry is not an error"),
+        }
+    }
+
+    /// The byte offset of `s`, a slice of the text.
+    fn offset(&self, s: &str) -> usize {
+        s.as_ptr() as usize - self.text.as_ptr() as usize
+    }
+
+    /// Stops reading with `message` at byte `at`.
+    fn fail<E: de::Error>(&mut self, at: usize, message: String) -> E {
+        self.stop(Stop::Fault { at, message })
+    }
+
+    fn stop<E: de::Error>(&mut self, stop: Stop) -> E {
+        self.stop = Some(stop);
+        E::custom("stopped")
+    }
+
+    /// The byte at `at` (0 past the end).
+    fn byte(&self, at: usize) -> u8 {
+        self.text.as_bytes().get(at).copied().unwrap_or(0)
+    }
+
+    fn skip_ws(&self, mut i: usize) -> usize {
+        let b = self.text.as_bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Where the value after byte `i` starts: past white space, one `:` or `,`, and white space.
+    fn next_start(&self, i: usize) -> usize {
+        self.skip_ws(self.skip_ws(i) + 1)
+    }
+
+    /// Where the first item of the list or object that starts at `start` starts.
+    fn first_start(&self, start: usize) -> usize {
+        self.skip_ws(start + 1)
+    }
+
+    /// Where a list or object ends whose last item (or opening bracket) ends at `i`.
+    fn close(&self, i: usize) -> usize {
+        self.skip_ws(i) + 1
+    }
+
+    /// The value that starts at `start` as written.
+    fn raw_at(&self, start: usize) -> Raw<'de> {
+        let rest = self.text.get(start..).unwrap_or_default();
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<&RawValue>();
+        match values.next() {
+            Some(Ok(raw)) => Raw(raw.get()),
+            _ => Raw(rest.chars().next().map_or("", |c| &rest[..c.len_utf8()])),
+        }
+    }
+
+    /// Where a key read by [`KeySeed`] starts and ends: found from the text for a key serde_json
+    /// borrowed; else after the end of the object's last value (`end`), or its opening brace.
+    #[inline]
+    #[allow(clippy::ptr_arg)] // Whether the key is borrowed is what tells where it is.
+    fn key_place(&self, name: &Cow<'de, str>, end: usize, first: bool) -> (usize, usize) {
+        if let Cow::Borrowed(s) = name {
+            let at = self.offset(s) - 1;
+            return (at, at + s.len() + 2);
+        }
+        let at = if first {
+            self.skip_ws(end)
+        } else {
+            self.next_start(end)
+        };
+        let b = self.text.as_bytes();
+        let mut i = at + 1;
+        while i < b.len() && b[i] != b'"' {
+            i += if b[i] == b'\\' { 2 } else { 1 };
+        }
+        (at, i + 1)
+    }
+
+    /// Stops reading at `start` with "`expected`, found (what is there)".
+    fn expected<E: de::Error>(&mut self, start: usize, expected: String) -> E {
+        let found = self.raw_at(start).describe();
+        self.fail(start, format!("{expected}, found {found}"))
+    }
+
+    /// The key that starts at `at`, decoded.
+    fn key_text(&self, at: usize) -> Cow<'de, str> {
+        self.raw_at(at).string()
+    }
+
+    fn states(&self) -> &States<'_, 'de> {
+        self.states
+            .as_ref()
+            .expect("states are read before anything refers to them")
+    }
+
+    /// A probability or reward as written: a JSON number, or a string holding a decimal or a
+    /// fraction. The one place where the file's numbers become `f64`s.
+    #[inline]
+    fn number<E: de::Error>(&mut self, raw: Raw<'de>, what: &Seg<'_>) -> std::result::Result<f64, E> {
+        if raw.0 == self.number_cache.0 {
+            return Ok(self.number_cache.1);
+        }
+        let value = match raw.0.as_bytes()[0] {
+            b'"' => parse_number(&raw.string()),
+            b'-' | b'0'..=b'9' => parse_number(raw.0),
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                self.number_cache = (raw.0, v);
+                Ok(v)
+            }
+            None => Err(self.fail(
+                self.offset(raw.0),
+                format!(
+                    "{what}: expected a number (a decimal like 0.25 or a fraction like \"1/3\"), found {}",
+                    raw.describe()
+                ),
+            )),
+        }
+    }
+
+    /// The state `raw` (a string or a number) refers to; `what` is its JSON path.
+    #[inline]
+    fn state<E: de::Error>(&mut self, raw: Raw<'de>, what: &Seg<'_>) -> std::result::Result<StateId, E> {
+        let r = match raw.0.as_bytes()[0] {
+            b'"' => self.states().resolve(&raw.string(), true),
+            b'-' | b'0'..=b'9' => self.states().resolve(raw.0, false),
+            _ => Err(format!("expected a state, found {}", raw.describe())),
+        };
+        r.map_err(|m| self.fail(self.offset(raw.0), format!("{what}: {m}")))
+    }
+
+    /// The state an object key refers to; `what` is the object's JSON path.
+    #[inline]
+    ///
+    /// `guesses` are states the key probably names (checked before the index is looked up: in
+    /// files written in row order, a map's next state is the one after the last, and a row's next
+    /// target mostly too).
+    fn key_state<E: de::Error>(
+        &mut self,
+        key: &str,
+        at: usize,
+        what: &Seg<'_>,
+        guesses: [usize; 2],
+    ) -> std::result::Result<StateId, E> {
+        let st = self.states();
+        if let Some(names) = &st.names
+            && let Some(&g) = guesses.iter().find(|&&g| names.get(g).is_some_and(|n| n == key))
+        {
+            return Ok(g as StateId);
+        }
+        st.resolve(key, true)
+            .map_err(|m| self.fail(at, format!("{what}: {m}")))
+    }
+
+    /// A key given twice in one object (the first at `first`).
+    fn twice<E: de::Error>(&mut self, key: &str, at: usize, first: usize) -> E {
+        let (line, _) = Locator::default().at(self.text, first);
+        self.fail(
+            at,
+            format!(
+                "the key \"{}\" appears twice in this object (first on line {line})",
+                excerpt(key)
+            ),
+        )
+    }
+
+    /// The JSON path of a transition (or transition reward) under `base`: `transitions[3]`,
+    /// `transitions.N.R`, `transitions.a.go.b`, `transitions.a[1].b`.
+    fn entry_path(&self, base: &str, t: &Trans<'_>) -> String {
+        if t.list {
+            return format!("{base}[{}]", t.aux);
+        }
+        let p = key_path(base, &self.key_text(t.aux));
+        let p = match &t.action {
+            Act::Only => p,
+            Act::Index(i) => format!("{p}[{i}]"),
+            Act::Name(name) => key_path(&p, name),
+        };
+        key_path(&p, &self.key_text(t.at))
+    }
+
+    /// [`Self::entry_path`] with the states' names: `transitions.N.R: "N" (1) -> "R" (0)`.
+    fn context(&self, base: &str, t: &Trans<'_>) -> String {
+        let path = self.entry_path(base, t);
+        let st = self.states();
+        match st.names {
+            Some(_) => format!("{path}: {} -> {}", st.show(t.state), st.show(t.target)),
+            None => path,
+        }
+    }
+
+    /// Refuses a probability that is negative (or not finite) at its transition's place.
+    fn check_probability(&self, t: &Trans<'_>) -> std::result::Result<(), Stop> {
+        match entry_fault(self.states().n, None, t.target, t.value) {
+            Some(message) => Err(Stop::Fault {
+                at: t.at,
+                message: format!("{message} [at {}]", self.context("transitions", t)),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The rest of the model, once the top-level object has been read.
+    fn finish(&mut self) -> std::result::Result<(Model, Vec<String>), Stop> {
+        let root = self.skip_ws(0);
+        let missing = |key: &str| Stop::Fault {
+            at: root,
+            message: format!("the model has no \"{key}\" (see docs/model-json.md)"),
+        };
+        if self.states.is_none() {
+            return Err(missing("states"));
+        }
+        if let Some(raw) = self.deferred.take() {
+            self.transitions_at = self.offset(raw.0);
+            let mut de = serde_json::Deserializer::from_str(raw.0);
+            if let Err(e) = read_transitions(self, &mut de) {
+                return Err(self
+                    .stop
+                    .take()
+                    .unwrap_or_else(|| Stop::Error(syntax_error(self.path, &e))));
+            }
+        }
+        let Some(mut t) = self.transitions.take() else {
+            return Err(missing("transitions"));
+        };
+        let [initial, labels, rewards] = std::mem::take(&mut self.parts);
+        let st = self.states();
+        let initial = match &initial {
+            None => vec![0],
+            Some(node) => st.one_or_many(node, "initial")?,
+        };
+        let mut label_sets = Vec::new();
+        if let Some(node) = &labels {
+            for m in st.object(node, "labels", &[])? {
+                let p = key_path("labels", &m.key);
+                label_sets.push((
+                    m.key.clone(),
+                    StateSet::from_states(st.n, st.one_or_many(&m.value, &p)?),
+                ));
+            }
+        }
+        let mut reward_models = Vec::new();
+        if let Some(node) = &rewards {
+            for m in self.states().object(node, "rewards", &[])? {
+                let p = key_path("rewards", &m.key);
+                let r = self.reward_model(&m.value, &p, &t)?;
+                reward_models.push((m.key.clone(), r));
+            }
+        }
+        let names = self.states.take().and_then(|st| st.names);
+        let notes = std::mem::take(&mut t.notes);
+        let model = assemble(self.mdp, t, initial, names, label_sets, reward_models)?;
+        Ok((model, notes))
+    }
+
+    /// One reward model `{"state": ..., "action": ..., "transition": ...}`.
+    fn reward_model(
+        &mut self,
+        node: &Json<'de>,
+        what: &str,
+        t: &Transitions,
+    ) -> std::result::Result<RewardModel, Stop> {
+        let mut r = RewardModel::default();
+        let mdp = self.mdp;
+        for m in self.states().object(node, what, REWARD_KEYS)? {
+            let p = key_path(what, &m.key);
+            let st = self.states();
+            match m.key.as_str() {
+                "state" => r.state = Some(st.per_state(&m.value, &p)?),
+                // A chain's only choice in each state: one value per state.
+                "action" if !mdp => r.action = Some(st.per_state(&m.value, &p)?),
+                "action" => r.action = Some(st.per_action(&m.value, &p, t)?),
+                _ => {
+                    let mut sink = RewardSink {
+                        t,
+                        base: &p,
+                        values: vec![0.0; t.matrix.nnz()],
+                        first: vec![0; t.matrix.nnz()],
+                    };
+                    let mut de = serde_json::Deserializer::from_str(&self.text[m.value.start..m.value.end]);
+                    let seed = TransSeed {
+                        r: self,
+                        sink: &mut sink,
+                        base: &Seg::Name(&p),
+                        start: m.value.start,
+                    };
+                    if let Err(e) = seed.deserialize(&mut de) {
+                        return Err(self
+                            .stop
+                            .take()
+                            .unwrap_or_else(|| Stop::Error(syntax_error(self.path, &e))));
+                    }
+                    r.transition = Some(sink.values);
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// Reads `"transitions"` from `de` into the reader's transitions, by rows or collected as the
+/// mode says.
+fn read_transitions<'de, D: de::Deserializer<'de>>(
+    r: &mut Reader<'_, 'de>,
+    de: D,
+) -> std::result::Result<(), D::Error> {
+    fn stream<'de, D: de::Deserializer<'de>, S: Sink<'de>>(
+        r: &mut Reader<'_, 'de>,
+        de: D,
+        sink: &mut S,
+    ) -> std::result::Result<(), D::Error> {
+        let start = r.transitions_at;
+        let base = &Seg::Name("transitions");
+        TransSeed { r, sink, base, start }.deserialize(de)
+    }
+    let t = if r.mode.collect {
+        let mut sink = Collect::default();
+        stream(r, de, &mut sink)?;
+        sink.finish(r)
+    } else {
+        let mut sink = Rows::new(r.mdp, r.normalize);
+        stream(r, de, &mut sink)?;
+        sink.finish(r)
+    };
+    match t {
+        Ok(t) => {
+            r.transitions = Some(t);
+            Ok(())
+        }
+        Err(stop) => Err(r.stop(stop)),
+    }
+}
+
+/// The top-level object.
+struct TopSeed<'a, 'p, 'de> {
+    r: &'a mut Reader<'p, 'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for TopSeed<'_, '_, 'de> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        match self.r.byte(self.r.skip_ws(0)) {
+            b'{' => d.deserialize_map(self),
+            _ => {
+                let start = self.r.skip_ws(0);
+                Err(self.r.expected(start, "the model: expected an object".into()))
+            }
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for TopSeed<'_, '_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a kolmo model")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<(), M::Error> {
+        let r = self.r;
+        while let Some(key) = map.next_key::<Raw<'de>>()? {
+            let at = r.offset(key.0);
+            let name = key.string();
+            let Some(slot) = TOP_KEYS.iter().position(|k| *k == name) else {
+                return Err(r.fail(
+                    at,
+                    format!(
+                        "unknown key \"{}\" in the model; the keys are {}",
+                        excerpt(&name),
+                        quoted(TOP_KEYS)
+                    ),
+                ));
+            };
+            if let Some(first) = r.seen[slot] {
+                return Err(r.twice(&name, at, first));
+            }
+            r.seen[slot] = Some(at);
+            let start = r.next_start(at + key.0.len());
+            match TOP_KEYS[slot] {
+                "type" => {
+                    let raw: Raw<'de> = map.next_value()?;
+                    r.mdp = match &*raw.string() {
+                        "dtmc" if raw.is_string() => false,
+                        "mdp" if raw.is_string() => true,
+                        _ => {
+                            return Err(r.fail(
+                                start,
+                                format!("type: expected \"dtmc\" or \"mdp\", found {}", raw.describe()),
+                            ));
+                        }
+                    };
+                    if r.mdp && r.assumed_dtmc {
+                        let mode = Mode {
+                            defer: true,
+                            ..r.mode
+                        };
+                        return Err(r.stop(Stop::Retry(mode)));
+                    }
+                    r.type_seen = true;
+                }
+                "states" => {
+                    let states = map.next_value_seed(StatesSeed { r: &mut *r, start })?;
+                    r.states = Some(states);
+                }
+                "transitions" if r.states.is_some() && (r.type_seen || !r.mode.defer) => {
+                    r.assumed_dtmc = !r.type_seen;
+                    r.transitions_at = start;
+                    map.next_value_seed(TransitionsSeed { r: &mut *r })?;
+                }
+                "transitions" => r.deferred = Some(map.next_value()?),
+                key => {
+                    let tree = map.next_value_seed(TreeSeed {
+                        r: &mut *r,
+                        start,
+                        depth: 1,
+                    })?;
+                    if let Some(i) = ["initial", "labels", "rewards"].iter().position(|k| *k == key) {
+                        r.parts[i] = Some(tree);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `"transitions"` read by [`read_transitions`] as a seed.
+struct TransitionsSeed<'a, 'p, 'de> {
+    r: &'a mut Reader<'p, 'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for TransitionsSeed<'_, '_, 'de> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        read_transitions(self.r, d)
+    }
+}
+
+/// `"states"`: a count from 1 to `StateId::MAX`, or a non-empty list of distinct names.
+struct StatesSeed<'a, 'p, 'de> {
+    r: &'a mut Reader<'p, 'de>,
+    start: usize,
+}
+
+impl<'p, 'de> DeserializeSeed<'de> for StatesSeed<'_, 'p, 'de> {
+    type Value = States<'p, 'de>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        match self.r.byte(self.start) {
+            b'[' => d.deserialize_seq(self),
+            _ => {
+                let raw = <Raw<'de> as de::Deserialize<'de>>::deserialize(d)?;
+                self.leaf(raw)
+            }
+        }
+    }
+}
+
+impl<'p, 'de> Visitor<'de> for StatesSeed<'_, 'p, 'de> {
+    type Value = States<'p, 'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("states")
+    }
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> std::result::Result<Self::Value, S::Error> {
+        let r = self.r;
+        // The names first: the index is then made at its size, without growing.
+        let mut raws: Vec<Raw<'de>> = Vec::new();
+        while let Some(raw) = seq.next_element::<Raw<'de>>()? {
+            let i = raws.len();
+            if !raw.is_string() {
+                let message = format!(
+                    "states[{i}]: a state name must be a string, found {}",
+                    raw.describe()
+                );
+                return Err(r.fail(r.offset(raw.0), message));
+            }
+            if i >= StateId::MAX as usize {
+                return Err(r.fail(self.start, format!("states: more than {} states", StateId::MAX)));
+            }
+            raws.push(raw);
+        }
+        let mut index = NameIndex::with_capacity_and_hasher(raws.len(), Default::default());
+        let mut names = Vec::with_capacity(raws.len());
+        for (i, raw) in raws.iter().enumerate() {
+            let name = raw.string();
+            names.push(name.to_string());
+            if let Some(first) = index.insert(name, i as StateId) {
+                let message = format!(
+                    "states[{i}]: the name \"{}\" is also state {first}; names must be distinct",
+                    excerpt(&names[i])
+                );
+                return Err(r.fail(r.offset(raw.0), message));
+            }
+        }
+        if names.is_empty() {
+            return Err(r.fail(
+                self.start,
+                "states: expected a number of states or a non-empty list of names, found a list".into(),
+            ));
+        }
+        Ok(States {
+            path: r.path,
+            n: names.len(),
+            names: Some(names),
+            index,
+        })
+    }
+}
+
+impl<'p, 'de> StatesSeed<'_, 'p, 'de> {
+    /// A count of states (or an error: anything else that is not a list).
+    fn leaf<E: de::Error>(self, raw: Raw<'de>) -> std::result::Result<States<'p, 'de>, E> {
+        let message = match whole(raw.0) {
+            Some(n) if n >= 1 && n <= u64::from(StateId::MAX) => {
+                return Ok(States {
+                    path: self.r.path,
+                    n: n as usize,
+                    names: None,
+                    index: NameIndex::default(),
+                });
+            }
+            _ if raw.0.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => format!(
+                "states: expected a number of states from 1 to {} or a list of names, found {}",
+                StateId::MAX,
+                raw.describe()
+            ),
+            _ => format!(
+                "states: expected a number of states or a non-empty list of names, found {}",
+                raw.describe()
+            ),
+        };
+        Err(self.r.fail(self.start, message))
+    }
+}
+
+/// An object's key, decoded: borrowed from the text unless it holds escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+}
+
+/// `"a", "b"` for messages.
+fn quoted(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transitions
+
+/// How an action (choice) is named in a transition or reward.
 #[derive(Clone, Debug, PartialEq)]
-enum Action {
+enum Act<'de> {
     /// A Markov chain's only choice.
     Only,
     /// The choice's number within its state.
     Index(u32),
     /// The choice's name.
-    Name(String),
+    Name(Cow<'de, str>),
 }
 
 /// A transition (or transition reward) as written: from `state` by `action` to `target`.
 #[derive(Clone, Debug)]
-struct Written {
+struct Trans<'de> {
     state: StateId,
-    action: Action,
+    action: Act<'de>,
     target: StateId,
     value: f64,
-    line: usize,
-    column: usize,
-    /// The JSON path of the value, for messages.
-    json_path: String,
+    /// Where it was written: the list item, or the key of the target.
+    at: usize,
+    /// The list item's index (list form), or where the key of the source state starts (map form).
+    aux: usize,
+    /// Whether it is written in the list form.
+    list: bool,
 }
 
-/// The states of the model being read, and how to refer to them.
-struct States<'p> {
-    path: &'p Path,
-    n: usize,
-    names: Option<Vec<String>>,
-    index: HashMap<String, StateId>,
-    /// Where `"states"` was written.
-    line: usize,
+/// Where the transitions of a `"transitions"` (or a reward's `"transition"`) value go.
+trait Sink<'de> {
+    fn push(&mut self, r: &Reader<'_, 'de>, t: Trans<'de>) -> std::result::Result<(), Stop>;
 }
 
-impl<'p> States<'p> {
-    /// Reads `"states"`: a count or a list of distinct names.
-    fn read(path: &'p Path, node: &Json<'_>) -> Result<Self> {
-        let (n, names) = match &node.value {
-            Value::Number(raw) => match whole(raw) {
-                Some(n) if n >= 1 && n <= u64::from(StateId::MAX) => (n as usize, None),
-                _ => {
-                    return Err(at(
-                        path,
-                        node,
-                        format!(
-                            "states: expected a number of states from 1 to {} or a list of names, found {}",
-                            StateId::MAX,
-                            describe(node)
-                        ),
-                    ));
+/// How an item of the list form is written.
+fn shape(mdp: bool) -> &'static str {
+    if mdp {
+        "[from, action, to, value]"
+    } else {
+        "[from, to, value]"
+    }
+}
+
+/// The transitions in either form: a list of `[from, to, value]` (`[from, action, to, value]` for
+/// an MDP), or a map `{from: {to: value}}` (`{from: {action: {to: value}}}` or
+/// `{from: [{to: value}, ...]}`), each passed to the sink in file order.
+struct TransSeed<'a, 'p, 'de, S> {
+    r: &'a mut Reader<'p, 'de>,
+    sink: &'a mut S,
+    base: &'a Seg<'a>,
+    start: usize,
+}
+
+impl<'de, S: Sink<'de>> DeserializeSeed<'de> for TransSeed<'_, '_, 'de, S> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        match self.r.byte(self.start) {
+            b'[' | b'{' => d.deserialize_any(self),
+            _ => {
+                let expected = format!(
+                    "{}: expected a list of {} or a map from states",
+                    self.base,
+                    shape(self.r.mdp)
+                );
+                Err(self.r.expected(self.start, expected))
+            }
+        }
+    }
+}
+
+impl<'de, S: Sink<'de>> Visitor<'de> for TransSeed<'_, '_, 'de, S> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("transitions")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+        let (r, base) = (self.r, self.base);
+        let mut end = r.first_start(self.start) - 1;
+        let mut index = 0;
+        loop {
+            let start = if index == 0 {
+                r.first_start(self.start)
+            } else {
+                r.next_start(end)
+            };
+            let item = ItemSeed {
+                r: &mut *r,
+                sink: &mut *self.sink,
+                base,
+                index,
+                start,
+            };
+            match seq.next_element_seed(item)? {
+                Some(e) => end = e,
+                None => return Ok(()),
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<(), M::Error> {
+        let (r, base) = (self.r, self.base);
+        // The source state and key of each member: one state may be written as two keys ("1"
+        // and "01"), but a key must not be given twice.
+        let mut keys: Vec<(StateId, usize)> = Vec::new();
+        let mut end = self.start + 1;
+        while let Some(name) = map.next_key_seed(KeySeed)? {
+            let (at, key_end) = r.key_place(&name, end, keys.is_empty());
+            let guess = keys.last().map_or(0, |k| k.0 as usize + 1);
+            let state = r.key_state(&name, at, base, [guess, guess])?;
+            keys.push((state, at));
+            let start = r.next_start(key_end);
+            let path = Seg::Key(base, &name);
+            end = if r.mdp {
+                map.next_value_seed(ActionsSeed {
+                    r: &mut *r,
+                    sink: &mut *self.sink,
+                    path: &path,
+                    state,
+                    member: at,
+                    start,
+                })?
+            } else {
+                map.next_value_seed(DistSeed {
+                    r: &mut *r,
+                    sink: &mut *self.sink,
+                    path: &path,
+                    state,
+                    action: Act::Only,
+                    member: at,
+                    start,
+                })?
+            };
+        }
+        if !keys.windows(2).all(|w| w[0].0 < w[1].0) {
+            keys.sort_by_key(|k| k.0);
+            for group in keys.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+                for (i, second) in group.iter().enumerate() {
+                    let text = r.key_text(second.1);
+                    if let Some(first) = group[..i].iter().find(|f| r.key_text(f.1) == text) {
+                        let (first, second) = (first.1.min(second.1), first.1.max(second.1));
+                        return Err(r.twice(&text, second, first));
+                    }
                 }
-            },
-            Value::Array(items) if !items.is_empty() => {
-                let mut names = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    match &item.value {
-                        Value::String(s) => names.push(s.clone()),
-                        _ => {
-                            return Err(at(
-                                path,
-                                item,
-                                format!(
-                                    "states[{i}]: a state name must be a string, found {}",
-                                    describe(item)
-                                ),
-                            ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One item `[from, (action,) to, value]` of the list form; gives where it ends.
+struct ItemSeed<'a, 'p, 'de, S> {
+    r: &'a mut Reader<'p, 'de>,
+    sink: &'a mut S,
+    base: &'a Seg<'a>,
+    index: usize,
+    start: usize,
+}
+
+impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ItemSeed<'_, '_, 'de, S> {
+    type Value = usize;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
+        match self.r.byte(self.start) {
+            b'[' => d.deserialize_seq(self),
+            _ => {
+                let p = Seg::Index(self.base, self.index);
+                let expected = format!("{p}: expected {}", shape(self.r.mdp));
+                Err(self.r.expected(self.start, expected))
+            }
+        }
+    }
+}
+
+impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(shape(self.r.mdp))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<usize, A::Error> {
+        let mdp = self.r.mdp;
+        let want = 3 + usize::from(mdp);
+        let mut parts = [Raw(""); 4];
+        let mut count = 0;
+        let mut end = self.start + 1;
+        while let Some(raw) = seq.next_element::<Raw<'de>>()? {
+            end = self.r.offset(raw.0) + raw.0.len();
+            if count < parts.len() {
+                parts[count] = raw;
+            }
+            count += 1;
+        }
+        let end = self.r.close(end);
+        let r = self.r;
+        let p = Seg::Index(self.base, self.index);
+        if count != want {
+            let shape = shape(mdp);
+            let message = if !mdp && count == 4 {
+                format!(
+                    "{p}: a Markov chain's transition is {shape}; four entries are an MDP's (add \"type\": \"mdp\")"
+                )
+            } else {
+                format!("{p}: expected {shape}, found a list of {count} entries")
+            };
+            return Err(r.fail(self.start, message));
+        }
+        let action = if mdp {
+            let a = parts[1];
+            match a.0.as_bytes()[0] {
+                b'"' => Act::Name(a.string()),
+                _ => match whole(a.0).and_then(|i| u32::try_from(i).ok()) {
+                    Some(i) => Act::Index(i),
+                    None => {
+                        let message = format!(
+                            "{p}[1]: an action is a name or a choice number, found {}",
+                            a.describe()
+                        );
+                        return Err(r.fail(r.offset(a.0), message));
+                    }
+                },
+            }
+        } else {
+            Act::Only
+        };
+        let k = usize::from(mdp);
+        let t = Trans {
+            state: r.state(parts[0], &Seg::Index(&p, 0))?,
+            action,
+            target: r.state(parts[1 + k], &Seg::Index(&p, 1 + k))?,
+            value: r.number(parts[2 + k], &Seg::Index(&p, 2 + k))?,
+            at: self.start,
+            aux: self.index,
+            list: true,
+        };
+        self.sink.push(r, t).map_err(|stop| r.stop(stop))?;
+        Ok(end)
+    }
+}
+
+/// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`.
+struct ActionsSeed<'a, 'p, 'de, S> {
+    r: &'a mut Reader<'p, 'de>,
+    sink: &'a mut S,
+    path: &'a Seg<'a>,
+    state: StateId,
+    member: usize,
+    start: usize,
+}
+
+impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ActionsSeed<'_, '_, 'de, S> {
+    type Value = usize;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
+        match self.r.byte(self.start) {
+            b'[' | b'{' => d.deserialize_any(self),
+            _ => {
+                let expected = format!(
+                    "{}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...]",
+                    self.path
+                );
+                Err(self.r.expected(self.start, expected))
+            }
+        }
+    }
+}
+
+impl<'de, S: Sink<'de>> Visitor<'de> for ActionsSeed<'_, '_, 'de, S> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("actions")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<usize, M::Error> {
+        let r = self.r;
+        let mut names: Vec<(Cow<'de, str>, usize)> = Vec::new();
+        let mut end = self.start + 1;
+        while let Some(key) = map.next_key::<Raw<'de>>()? {
+            let at = r.offset(key.0);
+            let name = key.string();
+            if let Some(first) = names.iter().find(|n| n.0 == name) {
+                return Err(r.twice(&name, at, first.1));
+            }
+            let path = Seg::Key(self.path, &name);
+            let start = r.next_start(at + key.0.len());
+            end = map.next_value_seed(DistSeed {
+                r: &mut *r,
+                sink: &mut *self.sink,
+                path: &path,
+                state: self.state,
+                action: Act::Name(name.clone()),
+                member: self.member,
+                start,
+            })?;
+            names.push((name, at));
+        }
+        Ok(r.close(end))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<usize, A::Error> {
+        let r = self.r;
+        let mut end = self.start + 1;
+        for i in 0.. {
+            let start = if i == 0 {
+                r.first_start(self.start)
+            } else {
+                r.next_start(end)
+            };
+            let path = Seg::Index(self.path, i);
+            let Ok(choice) = u32::try_from(i) else {
+                return Err(r.fail(start, format!("{path}: too many actions")));
+            };
+            let dist = DistSeed {
+                r: &mut *r,
+                sink: &mut *self.sink,
+                path: &path,
+                state: self.state,
+                action: Act::Index(choice),
+                member: self.member,
+                start,
+            };
+            match seq.next_element_seed(dist)? {
+                Some(e) => end = e,
+                None => break,
+            }
+        }
+        Ok(r.close(end))
+    }
+}
+
+/// One distribution `{to: value, ...}` out of `state` by `action`; gives where it ends.
+struct DistSeed<'a, 'p, 'de, S> {
+    r: &'a mut Reader<'p, 'de>,
+    sink: &'a mut S,
+    path: &'a Seg<'a>,
+    state: StateId,
+    action: Act<'de>,
+    /// Where the key of the source state starts.
+    member: usize,
+    start: usize,
+}
+
+impl<'de, S: Sink<'de>> DeserializeSeed<'de> for DistSeed<'_, '_, 'de, S> {
+    type Value = usize;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
+        match self.r.byte(self.start) {
+            b'{' => d.deserialize_map(self),
+            _ => {
+                let expected = format!("{}: expected an object", self.path);
+                Err(self.r.expected(self.start, expected))
+            }
+        }
+    }
+}
+
+impl<'de, S: Sink<'de>> Visitor<'de> for DistSeed<'_, '_, 'de, S> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a distribution")
+    }
+
+    #[inline]
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<usize, M::Error> {
+        let r = self.r;
+        let mut end = self.start + 1;
+        // The next target probably follows the last one guessed right, or skips one.
+        let mut guess = self.state as usize + 1;
+        let mut first = true;
+        while let Some(name) = map.next_key_seed(KeySeed)? {
+            let (at, _) = r.key_place(&name, end, std::mem::take(&mut first));
+            let target = r.key_state(&name, at, self.path, [guess, guess + 1])?;
+            if target as usize == guess || target as usize == guess + 1 {
+                guess = target as usize + 1;
+            }
+            let raw: Raw<'de> = map.next_value()?;
+            let value = r.number(raw, &Seg::Key(self.path, &name))?;
+            end = r.offset(raw.0) + raw.0.len();
+            let t = Trans {
+                state: self.state,
+                action: self.action.clone(),
+                target,
+                value,
+                at,
+                aux: self.member,
+                list: false,
+            };
+            self.sink.push(r, t).map_err(|stop| r.stop(stop))?;
+        }
+        Ok(r.close(end))
+    }
+}
+
+/// The transitions read: the matrix, an MDP's action names in row order, the notes.
+struct Transitions {
+    matrix: CsrMatrix,
+    action_names: Option<Vec<String>>,
+    notes: Vec<String>,
+}
+
+impl Transitions {
+    /// The row of `state`'s choice `action`.
+    fn choice_row(
+        &self,
+        st: &States<'_, '_>,
+        state: StateId,
+        action: &Act<'_>,
+    ) -> std::result::Result<usize, String> {
+        let rows = self.matrix.group_rows(state as usize);
+        match action {
+            Act::Only => Ok(rows.start),
+            Act::Index(i) if (*i as usize) < rows.len() => Ok(rows.start + *i as usize),
+            Act::Index(i) => Err(format!(
+                "state {} has no choice {i} (it has {})",
+                st.show(state),
+                rows.len()
+            )),
+            Act::Name(name) => {
+                let names = self.action_names.as_deref().ok_or_else(|| {
+                    format!(
+                        "action \"{}\": the actions have no names, so refer to them by number",
+                        excerpt(name)
+                    )
+                })?;
+                rows.clone().find(|&r| names[r] == **name).ok_or_else(|| {
+                    format!(
+                        "state {} has no action \"{}\" (its actions are {})",
+                        st.show(state),
+                        excerpt(name),
+                        rows.map(|r| format!("\"{}\"", excerpt(&names[r])))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// Whether the actions of an MDP are named, and where the first transition said so.
+#[derive(Clone, Copy, Debug)]
+struct Naming {
+    named: bool,
+    at: usize,
+}
+
+impl Naming {
+    /// Checks `t` against the naming so far (set by the first transition).
+    fn check(
+        naming: &mut Option<Naming>,
+        r: &Reader<'_, '_>,
+        t: &Trans<'_>,
+    ) -> std::result::Result<(), Stop> {
+        let named = matches!(t.action, Act::Name(_));
+        let first = *naming.get_or_insert(Naming { named, at: t.at });
+        if first.named == named {
+            return Ok(());
+        }
+        let (line, _) = Locator::default().at(r.text, first.at);
+        let path = r.entry_path("transitions", t);
+        Err(Stop::Fault {
+            at: t.at,
+            message: format!(
+                "{path}: actions are named in some transitions and numbered in others (first on line {line}); name every action or none"
+            ),
+        })
+    }
+}
+
+/// Transitions in row order going into CSR arrays, each row checked as it closes.
+struct Rows<'de> {
+    mdp: bool,
+    normalize: bool,
+    row_ptr: Vec<usize>,
+    cols: Vec<StateId>,
+    vals: Vec<f64>,
+    group_ptr: Vec<usize>,
+    /// The state whose group is open (or, once closed, the last state).
+    state: Option<StateId>,
+    /// The number of the open choice within its state, and how it is written.
+    choice: u32,
+    action: Act<'de>,
+    naming: Option<Naming>,
+    /// The names of the open state's actions, in choice order.
+    state_actions: Vec<Cow<'de, str>>,
+    /// Action names of the closed states, in row order.
+    action_names: Vec<String>,
+    /// The open row; `line` holds the byte offset of each entry, `column` its `aux`.
+    row: Vec<RowEntry>,
+    list: bool,
+    rescaled: usize,
+    worst: f64,
+    /// The first row refused, with its state, choice and action: reported once the transitions
+    /// have shown that they are in row order (else the row may go on later in the file).
+    fault: Option<(RowFault, StateId, u32, Act<'de>)>,
+}
+
+impl<'de> Rows<'de> {
+    fn new(mdp: bool, normalize: bool) -> Self {
+        Self {
+            mdp,
+            normalize,
+            row_ptr: vec![0],
+            cols: Vec::new(),
+            vals: Vec::new(),
+            group_ptr: vec![0],
+            state: None,
+            choice: 0,
+            action: Act::Only,
+            naming: None,
+            state_actions: Vec::new(),
+            action_names: Vec::new(),
+            row: Vec::new(),
+            list: false,
+            rescaled: 0,
+            worst: 0.0,
+            fault: None,
+        }
+    }
+
+    /// Closes the open state (if any) and opens `state`.
+    fn next_state(&mut self, state: StateId) {
+        if self.state.is_some() {
+            self.close_row();
+            self.close_state();
+        }
+        self.state = Some(state);
+        self.choice = 0;
+    }
+
+    /// Checks the open row as [`build_matrix`] would and appends it.
+    fn close_row(&mut self) {
+        let scale = match check_row(&mut self.row, self.normalize) {
+            Ok(scale) => scale,
+            Err(fault) => {
+                if self.fault.is_none() {
+                    let state = self.state.unwrap_or_default();
+                    self.fault = Some((fault, state, self.choice, self.action.clone()));
+                }
+                RowScale {
+                    factor: 1.0,
+                    deviation: None,
+                }
+            }
+        };
+        append_row(
+            &self.row,
+            &scale,
+            true,
+            (&mut self.cols, &mut self.vals, &mut self.row_ptr),
+            (&mut self.rescaled, &mut self.worst),
+        );
+        self.row.clear();
+    }
+
+    /// Ends the open state's row group (its rows are closed).
+    fn close_state(&mut self) {
+        self.group_ptr.push(self.row_ptr.len() - 1);
+        self.action_names
+            .extend(self.state_actions.drain(..).map(Cow::into_owned));
+    }
+
+    /// The matrix of the reader's states.
+    fn finish(mut self, r: &Reader<'_, 'de>) -> std::result::Result<Transitions, Stop> {
+        let st = r.states();
+        if self.state.is_some() {
+            self.close_row();
+            self.close_state();
+        }
+        let next = self.state.map_or(0, |s| s as usize + 1);
+        if next < st.n {
+            return Err(missing_state(r, next as StateId));
+        }
+        if let Some((fault, state, choice, action)) = self.fault.take() {
+            let rows = self.group_ptr[state as usize + 1] - self.group_ptr[state as usize];
+            let trans = |e: &RowEntry| Trans {
+                state,
+                action: action.clone(),
+                target: e.target,
+                value: e.value,
+                at: e.line,
+                aux: e.column,
+                list: self.list,
+            };
+            let (at, message) = match fault {
+                RowFault::Duplicate { second, first_line } => {
+                    let (first_line, _) = Locator::default().at(r.text, first_line);
+                    (
+                        second,
+                        duplicate_message(state, second.target, choice, first_line),
+                    )
+                }
+                RowFault::Sum { at, fault } => (at, sum_message(state, choice, rows > 1, fault)),
+            };
+            let t = trans(&at);
+            return Err(Stop::Fault {
+                at: t.at,
+                message: format!("{message} [at {}]", r.context("transitions", &t)),
+            });
+        }
+        let matrix = CsrMatrix::from_grouped_parts(st.n, self.row_ptr, self.cols, self.vals, self.group_ptr);
+        let notes = if self.rescaled > 0 {
+            vec![normalized_note(self.rescaled, self.worst)]
+        } else {
+            Vec::new()
+        };
+        let named = self.naming.is_some_and(|n| n.named);
+        Ok(Transitions {
+            matrix,
+            action_names: named.then_some(self.action_names),
+            notes,
+        })
+    }
+}
+
+/// The error for a state without transitions, at the start of `"transitions"`.
+fn missing_state(r: &Reader<'_, '_>, s: StateId) -> Stop {
+    Stop::Fault {
+        at: r.transitions_at,
+        message: format!(
+            "transitions: state {} has no outgoing transitions (every state needs a distribution over next states; give an absorbing state a self-loop of probability 1)",
+            r.states().show(s)
+        ),
+    }
+}
+
+impl<'de> Sink<'de> for Rows<'de> {
+    /// Takes one transition; asks for the transitions to be collected when it does not continue
+    /// the open row, open the open state's next choice, or open the next state.
+    #[inline]
+    fn push(&mut self, r: &Reader<'_, 'de>, t: Trans<'de>) -> std::result::Result<(), Stop> {
+        r.check_probability(&t)?;
+        if self.mdp {
+            Naming::check(&mut self.naming, r, &t)?;
+        }
+        self.list = t.list;
+        let unordered = Stop::Retry(Mode {
+            collect: true,
+            ..r.mode
+        });
+        let state = t.state;
+        let same = self.state == Some(state);
+        let next = match self.state {
+            Some(s) => state as usize == s as usize + 1,
+            None => state == 0,
+        };
+        match &t.action {
+            Act::Only | Act::Index(0) if next => {
+                self.next_state(state);
+                self.action = t.action.clone();
+            }
+            Act::Only if same => {}
+            Act::Index(i) if same && (*i == self.choice || Some(*i) == self.choice.checked_add(1)) => {
+                if *i != self.choice {
+                    self.close_row();
+                    self.choice += 1;
+                    self.action = t.action.clone();
+                }
+            }
+            Act::Name(name) if next => {
+                self.next_state(state);
+                self.state_actions.push(name.clone());
+                self.action = t.action.clone();
+            }
+            Act::Name(name) if same => {
+                if self.state_actions.last() != Some(name) {
+                    if self.state_actions.contains(name) {
+                        return Err(unordered);
+                    }
+                    self.state_actions.push(name.clone());
+                    self.close_row();
+                    self.choice += 1;
+                    self.action = t.action.clone();
+                }
+            }
+            _ => return Err(unordered),
+        }
+        self.row.push(RowEntry {
+            target: t.target,
+            value: t.value,
+            line: t.at,
+            column: t.aux,
+        });
+        Ok(())
+    }
+}
+
+/// Transitions in any order, collected to be sorted by [`build_matrix`].
+#[derive(Default)]
+struct Collect<'de> {
+    all: Vec<Trans<'de>>,
+}
+
+impl<'de> Sink<'de> for Collect<'de> {
+    fn push(&mut self, r: &Reader<'_, 'de>, t: Trans<'de>) -> std::result::Result<(), Stop> {
+        r.check_probability(&t)?;
+        self.all.push(t);
+        Ok(())
+    }
+}
+
+impl Collect<'_> {
+    /// The matrix: choice numbers given, or by first appearance of each action name within its
+    /// state, then [`build_matrix`].
+    fn finish(self, r: &Reader<'_, '_>) -> std::result::Result<Transitions, Stop> {
+        let st = r.states();
+        // Checked before anything of size `n` is allocated: `n` may be huge, the file small.
+        if let Some(s) = first_missing(st.n, self.all.iter().map(|t| t.state)) {
+            return Err(missing_state(r, s));
+        }
+        let mut naming = None;
+        let mut actions: Vec<Vec<Cow<'_, str>>> = vec![Vec::new(); if r.mdp { st.n } else { 0 }];
+        let mut entries = Vec::with_capacity(self.all.len());
+        let mut locator = Locator::default();
+        for t in &self.all {
+            if r.mdp {
+                Naming::check(&mut naming, r, t)?;
+            }
+            let choice = match &t.action {
+                Act::Only => 0,
+                Act::Index(i) => *i,
+                Act::Name(name) => {
+                    let list = &mut actions[t.state as usize];
+                    match list.iter().position(|a| a == name) {
+                        Some(i) => i as u32,
+                        None => {
+                            list.push(name.clone());
+                            list.len() as u32 - 1
                         }
                     }
                 }
-                (names.len(), Some(names))
-            }
-            _ => {
-                return Err(at(
-                    path,
-                    node,
-                    format!(
-                        "states: expected a number of states or a non-empty list of names, found {}",
-                        describe(node)
-                    ),
-                ));
-            }
-        };
-        if n > StateId::MAX as usize {
-            return Err(at(
-                path,
-                node,
-                format!("states: more than {} states", StateId::MAX),
-            ));
+            };
+            let (line, column) = locator.at(r.text, t.at);
+            entries.push(Entry {
+                state: t.state,
+                choice,
+                target: t.target,
+                value: t.value,
+                line,
+                column,
+            });
         }
-        let mut index = HashMap::new();
-        if let (Some(names), Value::Array(items)) = (&names, &node.value) {
-            for (i, name) in names.iter().enumerate() {
-                if let Some(first) = index.insert(name.clone(), i as StateId) {
-                    return Err(at(
-                        path,
-                        &items[i],
-                        format!(
-                            "states[{i}]: the name \"{}\" is also state {first}; names must be distinct",
-                            excerpt(name)
-                        ),
-                    ));
-                }
+        let places: Vec<(usize, usize)> = entries.iter().map(|e| (e.line, e.column)).collect();
+        let (line, _) = Locator::default().at(r.text, r.transitions_at);
+        let (matrix, notes) = build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|e| {
+            let Error::Parse { line, column, .. } = &e else {
+                return e;
+            };
+            match places.iter().position(|p| *p == (*line, *column)) {
+                Some(i) => annotate(
+                    e,
+                    &[(places[i].0, places[i].1, r.context("transitions", &self.all[i]))],
+                ),
+                None => e,
             }
-        }
-        Ok(Self {
-            path,
-            n,
-            names,
-            index,
-            line: node.line,
+        })?;
+        let named = naming.is_some_and(|n| n.named);
+        Ok(Transitions {
+            matrix,
+            action_names: named.then(|| actions.into_iter().flatten().map(Cow::into_owned).collect()),
+            notes,
         })
     }
+}
 
+/// A reward model's `"transition"` part: one value per stored transition (missing: 0).
+struct RewardSink<'t> {
+    t: &'t Transitions,
+    /// The part's JSON path.
+    base: &'t str,
+    values: Vec<f64>,
+    /// Where each reward was given (byte offset + 1; 0 if not yet).
+    first: Vec<usize>,
+}
+
+impl<'de> Sink<'de> for RewardSink<'_> {
+    fn push(&mut self, r: &Reader<'_, 'de>, w: Trans<'de>) -> std::result::Result<(), Stop> {
+        let st = r.states();
+        let place = |message: String| Stop::Fault {
+            at: w.at,
+            message: format!("{}: {message}", r.entry_path(self.base, &w)),
+        };
+        let row = self.t.choice_row(st, w.state, &w.action).map_err(place)?;
+        let (row_ptr, cols, _) = self.t.matrix.as_parts();
+        let k = match cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&w.target) {
+            Ok(k) => row_ptr[row] + k,
+            Err(_) => {
+                return Err(place(format!(
+                    "there is no transition from state {} to state {} to reward",
+                    st.show(w.state),
+                    st.show(w.target)
+                )));
+            }
+        };
+        if self.first[k] > 0 {
+            let (line, _) = Locator::default().at(r.text, self.first[k] - 1);
+            return Err(place(format!(
+                "this transition's reward is given twice (first on line {line})"
+            )));
+        }
+        self.first[k] = w.at + 1;
+        self.values[k] = w.value;
+        Ok(())
+    }
+}
+
+/// The first of the states `0..n` that does not occur in `states` (all `< n`), if any; in time
+/// and space linear in the number of states given, not in `n`.
+pub(super) fn first_missing(n: usize, states: impl Iterator<Item = StateId>) -> Option<StateId> {
+    let mut seen: Vec<StateId> = states.collect();
+    seen.sort_unstable();
+    seen.dedup();
+    match seen.iter().enumerate().find(|&(i, &s)| i != s as usize) {
+        Some((i, _)) => Some(i as StateId),
+        None => (seen.len() < n).then_some(seen.len() as StateId),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// States, and the parts read as a tree
+
+/// State names to numbers. foldhash, not the standard SipHash: looking names up is most of the
+/// time of reading a big file, and foldhash is several times faster on short keys (it is seeded
+/// per process, which is enough for files the user gives).
+type NameIndex<'de> = HashMap<Cow<'de, str>, StateId, foldhash::fast::RandomState>;
+
+/// The states of the model being read, and how to refer to them.
+struct States<'p, 'de> {
+    path: &'p Path,
+    n: usize,
+    names: Option<Vec<String>>,
+    /// Name -> state, when the states have names.
+    index: NameIndex<'de>,
+}
+
+impl States<'_, '_> {
     /// State `s` for messages: `"name" (s)` or `s`.
     fn show(&self, s: StateId) -> String {
         match &self.names {
@@ -370,10 +1728,10 @@ impl<'p> States<'p> {
 
     /// The state a name or number refers to: a JSON integer is an index; a string is a name when
     /// the states are named, and an index written as digits otherwise.
+    #[inline]
     fn resolve(&self, text: &str, is_string: bool) -> std::result::Result<StateId, String> {
-        if is_string && self.names.is_some() {
+        if is_string && let Some(names) = &self.names {
             return self.index.get(text).copied().ok_or_else(|| {
-                let names = self.names.as_deref().unwrap_or_default();
                 let shown: Vec<String> = names
                     .iter()
                     .take(8)
@@ -406,6 +1764,37 @@ impl<'p> States<'p> {
         }
     }
 
+    /// A [`parse_error`] at `node`.
+    fn at(&self, node: &Json<'_>, message: impl Into<String>) -> Error {
+        parse_error(self.path, node.line, node.column, message)
+    }
+
+    /// The members of `node`, which must be an object whose keys are all in `allowed` (any key when
+    /// `allowed` is empty); `what` names it in messages.
+    fn object<'j, 't>(&self, node: &'j Json<'t>, what: &str, allowed: &[&str]) -> Result<&'j [Member<'t>]> {
+        let Value::Object(members) = &node.value else {
+            return Err(self.at(
+                node,
+                format!("{what}: expected an object, found {}", describe(node)),
+            ));
+        };
+        if !allowed.is_empty()
+            && let Some(m) = members.iter().find(|m| !allowed.contains(&m.key.as_str()))
+        {
+            return Err(parse_error(
+                self.path,
+                m.line,
+                m.column,
+                format!(
+                    "unknown key \"{}\" in {what}; the keys are {}",
+                    excerpt(&m.key),
+                    quoted(allowed)
+                ),
+            ));
+        }
+        Ok(members)
+    }
+
     /// The state `node` (a string or a number) refers to; `what` is its JSON path.
     fn state(&self, node: &Json<'_>, what: &str) -> Result<StateId> {
         let r = match &node.value {
@@ -413,7 +1802,7 @@ impl<'p> States<'p> {
             Value::Number(raw) => self.resolve(raw, false),
             _ => Err(format!("expected a state, found {}", describe(node))),
         };
-        r.map_err(|m| at(self.path, node, format!("{what}: {m}")))
+        r.map_err(|m| self.at(node, format!("{what}: {m}")))
     }
 
     /// The state an object key refers to; `what` is the object's JSON path.
@@ -434,7 +1823,8 @@ impl<'p> States<'p> {
         }
     }
 
-    /// A probability or reward: a JSON number, or a string holding a decimal or a fraction.
+    /// A reward: a JSON number, or a string holding a decimal or a fraction (as
+    /// [`Reader::number`] reads probabilities).
     fn number(&self, node: &Json<'_>, what: &str) -> Result<f64> {
         let parsed = match &node.value {
             Value::Number(raw) => parse_number(raw),
@@ -442,8 +1832,7 @@ impl<'p> States<'p> {
             _ => None,
         };
         parsed.ok_or_else(|| {
-            at(
-                self.path,
+            self.at(
                 node,
                 format!(
                     "{what}: expected a number (a decimal like 0.25 or a fraction like \"1/3\"), found {}",
@@ -453,271 +1842,11 @@ impl<'p> States<'p> {
         })
     }
 
-    /// The transitions (or transition rewards) in `node`, in either form: a list of
-    /// `[from, to, value]` (`[from, action, to, value]` for an MDP), or a map
-    /// `{from: {to: value}}` (`{from: {action: {to: value}}}` or `{from: [{to: value}, ...]}`).
-    fn written(&self, node: &Json<'_>, what: &str, mdp: bool) -> Result<Vec<Written>> {
-        let mut out = Vec::new();
-        match &node.value {
-            Value::Array(items) => {
-                let shape = if mdp {
-                    "[from, action, to, value]"
-                } else {
-                    "[from, to, value]"
-                };
-                for (i, item) in items.iter().enumerate() {
-                    let p = format!("{what}[{i}]");
-                    let parts = match &item.value {
-                        Value::Array(parts) if parts.len() == 3 + usize::from(mdp) => parts,
-                        Value::Array(parts) if !mdp && parts.len() == 4 => {
-                            return Err(at(
-                                self.path,
-                                item,
-                                format!(
-                                    "{p}: a Markov chain's transition is {shape}; four entries are an MDP's (add \"type\": \"mdp\")"
-                                ),
-                            ));
-                        }
-                        _ => {
-                            return Err(at(
-                                self.path,
-                                item,
-                                format!("{p}: expected {shape}, found {}", describe_len(item)),
-                            ));
-                        }
-                    };
-                    let action = if mdp {
-                        let a = &parts[1];
-                        match &a.value {
-                            Value::String(s) => Action::Name(s.clone()),
-                            Value::Number(raw) => match whole(raw).and_then(|i| u32::try_from(i).ok()) {
-                                Some(i) => Action::Index(i),
-                                None => {
-                                    return Err(at(
-                                        self.path,
-                                        a,
-                                        format!(
-                                            "{p}[1]: an action is a name or a choice number, found {}",
-                                            describe(a)
-                                        ),
-                                    ));
-                                }
-                            },
-                            _ => {
-                                return Err(at(
-                                    self.path,
-                                    a,
-                                    format!(
-                                        "{p}[1]: an action is a name or a choice number, found {}",
-                                        describe(a)
-                                    ),
-                                ));
-                            }
-                        }
-                    } else {
-                        Action::Only
-                    };
-                    let k = usize::from(mdp);
-                    out.push(Written {
-                        state: self.state(&parts[0], &format!("{p}[0]"))?,
-                        action,
-                        target: self.state(&parts[1 + k], &format!("{p}[{}]", 1 + k))?,
-                        value: self.number(&parts[2 + k], &format!("{p}[{}]", 2 + k))?,
-                        line: item.line,
-                        column: item.column,
-                        json_path: p,
-                    });
-                }
-            }
-            Value::Object(members) => {
-                for m in members {
-                    let state = self.key(m, what)?;
-                    let p = key_path(what, &m.key);
-                    if !mdp {
-                        self.distribution(&m.value, &p, state, Action::Only, &mut out)?;
-                        continue;
-                    }
-                    match &m.value.value {
-                        Value::Object(actions) => {
-                            for a in actions {
-                                let action = Action::Name(a.key.clone());
-                                self.distribution(&a.value, &key_path(&p, &a.key), state, action, &mut out)?;
-                            }
-                        }
-                        Value::Array(choices) => {
-                            for (i, c) in choices.iter().enumerate() {
-                                let action = Action::Index(i as u32);
-                                self.distribution(c, &format!("{p}[{i}]"), state, action, &mut out)?;
-                            }
-                        }
-                        _ => {
-                            return Err(at(
-                                self.path,
-                                &m.value,
-                                format!(
-                                    "{p}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...], found {}",
-                                    describe(&m.value)
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
-            _ => {
-                return Err(at(
-                    self.path,
-                    node,
-                    format!(
-                        "{what}: expected a list of {} or a map from states, found {}",
-                        if mdp {
-                            "[from, action, to, value]"
-                        } else {
-                            "[from, to, value]"
-                        },
-                        describe(node)
-                    ),
-                ));
-            }
-        }
-        Ok(out)
-    }
-
-    /// The entries of one distribution `{to: value, ...}` out of `state` by `action`.
-    fn distribution(
-        &self,
-        node: &Json<'_>,
-        what: &str,
-        state: StateId,
-        action: Action,
-        out: &mut Vec<Written>,
-    ) -> Result<()> {
-        for m in object(self.path, node, what, &[])? {
-            let p = key_path(what, &m.key);
-            out.push(Written {
-                state,
-                action: action.clone(),
-                target: self.key(m, what)?,
-                value: self.number(&m.value, &p)?,
-                line: m.line,
-                column: m.column,
-                json_path: p,
-            });
-        }
-        Ok(())
-    }
-
-    /// Reads `"transitions"` into the matrix (and, for an MDP whose actions are named, the
-    /// action names in row order) plus the notes of [`build_matrix`].
-    fn transitions(
-        &self,
-        node: &Json<'_>,
-        mdp: bool,
-        normalize: bool,
-    ) -> Result<(CsrMatrix, Option<Vec<String>>, Vec<String>)> {
-        let written = self.written(node, "transitions", mdp)?;
-        // Checked before anything of size `n` is allocated: `n` may be huge, the file small.
-        if let Some(s) = first_missing(self.n, written.iter().map(|w| w.state)) {
-            return Err(at(
-                self.path,
-                node,
-                format!(
-                    "transitions: state {} has no outgoing transitions (every state needs a distribution over next states; give an absorbing state a self-loop of probability 1)",
-                    self.show(s)
-                ),
-            ));
-        }
-        // Choice numbers: given, or by first appearance of each action name within its state.
-        let mut named: Option<(bool, usize)> = None;
-        let mut actions: Vec<Vec<String>> = vec![Vec::new(); if mdp { self.n } else { 0 }];
-        let mut entries = Vec::with_capacity(written.len());
-        for w in &written {
-            let choice = match &w.action {
-                Action::Only => 0,
-                Action::Index(i) => {
-                    if let Some((true, line)) = named {
-                        return Err(mixed(self.path, w, line));
-                    }
-                    named.get_or_insert((false, w.line));
-                    *i
-                }
-                Action::Name(name) => {
-                    if let Some((false, line)) = named {
-                        return Err(mixed(self.path, w, line));
-                    }
-                    named.get_or_insert((true, w.line));
-                    let list = &mut actions[w.state as usize];
-                    match list.iter().position(|a| a == name) {
-                        Some(i) => i as u32,
-                        None => {
-                            list.push(name.clone());
-                            list.len() as u32 - 1
-                        }
-                    }
-                }
-            };
-            entries.push(Entry {
-                state: w.state,
-                choice,
-                target: w.target,
-                value: w.value,
-                line: w.line,
-                column: w.column,
-            });
-        }
-        let (matrix, notes) = build_matrix(self.path, self.n, entries, normalize, |_| self.line)
-            .map_err(|e| annotate(e, &self.places(&written)))?;
-        let action_names = match named {
-            Some((true, _)) => Some(actions.into_iter().flatten().collect()),
-            _ => None,
-        };
-        Ok((matrix, action_names, notes))
-    }
-
-    /// The JSON path (and state names) of each transition, to add to an error at its place.
-    fn places(&self, written: &[Written]) -> Vec<(usize, usize, String)> {
-        let context = |w: &Written| match self.names {
-            Some(_) => format!(
-                "{}: {} -> {}",
-                w.json_path,
-                self.show(w.state),
-                self.show(w.target)
-            ),
-            None => w.json_path.clone(),
-        };
-        written.iter().map(|w| (w.line, w.column, context(w))).collect()
-    }
-
-    /// One reward model `{"state": ..., "action": ..., "transition": ...}`.
-    fn rewards(
-        &self,
-        node: &Json<'_>,
-        what: &str,
-        mdp: bool,
-        matrix: &CsrMatrix,
-        action_names: Option<&[String]>,
-    ) -> Result<RewardModel> {
-        let mut r = RewardModel::default();
-        for m in object(self.path, node, what, REWARD_KEYS)? {
-            let p = key_path(what, &m.key);
-            match m.key.as_str() {
-                "state" => r.state = Some(self.per_state(&m.value, &p)?),
-                // A chain's only choice in each state: one value per state.
-                "action" if !mdp => r.action = Some(self.per_state(&m.value, &p)?),
-                "action" => r.action = Some(self.per_action(&m.value, &p, matrix, action_names)?),
-                _ => {
-                    r.transition = Some(self.per_transition(&m.value, &p, mdp, matrix, action_names)?);
-                }
-            }
-        }
-        Ok(r)
-    }
-
     /// One value per state: a list of `n` numbers, or a map from states (missing states: 0).
     fn per_state(&self, node: &Json<'_>, what: &str) -> Result<Vec<f64>> {
         if let Value::Array(items) = &node.value {
             if items.len() != self.n {
-                return Err(at(
-                    self.path,
+                return Err(self.at(
                     node,
                     format!("{what}: {} values for {} states", items.len(), self.n),
                 ));
@@ -730,7 +1859,7 @@ impl<'p> States<'p> {
         }
         let mut values = vec![0.0; self.n];
         let mut seen = vec![false; self.n];
-        for m in object(self.path, node, what, &[])? {
+        for m in self.object(node, what, &[])? {
             let s = self.key(m, what)? as usize;
             if std::mem::replace(&mut seen[s], true) {
                 return Err(parse_error(
@@ -747,18 +1876,11 @@ impl<'p> States<'p> {
 
     /// One value per choice of an MDP: a list of `m` numbers (choices in row order), or a map
     /// from states to `{action: value}` or to a list of values by choice number.
-    fn per_action(
-        &self,
-        node: &Json<'_>,
-        what: &str,
-        matrix: &CsrMatrix,
-        action_names: Option<&[String]>,
-    ) -> Result<Vec<f64>> {
-        let m = matrix.nrows();
+    fn per_action(&self, node: &Json<'_>, what: &str, t: &Transitions) -> Result<Vec<f64>> {
+        let m = t.matrix.nrows();
         if let Value::Array(items) = &node.value {
             if items.len() != m {
-                return Err(at(
-                    self.path,
+                return Err(self.at(
                     node,
                     format!("{what}: {} values for {m} choices (actions) in all", items.len()),
                 ));
@@ -771,17 +1893,13 @@ impl<'p> States<'p> {
         }
         let mut values = vec![0.0; m];
         let mut seen = vec![false; m];
-        for member in object(self.path, node, what, &[])? {
+        for member in self.object(node, what, &[])? {
             let s = self.key(member, what)?;
             let p = key_path(what, &member.key);
-            let rows = matrix.group_rows(s as usize);
+            let rows = t.matrix.group_rows(s as usize);
             let mut put = |row: usize, value: &Json<'_>, vp: &str| -> Result<()> {
                 if std::mem::replace(&mut seen[row], true) {
-                    return Err(at(
-                        self.path,
-                        value,
-                        format!("{vp}: this action's reward is given twice"),
-                    ));
+                    return Err(self.at(value, format!("{vp}: this action's reward is given twice")));
                 }
                 values[row] = self.number(value, vp)?;
                 Ok(())
@@ -789,8 +1907,7 @@ impl<'p> States<'p> {
             match &member.value.value {
                 Value::Array(items) => {
                     if items.len() != rows.len() {
-                        return Err(at(
-                            self.path,
+                        return Err(self.at(
                             &member.value,
                             format!(
                                 "{p}: {} values for the {} choices of state {}",
@@ -805,9 +1922,9 @@ impl<'p> States<'p> {
                     }
                 }
                 _ => {
-                    for a in object(self.path, &member.value, &p, &[])? {
-                        let row = self.choice_row(s, &Action::Name(a.key.clone()), matrix, action_names);
-                        let row = row
+                    for a in self.object(&member.value, &p, &[])? {
+                        let row = t
+                            .choice_row(self, s, &Act::Name(Cow::Borrowed(&a.key)))
                             .map_err(|msg| parse_error(self.path, a.line, a.column, format!("{p}: {msg}")))?;
                         put(row, &a.value, &key_path(&p, &a.key))?;
                     }
@@ -816,118 +1933,235 @@ impl<'p> States<'p> {
         }
         Ok(values)
     }
-
-    /// The row of `state`'s choice `action`.
-    fn choice_row(
-        &self,
-        state: StateId,
-        action: &Action,
-        matrix: &CsrMatrix,
-        action_names: Option<&[String]>,
-    ) -> std::result::Result<usize, String> {
-        let rows = matrix.group_rows(state as usize);
-        match action {
-            Action::Only => Ok(rows.start),
-            Action::Index(i) if (*i as usize) < rows.len() => Ok(rows.start + *i as usize),
-            Action::Index(i) => Err(format!(
-                "state {} has no choice {i} (it has {})",
-                self.show(state),
-                rows.len()
-            )),
-            Action::Name(name) => {
-                let names = action_names.ok_or_else(|| {
-                    format!(
-                        "action \"{}\": the actions have no names, so refer to them by number",
-                        excerpt(name)
-                    )
-                })?;
-                rows.clone().find(|&r| names[r] == *name).ok_or_else(|| {
-                    format!(
-                        "state {} has no action \"{}\" (its actions are {})",
-                        self.show(state),
-                        excerpt(name),
-                        rows.map(|r| format!("\"{}\"", excerpt(&names[r])))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })
-            }
-        }
-    }
-
-    /// One value per stored transition, from transitions written as in `"transitions"`
-    /// (missing transitions: 0); a reward on a transition the model does not have is an error.
-    fn per_transition(
-        &self,
-        node: &Json<'_>,
-        what: &str,
-        mdp: bool,
-        matrix: &CsrMatrix,
-        action_names: Option<&[String]>,
-    ) -> Result<Vec<f64>> {
-        let (row_ptr, cols, _) = matrix.as_parts();
-        let mut values = vec![0.0; matrix.nnz()];
-        let mut first_line = vec![0usize; matrix.nnz()];
-        for w in self.written(node, what, mdp)? {
-            let place =
-                |msg: String| parse_error(self.path, w.line, w.column, format!("{}: {msg}", w.json_path));
-            let row = self
-                .choice_row(w.state, &w.action, matrix, action_names)
-                .map_err(place)?;
-            let k = match cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&w.target) {
-                Ok(k) => row_ptr[row] + k,
-                Err(_) => {
-                    return Err(place(format!(
-                        "there is no transition from state {} to state {} to reward",
-                        self.show(w.state),
-                        self.show(w.target)
-                    )));
-                }
-            };
-            if first_line[k] > 0 {
-                return Err(place(format!(
-                    "this transition's reward is given twice (first on line {})",
-                    first_line[k]
-                )));
-            }
-            first_line[k] = w.line;
-            values[k] = w.value;
-        }
-        Ok(values)
-    }
 }
 
-/// The first of the states `0..n` that does not occur in `states` (all `< n`), if any; in time
-/// and space linear in the number of states given, not in `n`.
-pub(super) fn first_missing(n: usize, states: impl Iterator<Item = StateId>) -> Option<StateId> {
-    let mut seen: Vec<StateId> = states.collect();
-    seen.sort_unstable();
-    seen.dedup();
-    match seen.iter().enumerate().find(|&(i, &s)| i != s as usize) {
-        Some((i, _)) => Some(i as StateId),
-        None => (seen.len() < n).then_some(seen.len() as StateId),
-    }
+/// A JSON value with the place where it starts (line and column from 1, and the byte range).
+#[derive(Debug)]
+pub(in crate::io) struct Json<'t> {
+    pub line: usize,
+    pub column: usize,
+    pub start: usize,
+    pub end: usize,
+    pub value: Value<'t>,
 }
 
-/// "expected a list of 3, found a list of 2 entries" and the like.
-fn describe_len(node: &Json<'_>) -> String {
+/// A JSON value; numbers keep their text (read with `parse_number`, correctly rounded).
+#[derive(Debug)]
+pub(in crate::io) enum Value<'t> {
+    Null,
+    Bool(bool),
+    Number(&'t str),
+    String(String),
+    Array(Vec<Json<'t>>),
+    Object(Vec<Member<'t>>),
+}
+
+/// An object's member: its key (decoded), where the key starts, and its value.
+#[derive(Debug)]
+pub(in crate::io) struct Member<'t> {
+    pub key: String,
+    pub line: usize,
+    pub column: usize,
+    pub value: Json<'t>,
+}
+
+/// What a value is, for "expected ..., found ..." messages.
+pub(super) fn describe(node: &Json<'_>) -> String {
     match &node.value {
-        Value::Array(items) => format!("a list of {} entries", items.len()),
-        _ => describe(node),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(raw) => format!("the number {}", excerpt(raw)),
+        Value::String(s) => format!("the string \"{}\"", excerpt(s)),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "an object".into(),
     }
 }
 
-/// Actions named in one place and numbered in another.
-fn mixed(path: &Path, w: &Written, first_line: usize) -> Error {
-    parse_error(
-        path,
-        w.line,
-        w.column,
-        format!(
-            "{}: actions are named in some transitions and numbered in others (first on line {first_line}); name every action or none",
-            w.json_path
-        ),
-    )
+/// Parses the whole of `text` (a byte-order mark is skipped) into a tree of located values.
+/// Syntax errors come from serde_json, with its line and column; keys given twice in one object and
+/// nesting deeper than [`MAX_DEPTH`] are refused here.
+pub(in crate::io) fn parse_tree<'t>(path: &Path, text: &'t str) -> Result<Json<'t>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut r = Reader::new(path, text, Mode::default(), false);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let start = r.skip_ws(0);
+    let parsed = TreeSeed {
+        r: &mut r,
+        start,
+        depth: 0,
+    }
+    .deserialize(&mut de);
+    match parsed.and_then(|tree| de.end().map(|()| tree)) {
+        Ok(tree) => Ok(tree),
+        Err(e) => Err(match r.stop.take() {
+            Some(stop) => r.placed(stop),
+            None => syntax_error(path, &e),
+        }),
+    }
+}
+
+/// Any value, into a [`Json`] tree.
+struct TreeSeed<'a, 'p, 'de> {
+    r: &'a mut Reader<'p, 'de>,
+    start: usize,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for TreeSeed<'_, '_, 'de> {
+    type Value = Json<'de>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Json<'de>, D::Error> {
+        match self.r.byte(self.start) {
+            b'[' | b'{' => d.deserialize_any(self),
+            _ => {
+                let raw = <Raw<'de> as de::Deserialize<'de>>::deserialize(d)?;
+                let value = match raw.0.as_bytes()[0] {
+                    b'"' => Value::String(raw.string().into_owned()),
+                    b't' => Value::Bool(true),
+                    b'f' => Value::Bool(false),
+                    b'n' => Value::Null,
+                    _ => Value::Number(raw.0),
+                };
+                let end = self.start + raw.0.len();
+                Ok(self.node(end, value))
+            }
+        }
+    }
+}
+
+impl<'de> TreeSeed<'_, '_, 'de> {
+    /// The node of `value`, which ends at `end`.
+    fn node(self, end: usize, value: Value<'de>) -> Json<'de> {
+        let (line, column) = self.r.locator.at(self.r.text, self.start);
+        Json {
+            line,
+            column,
+            start: self.start,
+            end,
+            value,
+        }
+    }
+
+    /// Refuses nesting deeper than [`MAX_DEPTH`].
+    fn deep<E: de::Error>(&mut self) -> std::result::Result<(), E> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.r.fail(
+                self.start,
+                format!("the JSON is nested more than {MAX_DEPTH} levels deep"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for TreeSeed<'_, '_, 'de> {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> std::result::Result<Json<'de>, A::Error> {
+        self.deep()?;
+        let (line, column) = self.r.locator.at(self.r.text, self.start);
+        let mut items: Vec<Json<'de>> = Vec::new();
+        loop {
+            let start = match items.last() {
+                None => self.r.first_start(self.start),
+                Some(last) => self.r.next_start(last.end),
+            };
+            let item = TreeSeed {
+                r: &mut *self.r,
+                start,
+                depth: self.depth + 1,
+            };
+            match seq.next_element_seed(item)? {
+                Some(item) => items.push(item),
+                None => break,
+            }
+        }
+        let end = self.r.close(items.last().map_or(self.start + 1, |i| i.end));
+        Ok(Json {
+            line,
+            column,
+            start: self.start,
+            end,
+            value: Value::Array(items),
+        })
+    }
+
+    fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> std::result::Result<Json<'de>, M::Error> {
+        self.deep()?;
+        let (line, column) = self.r.locator.at(self.r.text, self.start);
+        let mut members: Vec<Member<'de>> = Vec::new();
+        // Key -> where it was written, to refuse a key given twice in time linear in the members.
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut end = self.start + 1;
+        while let Some(raw) = map.next_key::<Raw<'de>>()? {
+            let at = self.r.offset(raw.0);
+            let key = raw.string().into_owned();
+            if let Some(first) = seen.insert(key.clone(), at) {
+                return Err(self.r.twice(&key, at, first));
+            }
+            let (kl, kc) = self.r.locator.at(self.r.text, at);
+            let start = self.r.next_start(at + raw.0.len());
+            let value = map.next_value_seed(TreeSeed {
+                r: &mut *self.r,
+                start,
+                depth: self.depth + 1,
+            })?;
+            end = value.end;
+            members.push(Member {
+                key,
+                line: kl,
+                column: kc,
+                value,
+            });
+        }
+        Ok(Json {
+            line,
+            column,
+            start: self.start,
+            end: self.r.close(end),
+            value: Value::Object(members),
+        })
+    }
+}
+
+/// The model from its checked parts (the matrix was validated row by row, so the constructors
+/// only restate it).
+fn assemble(
+    mdp: bool,
+    t: Transitions,
+    initial: Vec<StateId>,
+    names: Option<Vec<String>>,
+    labels: Vec<(String, StateSet)>,
+    rewards: Vec<(String, RewardModel)>,
+) -> Result<Model> {
+    macro_rules! fill {
+        ($model:ident) => {{
+            if let Some(names) = names {
+                $model = $model.with_names(names);
+            }
+            for (name, set) in labels {
+                $model.set_label(name, set);
+            }
+            for (name, r) in rewards {
+                $model.set_reward_model(name, r)?;
+            }
+        }};
+    }
+    Ok(if mdp {
+        let mut model = Mdp::new(t.matrix, initial)?;
+        if let Some(actions) = t.action_names {
+            model = model.with_action_names(actions);
+        }
+        fill!(model);
+        Model::Mdp(model)
+    } else {
+        let mut model = Dtmc::new(t.matrix, initial)?;
+        fill!(model);
+        Model::Dtmc(model)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1256,307 +2490,430 @@ fn push_number_text(out: &mut String, v: f64) {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The locator
-
-/// A JSON tree that remembers where each value and key starts (line and column from 1).
-pub(super) mod located {
-    use super::super::parse_error;
-    use crate::{Result, excerpt};
-    use std::collections::HashMap;
-    use std::path::Path;
-
-    /// Deeper nesting than this is refused (the schema needs six levels).
-    pub(in crate::io) const MAX_DEPTH: usize = 64;
-
-    /// A value and the place where it starts.
-    #[derive(Debug)]
-    pub(in crate::io) struct Json<'t> {
-        pub line: usize,
-        pub column: usize,
-        pub value: Value<'t>,
-    }
-
-    /// A JSON value; numbers keep their text (read with `parse_number`, correctly rounded).
-    #[derive(Debug)]
-    pub(in crate::io) enum Value<'t> {
-        Null,
-        Bool(bool),
-        Number(&'t str),
-        String(String),
-        Array(Vec<Json<'t>>),
-        Object(Vec<Member<'t>>),
-    }
-
-    /// An object's member: its key (decoded), where the key starts, and its value.
-    #[derive(Debug)]
-    pub(in crate::io) struct Member<'t> {
-        pub key: String,
-        pub line: usize,
-        pub column: usize,
-        pub value: Json<'t>,
-    }
-
-    /// Parses `text` (a byte-order mark is skipped). Syntax errors come from serde_json, with
-    /// its line and column; keys given twice in one object and nesting deeper than
-    /// [`MAX_DEPTH`] are refused here.
-    pub(in crate::io) fn parse<'t>(path: &Path, text: &'t str) -> Result<Json<'t>> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            let message = e.to_string();
-            let message = match message.rfind(" at line ") {
-                Some(i) => message[..i].to_string(),
-                None => message,
-            };
-            return Err(parse_error(
-                path,
-                e.line().max(1),
-                e.column().max(1),
-                format!("not valid JSON: {message}"),
-            ));
-        }
-        let mut s = Scanner {
-            path,
-            text,
-            pos: 0,
-            line: 1,
-            column: 1,
-        };
-        s.value(0)
-    }
-
-    /// Walks text that serde_json has accepted; stays defensive all the same (errors, no panics).
-    struct Scanner<'p, 't> {
-        path: &'p Path,
-        text: &'t str,
-        pos: usize,
-        line: usize,
-        column: usize,
-    }
-
-    impl<'t> Scanner<'_, 't> {
-        fn peek(&self) -> Option<u8> {
-            self.text.as_bytes().get(self.pos).copied()
-        }
-
-        fn bump(&mut self) {
-            if let Some(b) = self.peek() {
-                self.pos += 1;
-                if b == b'\n' {
-                    self.line += 1;
-                    self.column = 1;
-                } else if b & 0xC0 != 0x80 {
-                    // Count characters, not bytes: continuation bytes do not start a column.
-                    self.column += 1;
-                }
-            }
-        }
-
-        /// Skips JSON white space (space, tab, line feed, carriage return).
-        fn skip_ws(&mut self) {
-            while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-                self.bump();
-            }
-        }
-
-        fn error(&self, message: String) -> crate::Error {
-            parse_error(self.path, self.line, self.column, message)
-        }
-
-        fn expect(&mut self, b: u8) -> Result<()> {
-            self.skip_ws();
-            if self.peek() == Some(b) {
-                self.bump();
-                Ok(())
-            } else {
-                Err(self.error(format!("not valid JSON: expected '{}'", b as char)))
-            }
-        }
-
-        fn value(&mut self, depth: usize) -> Result<Json<'t>> {
-            self.skip_ws();
-            if depth > MAX_DEPTH {
-                return Err(self.error(format!("the JSON is nested more than {MAX_DEPTH} levels deep")));
-            }
-            let (line, column) = (self.line, self.column);
-            let value = match self.peek() {
-                Some(b'{') => {
-                    self.bump();
-                    let mut members: Vec<Member<'t>> = Vec::new();
-                    // Key -> line, to refuse a key given twice in time linear in the members.
-                    let mut seen: HashMap<String, usize> = HashMap::new();
-                    self.skip_ws();
-                    if self.peek() == Some(b'}') {
-                        self.bump();
-                    } else {
-                        loop {
-                            self.skip_ws();
-                            let (kl, kc) = (self.line, self.column);
-                            let key = self.string()?;
-                            if let Some(first) = seen.insert(key.clone(), kl) {
-                                return Err(parse_error(
-                                    self.path,
-                                    kl,
-                                    kc,
-                                    format!(
-                                        "the key \"{}\" appears twice in this object (first on line {})",
-                                        excerpt(&key),
-                                        first
-                                    ),
-                                ));
-                            }
-                            self.expect(b':')?;
-                            let value = self.value(depth + 1)?;
-                            members.push(Member {
-                                key,
-                                line: kl,
-                                column: kc,
-                                value,
-                            });
-                            self.skip_ws();
-                            match self.peek() {
-                                Some(b',') => self.bump(),
-                                Some(b'}') => {
-                                    self.bump();
-                                    break;
-                                }
-                                _ => return Err(self.error("not valid JSON: expected ',' or '}'".into())),
-                            }
-                        }
-                    }
-                    Value::Object(members)
-                }
-                Some(b'[') => {
-                    self.bump();
-                    let mut items = Vec::new();
-                    self.skip_ws();
-                    if self.peek() == Some(b']') {
-                        self.bump();
-                    } else {
-                        loop {
-                            items.push(self.value(depth + 1)?);
-                            self.skip_ws();
-                            match self.peek() {
-                                Some(b',') => self.bump(),
-                                Some(b']') => {
-                                    self.bump();
-                                    break;
-                                }
-                                _ => return Err(self.error("not valid JSON: expected ',' or ']'".into())),
-                            }
-                        }
-                    }
-                    Value::Array(items)
-                }
-                Some(b'"') => Value::String(self.string()?),
-                Some(b't') => self.word("true", Value::Bool(true))?,
-                Some(b'f') => self.word("false", Value::Bool(false))?,
-                Some(b'n') => self.word("null", Value::Null)?,
-                Some(b'-' | b'0'..=b'9') => {
-                    let start = self.pos;
-                    while matches!(self.peek(), Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')) {
-                        self.bump();
-                    }
-                    Value::Number(&self.text[start..self.pos])
-                }
-                _ => return Err(self.error("not valid JSON: expected a value".into())),
-            };
-            Ok(Json { line, column, value })
-        }
-
-        fn word(&mut self, word: &str, value: Value<'t>) -> Result<Value<'t>> {
-            if self.text[self.pos..].starts_with(word) {
-                for _ in 0..word.len() {
-                    self.bump();
-                }
-                Ok(value)
-            } else {
-                Err(self.error(format!("not valid JSON: expected {word}")))
-            }
-        }
-
-        /// A string literal, decoded by serde_json (escapes, surrogate pairs).
-        fn string(&mut self) -> Result<String> {
-            if self.peek() != Some(b'"') {
-                return Err(self.error("not valid JSON: expected a string".into()));
-            }
-            let start = self.pos;
-            self.bump();
-            loop {
-                match self.peek() {
-                    None => return Err(self.error("not valid JSON: unterminated string".into())),
-                    Some(b'"') => {
-                        self.bump();
-                        break;
-                    }
-                    Some(b'\\') => {
-                        self.bump();
-                        self.bump();
-                    }
-                    Some(_) => self.bump(),
-                }
-            }
-            serde_json::from_str(&self.text[start..self.pos])
-                .map_err(|e| self.error(format!("not valid JSON: {e}")))
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        fn place(j: &Json<'_>) -> (usize, usize) {
-            (j.line, j.column)
-        }
-
-        #[test]
-        fn places_of_values_and_keys() {
-            let text = "{\n  \"a\": [1, \"x\\\"y\",\n   {\"é\": true}],\n\t\"b\": null }";
-            let root = parse(Path::new("t.json"), text).unwrap();
-            assert_eq!(place(&root), (1, 1));
-            let Value::Object(top) = &root.value else { panic!() };
-            assert_eq!((top[0].key.as_str(), top[0].line, top[0].column), ("a", 2, 3));
-            let Value::Array(items) = &top[0].value.value else {
-                panic!()
-            };
-            assert_eq!(place(&items[0]), (2, 9));
-            assert!(matches!(items[0].value, Value::Number("1")));
-            assert!(matches!(&items[1].value, Value::String(s) if s == "x\"y"));
-            assert_eq!(place(&items[2]), (3, 4));
-            let Value::Object(inner) = &items[2].value else {
-                panic!()
-            };
-            assert_eq!(
-                (inner[0].key.as_str(), inner[0].value.line, inner[0].value.column),
-                ("é", 3, 10)
-            );
-            assert_eq!((top[1].key.as_str(), top[1].line, top[1].column), ("b", 4, 2));
-        }
-
-        #[test]
-        fn syntax_errors_duplicates_and_depth() {
-            let p = Path::new("t.json");
-            let e = parse(p, "{\"a\": 1,\n \"b\": }").unwrap_err().to_string();
-            assert!(e.starts_with("t.json:2:") && e.contains("not valid JSON"), "{e}");
-            let e = parse(p, "{\"a\": 1,\n \"a\": 2}").unwrap_err().to_string();
-            assert!(
-                e.starts_with("t.json:2:2:") && e.contains("twice") && e.contains("line 1"),
-                "{e}"
-            );
-            let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-            let e = parse(p, &deep).unwrap_err().to_string();
-            assert!(e.contains("nested more than"), "{e}");
-            let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-            assert!(parse(p, &ok).is_ok());
-            assert!(parse(p, "\u{feff}{}").is_ok());
-            assert!(parse(p, "{}\r\n").is_ok());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::snakes::{Board, BoardSpec, Die, Rule};
+    use rand::RngExt;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use rand_xoshiro::rand_core::SeedableRng;
+
+    fn place(j: &Json<'_>) -> (usize, usize) {
+        (j.line, j.column)
+    }
+
+    #[test]
+    fn places_of_values_and_keys() {
+        let text = "{\n  \"a\": [1, \"x\\\"y\",\n   {\"é\": true}],\n\t\"b\": null }";
+        let root = parse_tree(Path::new("t.json"), text).unwrap();
+        assert_eq!(place(&root), (1, 1));
+        let Value::Object(top) = &root.value else { panic!() };
+        assert_eq!((top[0].key.as_str(), top[0].line, top[0].column), ("a", 2, 3));
+        let Value::Array(items) = &top[0].value.value else {
+            panic!()
+        };
+        assert_eq!(place(&items[0]), (2, 9));
+        assert!(matches!(items[0].value, Value::Number("1")));
+        assert!(matches!(&items[1].value, Value::String(s) if s == "x\"y"));
+        assert_eq!(place(&items[2]), (3, 4));
+        let Value::Object(inner) = &items[2].value else {
+            panic!()
+        };
+        assert_eq!(
+            (inner[0].key.as_str(), inner[0].value.line, inner[0].value.column),
+            ("é", 3, 10)
+        );
+        assert_eq!((top[1].key.as_str(), top[1].line, top[1].column), ("b", 4, 2));
+    }
+
+    #[test]
+    fn syntax_errors_duplicates_and_depth() {
+        let p = Path::new("t.json");
+        let e = parse_tree(p, "{\"a\": 1,\n \"b\": }").unwrap_err().to_string();
+        assert!(e.starts_with("t.json:2:") && e.contains("not valid JSON"), "{e}");
+        let e = parse_tree(p, "{\"a\": 1,\n \"a\": 2}").unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.json:2:2:") && e.contains("twice") && e.contains("line 1"),
+            "{e}"
+        );
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let e = parse_tree(p, &deep).unwrap_err().to_string();
+        assert!(e.contains("nested more than"), "{e}");
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse_tree(p, &ok).is_ok());
+        assert!(parse_tree(p, "\u{feff}{}").is_ok());
+        assert!(parse_tree(p, "{}\r\n").is_ok());
+    }
+
+    fn options(normalize: bool) -> ReadOptions {
+        ReadOptions {
+            normalize,
+            ..ReadOptions::default()
+        }
+    }
+
+    fn repo_file(rel: &str) -> String {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::read_to_string(root.join(rel)).unwrap()
+    }
+
+    /// The chain of a snakes board as `kolmo snakes --export x.json` writes it.
+    fn snakes_json(spec: &BoardSpec) -> String {
+        let board = Board::new(spec).unwrap();
+        let mut d = board.named_dtmc().unwrap();
+        let goal = board.size() as usize;
+        let rolls = (0..d.n()).map(|c| if c == goal { 0.0 } else { 1.0 }).collect();
+        d.set_reward_model("rolls", RewardModel::from_state_rewards(rolls))
+            .unwrap();
+        to_json(&Model::Dtmc(d)).unwrap()
+    }
+
+    /// A read's whole outcome as text: the model's `Debug` (which prints every `f64` in its
+    /// shortest form that reads back to the same bits, so equal text means bit-identical values)
+    /// with the notes, or the error message.
+    fn outcome(text: &str, normalize: bool) -> String {
+        match read(Path::new("m.json"), text, &options(normalize)) {
+            Ok((m, notes)) => format!("ok {m:?} {notes:?}"),
+            Err(e) => format!("err {e}"),
+        }
+    }
+
+    /// Valid files of every form the schema has.
+    fn corpus() -> Vec<String> {
+        let mut out: Vec<String> = [
+            "examples/models/land-of-oz.json",
+            "examples/models/drunkard.json",
+            "examples/models/shortcut-mdp.json",
+        ]
+        .iter()
+        .map(|f| repo_file(f))
+        .collect();
+        out.extend(
+            [
+                // List forms, numbers and fractions, initial states, labels, rewards of a chain.
+                r#"{"type": "dtmc", "states": 2, "initial": [1],
+                    "transitions": [[0, 1, "1/3"], [0, 0, "2/3"], [1, 1, 1]],
+                    "labels": {"one": 1, "both": [0, 1], "none": []},
+                    "rewards": {"r": {"transition": [[0, 1, 5]], "action": [1, 2]},
+                                "s": {"state": {"1": -2.5e3}, "action": {"0": "1/7"}, "transition": {"1": {"1": 0.1}}},
+                                "empty": {}}}"#,
+                // Transitions out of order, zero probabilities, numbers by value and as digits.
+                r#"{"states": 3, "initial": [], "transitions": [[2, 2, 1], [0, 1, 0.5], ["1", 0, 1e0],
+                    [0, 2, 5E-1], [0, 0, 0], [1, 2, 0.0]], "comment": {"any": [1, true, null, {"x": "y"}]}}"#,
+                // Named MDP in list form with its actions out of order, and in map forms.
+                r#"{"type": "mdp", "states": ["a", "b"],
+                    "transitions": [["a", "go", "b", 1], ["b", "stay", "b", 1], ["a", "stay", "a", 1]],
+                    "rewards": {"cost": {"action": [2, 0, 0], "transition": {"a": {"go": {"b": 3}}}}}}"#,
+                r#"{"type": "mdp", "states": ["a", "b"],
+                    "transitions": {"a": {"go": {"b": 1}, "stay": {"a": 1}}, "b": {"stay": {"b": 1}}},
+                    "rewards": {"cost": {"action": {"a": {"go": 2}}, "state": [1, 0],
+                                         "transition": [["a", "go", "b", 3], ["b", 0, "b", 1]]}}}"#,
+                r#"{"type": "mdp", "states": 2, "transitions": {"0": [{"1": 1}, {"0": 0.5, "1": 0.5}], "1": [{"1": 1}]},
+                    "rewards": {"r": {"action": {"0": [1, 2]}, "transition": {"0": [{}, {"1": 4}]}}}}"#,
+                // Numbered MDP in list form, in and out of order; an action without transitions.
+                r#"{"type": "mdp", "states": 2, "transitions": [[0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 1]]}"#,
+                r#"{"type": "mdp", "states": 2, "transitions": [[1, 0, 1, 1], [0, 1, 0, 1], [0, 0, 1, 1]]}"#,
+                r#"{"type": "mdp", "states": ["x"], "transitions": {"x": {"idle": {}, "go": {"x": 1}}}}"#,
+                // Escapes in names, keys and numbers; a byte-order mark; CRLF line ends.
+                "\u{feff}{\"st\\u0061tes\": [\"a\\\"b\", \"\\u00e9\", \"\u{e9}\\n\"],\r\n \"transitions\": {\"a\\\"b\": {\"\\u00e9\": \"1\"},\r\n \"\u{e9}\": {\"\u{e9}\\n\": 1}, \"\u{e9}\\n\": {\"a\\\"b\": 1}}, \"initial\": \"\u{e9}\"}\r\n",
+                // Keys in another order than the writer's.
+                r#"{"states": ["s"], "type": "dtmc", "labels": {"l": "s"}, "transitions": {"s": {"s": 1}}, "initial": "s"}"#,
+                // Transitions before states; type after transitions; rewards before transitions.
+                r#"{"transitions": [[0, 0, 1]], "states": 1}"#,
+                r#"{"states": 1, "transitions": [[0, 0, 1]], "type": "dtmc"}"#,
+                r#"{"states": 1, "transitions": [[0, "a", 0, 1]], "type": "mdp"}"#,
+                r#"{"states": 1, "rewards": {"r": {"state": [1]}}, "transitions": [[0, 0, 1]]}"#,
+                // One state as two keys ("1" and "01"): their rows are joined.
+                r#"{"states": 2, "transitions": {"0": {"0": 1}, "1": {"0": 0.5}, "01": {"1": 0.5}}}"#,
+            ]
+            .map(String::from),
+        );
+        let mut weighted = BoardSpec::empty(60).with_random_portals(6, 3).unwrap();
+        weighted.die = Die::Weighted(vec![1.0, 2.0, 3.0, 1.0]);
+        weighted.rule = Rule::Bounce;
+        for spec in [BoardSpec::builtin("classic").unwrap(), weighted] {
+            out.push(snakes_json(&spec));
+        }
+        out
+    }
+
+    /// Every form reads, and reads back to the same model once written.
+    #[test]
+    fn every_form_reads_and_round_trips() {
+        for text in corpus() {
+            for normalize in [false, true] {
+                let got = outcome(&text, normalize);
+                assert!(got.starts_with("ok"), "{got}\n{text}");
+                let model = read(Path::new("m.json"), &text, &options(normalize)).unwrap().0;
+                let written = to_json(&model).unwrap();
+                let again = outcome(&written, normalize);
+                assert_eq!(
+                    again,
+                    got.replace(&format!("{:?}", Vec::<String>::new()), "[]"),
+                    "{text}"
+                );
+            }
+        }
+        // The same chain in order, out of order, and as two keys of one state.
+        let want = outcome(
+            r#"{"states": 2, "transitions": {"0": {"0": 1}, "1": {"0": 0.5, "1": 0.5}}}"#,
+            false,
+        );
+        for text in [
+            r#"{"states": 2, "transitions": {"0": {"0": 1}, "1": {"0": 0.5}, "01": {"1": 0.5}}}"#,
+            r#"{"states": 2, "transitions": {"1": {"1": 0.5, "0": 0.5}, "0": {"0": 1}}}"#,
+            r#"{"transitions": [[1, 0, 0.5], [0, 0, 1], [1, 1, 0.5]], "states": 2}"#,
+        ] {
+            assert_eq!(outcome(text, false), want, "{text}");
+        }
+        // Real values: the classic board's first row, an MDP's names and rewards.
+        let Model::Dtmc(d) = read_str(&snakes_json(&BoardSpec::builtin("classic").unwrap())).unwrap() else {
+            panic!()
+        };
+        assert_eq!(d.n(), 101);
+        assert_eq!(d.matrix().row(0).1, &[1.0 / 6.0; 6][..]);
+        assert_eq!(d.names().unwrap()[100], "cell 100");
+        assert_eq!(d.label("goal").unwrap().to_vec(), vec![100]);
+        assert_eq!(d.reward_models()["rolls"].state.as_ref().unwrap()[100], 0.0);
+        let Model::Mdp(m) = read_str(&repo_file("examples/models/shortcut-mdp.json")).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            m.action_names().unwrap(),
+            &["walk", "shortcut", "walk", "stay", "stay"]
+        );
+        assert_eq!(m.matrix().row(1), (&[2, 3][..], &[0.75, 0.25][..]));
+        assert_eq!(
+            m.reward_models()["minutes"].action.as_deref(),
+            Some(&[5.0, 3.0, 5.0, 0.0, 0.0][..])
+        );
+    }
+
+    #[test]
+    fn normalize_notes() {
+        let text = r#"{"states": 2, "transitions": {"0": {"0": 0.5, "1": 0.4}, "1": {"1": 2}}}"#;
+        let got = outcome(text, true);
+        assert!(got.contains("normalized 2 row(s)"), "{got}");
+        assert!(outcome(text, false).contains("sum to 0.9"));
+        // Out of order, the same rows and note.
+        let shuffled = r#"{"states": 2, "transitions": [[1, 1, 2], [0, 1, 0.4], [0, 0, 0.5]]}"#;
+        assert_eq!(outcome(shuffled, true), got);
+    }
+
+    /// Errors of rows, keys and actions, in order and out of order, at their place.
+    #[test]
+    fn row_and_key_errors_name_both_places() {
+        // A row that does not sum to 1 in the first state would be fixed by a later entry out of order.
+        let ok = r#"{"states": 2, "transitions": [[0, 0, 0.5], [1, 1, 1], [0, 1, 0.5]]}"#;
+        assert!(outcome(ok, false).starts_with("ok"));
+        // Each file: the place (`line:column`, or "" for any), and words of the message.
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "{\"states\": 2,\n \"transitions\": {\"0\": {\"0\": 0.5, \"1\": 0.5},\n \"1\": {\"1\": 1}, \"0\": {\"1\": 1}}}",
+                "3:17",
+                &["the key \"0\" appears twice", "line 2"],
+            ),
+            (
+                "{\"states\": 2, \"transitions\": {\"0\": {\"0\": 0.5, \"1\": 0.5}, \"1\": {\"1\": 0.5,\n \"1\": 0.5}}}",
+                "2:2",
+                &["given twice (first on line 1)", r#"transitions["1"]["1"]"#],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": 1, \"transitions\": {\"0\": {\"a\": {\"0\": 1},\n \"a\": {\"0\": 1}}}}",
+                "2:2",
+                &["the key \"a\" appears twice"],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": [\"s\"], \"transitions\": {\"s\": [{\"s\": 1}, {\"s\": 0.5}]}}",
+                "",
+                &[
+                    "state 0 (choice 1) sum to 0.5",
+                    "transitions.s[1].s: \"s\" (0) -> \"s\" (0)",
+                ],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": 1, \"transitions\": [[0, 0, 0, 0.5], [0, 1, 0, 1]]}",
+                "",
+                &["state 0 (choice 0) sum to 0.5", "transitions[0]"],
+            ),
+            (
+                "{\"type\": \"mdp\", \"states\": 1, \"transitions\": [[0, 1, 0, 1]]}",
+                "",
+                &["choice 1 follows choice -1"],
+            ),
+            (
+                "{\"states\": 3, \"transitions\": {\"0\": {\"0\": 1}, \"2\": {\"2\": 1}}}",
+                "1:30",
+                &["state 1 has no outgoing"],
+            ),
+            (
+                "{\"states\": 2, \"transitions\": {\"0\": {\"0\": 1}}}",
+                "",
+                &["state 1 has no outgoing"],
+            ),
+            (
+                "{\"states\": 2,\n \"transitions\": [[1, 1, 1],\n [0, 0, 1], [0, 0, 1]]}",
+                "3:13",
+                &["first on line 3", "transitions[2]"],
+            ),
+            // An MDP's transitions before its type, with an error; without the type.
+            (
+                "{\"states\": 1, \"transitions\": [[0, \"a\", 0, 2]], \"type\": \"mdp\"}",
+                "",
+                &["sum to 2"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, \"a\", 0, 2]]}",
+                "",
+                &["four entries are an MDP's"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": {\"0\": 1}}",
+                "1:36",
+                &[r#"transitions["0"]: expected an object, found the number 1"#],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1], 7]}",
+                "1:42",
+                &["transitions[1]: expected [from, to, value], found the number 7"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1], []]}",
+                "1:42",
+                &["a list of 0 entries"],
+            ),
+            (
+                "{\"states\": \"three\", \"transitions\": []}",
+                "1:12",
+                &["found the string \"three\""],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1]], \"comment\": {\"a\": 1, \"a\": 2}}",
+                "",
+                &["appears twice"],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1]]} x",
+                "",
+                &["not valid JSON: trailing characters"],
+            ),
+            // Keys with escapes: their place is found from the text.
+            (
+                r#"{"states": ["a"], "transitions": {"a": {"\u0062": 1}}}"#,
+                "1:41",
+                &["unknown state \"b\""],
+            ),
+            (
+                r#"{"states": ["a", "b"], "transitions": {"a": {"a": 0.5, "\u0063": 0.5}}}"#,
+                "1:56",
+                &["unknown state \"c\""],
+            ),
+            (
+                "{\"states\": 1, \"transitions\": [[0, 0, 1]], \"rewards\": {\"r\": {\"state\": [1e999]}}}",
+                "",
+                &["expected a number", "found the number 1e999"],
+            ),
+        ];
+        for (text, place, words) in cases {
+            let e = err(text);
+            assert!(e.starts_with(&format!("m.json:{place}")), "{place}: {e}");
+            for w in *words {
+                assert!(e.contains(w), "{w}: {e}");
+            }
+        }
+    }
+
+    /// Random edits of valid files never panic, and every error is placed within the text.
+    #[test]
+    fn mutated_files_are_refused_in_place() {
+        let tokens: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            " ",
+            "\n",
+            "0",
+            "1",
+            "-1",
+            "0.5",
+            "1e400",
+            "01",
+            "\"1/3\"",
+            "\"01\"",
+            "\"R\"",
+            "\"X\"",
+            "null",
+            "true",
+            "\"mdp\"",
+            "\"states\"",
+            "\"transitions\"",
+            "\"initial\"",
+            "\"labels\"",
+            "\"rewards\"",
+            "\"comment\"",
+            "\"state\"",
+            "\"transition\"",
+            "\\",
+            "\\u",
+            "\u{e9}",
+            "\"go\"",
+            "-0",
+            "1.",
+        ];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let texts: Vec<String> = corpus().into_iter().filter(|t| t.len() < 4000).collect();
+        let (mut accepted, mut refused) = (0usize, 0usize);
+        for text in &texts {
+            for round in 0..150 {
+                let mut m = text.as_bytes().to_vec();
+                for _ in 0..rng.random_range(1..=2) {
+                    let at = rng.random_range(0..=m.len());
+                    let len = rng.random_range(0..=4usize).min(m.len() - at);
+                    match rng.random_range(0..4) {
+                        0 => m.truncate(at),
+                        1 => {
+                            m.drain(at..at + len);
+                        }
+                        2 => {
+                            let t = tokens[rng.random_range(0..tokens.len())].as_bytes();
+                            m.splice(at..at + len, t.iter().copied());
+                        }
+                        _ => {
+                            let from = rng.random_range(0..=m.len());
+                            let to = (from + rng.random_range(1..40)).min(m.len());
+                            let piece = m[from..to].to_vec();
+                            m.splice(at..at, piece);
+                        }
+                    }
+                }
+                let Ok(m) = String::from_utf8(m) else {
+                    continue;
+                };
+                match read(Path::new("m.json"), &m, &options(round % 4 == 0)) {
+                    Ok(_) => accepted += 1,
+                    Err(Error::Parse { line, column, .. }) => {
+                        let lines: Vec<&str> = m.split('\n').collect();
+                        assert!(line >= 1 && line <= lines.len().max(1), "line {line} of\n{m}");
+                        // serde_json counts the columns of syntax errors in bytes.
+                        assert!(
+                            column >= 1 && column <= lines[line - 1].len() + 2,
+                            "{line}:{column} of\n{m}"
+                        );
+                        refused += 1;
+                    }
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+        assert!(
+            accepted > 100 && refused > 1000,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
 
     fn read_str(text: &str) -> Result<Model> {
         read(Path::new("m.json"), text, &ReadOptions::default()).map(|(m, _)| m)

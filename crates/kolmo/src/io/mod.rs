@@ -21,10 +21,9 @@
 //! and the chunks' buffers. A `.tra` file whose transitions are not grouped by source state in
 //! increasing order (PRISM writes them so) is read a second time, whole, and sorted. Errors are
 //! the same, at the same line and column, as reading the file front to back would give. kolmo
-//! JSON files are read in one pass straight into CSR, without a tree of the document (a big map of
-//! transitions in parallel chunks on machines of 4 threads or more); a file with any error (or a construct this pass does not
-//! stream) is read again by the located two-pass reader, so errors name their line, column and
-//! JSON path as before. The writers make their text in parallel blocks of states too.
+//! JSON files are read in one pass of serde_json straight into CSR (transitions written in row
+//! order; others are collected and sorted), without a tree of the transitions; errors name their
+//! line, column and JSON path. The writers make their text in parallel blocks of states too.
 
 mod arrays;
 mod chunked;
@@ -32,7 +31,6 @@ mod csv;
 mod drn;
 mod drn_body;
 mod json;
-mod json_fast;
 mod mtx;
 mod npy;
 mod prism;
