@@ -6,11 +6,12 @@ use super::Optimum;
 use crate::analysis::exact::{expected_reward_exact, reach_probability_exact as chain_reach_exact};
 use crate::exact::{Rational, rationalize};
 use crate::model::{Dtmc, Mdp, StateSet};
+use crate::sparse::{Affine, CsrMatrix};
 use crate::{Error, Result};
 
-/// The model's probabilities (aligned with the matrix's stored entries) and `rewards` (one per
-/// choice) as fractions; every choice's fractions must sum to exactly 1.
-pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(Vec<Rational>, Vec<Rational>)> {
+/// The model's matrix and `rewards` (one per choice) as fractions; every choice's fractions must
+/// sum to exactly 1.
+pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(CsrMatrix<Rational>, Vec<Rational>)> {
     let m = mdp.matrix();
     let (row_ptr, _, vals) = m.as_parts();
     let fraction = |x: f64, what: &str| {
@@ -41,24 +42,23 @@ pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(Vec<Rational>, 
             ));
         }
     }
-    Ok((p, r))
+    Ok((m.with_values(p), r))
 }
 
-/// `Σ_t P(row, t) v(t)` exactly, or `None` if a successor's value is `None` (+∞).
-fn expectation(mdp: &Mdp, p: &[Rational], v: &[Option<Rational>], row: usize) -> Option<Rational> {
-    let (row_ptr, cols, _) = mdp.matrix().as_parts();
-    let mut acc = Rational::ZERO;
-    for k in row_ptr[row]..row_ptr[row + 1] {
-        acc = &acc + &(&p[k] * v[cols[k] as usize].as_ref()?);
-    }
-    Some(acc)
-}
-
-fn better(optimum: Optimum, a: &Rational, b: &Rational) -> bool {
-    match optimum {
-        Optimum::Max => a > b,
-        Optimum::Min => a < b,
-    }
+/// `r(row) + Σ_t P(row, t) v(t)` exactly (the kernel's row value), or `None` if a successor's
+/// value is `None` (+∞); `known` holds the values with 0 for `None`.
+fn q_value(
+    p: &CsrMatrix<Rational>,
+    r: &[Rational],
+    v: &[Option<Rational>],
+    known: &[Rational],
+    row: usize,
+) -> Option<Rational> {
+    p.row(row)
+        .0
+        .iter()
+        .all(|&t| v[t as usize].is_some())
+        .then(|| p.row_value(row, known, Affine::offset(r)))
 }
 
 /// Exact policy iteration for the expected total reward until `target` (see
@@ -85,6 +85,7 @@ pub fn total_reward_exact(
         let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
         let r_pi: Vec<Rational> = rows.iter().map(|&row| r[row].clone()).collect();
         let v = expected_reward_exact(&chain, target, &r_pi)?;
+        let known: Vec<Rational> = v.iter().map(|x| x.clone().unwrap_or(Rational::ZERO)).collect();
         let mut changed = false;
         for s in 0..mdp.n() {
             let Some(current) = v[s].clone() else { continue };
@@ -94,9 +95,8 @@ pub fn total_reward_exact(
             let group = m.group_rows(s);
             let mut best = current;
             for row in group.clone() {
-                if let Some(e) = expectation(mdp, &p, &v, row) {
-                    let q = &r[row] + &e;
-                    if better(optimum, &q, &best) {
+                if let Some(q) = q_value(&p, &r, &v, &known, row) {
+                    if optimum.direction().better(&q, &best) {
                         best = q;
                         policy[s] = (row - group.start) as u32;
                         changed = true;
@@ -132,7 +132,6 @@ pub fn reach_probability_exact(
             .collect();
         let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
         let v = chain_reach_exact(&chain, target)?;
-        let wrapped: Vec<Option<Rational>> = v.iter().cloned().map(Some).collect();
         let mut changed = false;
         for s in 0..mdp.n() {
             if target.contains(s as u32) {
@@ -141,8 +140,8 @@ pub fn reach_probability_exact(
             let group = m.group_rows(s);
             let mut best = v[s].clone();
             for row in group.clone() {
-                let q = expectation(mdp, &p, &wrapped, row).expect("probabilities are finite");
-                if better(optimum, &q, &best) {
+                let q = p.row_value(row, &v, Affine::product());
+                if optimum.direction().better(&q, &best) {
                     best = q;
                     policy[s] = (row - group.start) as u32;
                     changed = true;
