@@ -69,7 +69,8 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
 /// # Complexity
 /// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
 pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact::Rational>> {
-    backward_induction_exact(game.matrix(), game.rewards(), direction(game), steps)
+    let p = crate::exact::rationalize_matrix(game.matrix(), true)?;
+    backward_induction_exact(&p, game.rewards(), direction(game), steps)
 }
 
 /// Each state's direction: its owner's.

@@ -26,6 +26,7 @@
 //! line, column and JSON path. The writers make their text in parallel blocks of states too.
 
 mod arrays;
+mod as_written;
 mod chunked;
 mod csv;
 mod drn;
@@ -145,6 +146,15 @@ pub struct ModelFile {
 /// a missing initial state or an empty file; [`Error::InvalidArgument`] if the format cannot be
 /// inferred from the extension.
 pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
+    if options.exact {
+        return as_written::reading_exactly(options.normalize, || read_model_f64(path, options));
+    }
+    read_model_f64(path, options)
+}
+
+/// [`read_model`] without keeping the values as written (but for the readers that keep them
+/// themselves).
+fn read_model_f64(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     let inferred = Format::from_path(path).or_else(|| path.is_dir().then_some(Format::Arrays));
     let format = match options.format.or(inferred) {
         Some(f) => f,
@@ -204,6 +214,18 @@ pub const INPUT_NAME: &str = "<input>";
 /// # Errors
 /// As [`read_model`]; [`Error::Io`] if the reader fails.
 pub fn read_model_from(
+    reader: impl std::io::Read + Send,
+    format: Format,
+    options: &ReadOptions,
+) -> Result<ModelFile> {
+    if options.exact {
+        return as_written::reading_exactly(options.normalize, || read_from_f64(reader, format, options));
+    }
+    read_from_f64(reader, format, options)
+}
+
+/// [`read_model_from`] without keeping the values as written (as [`read_model_f64`]).
+fn read_from_f64(
     reader: impl std::io::Read + Send,
     format: Format,
     options: &ReadOptions,
@@ -355,6 +377,13 @@ pub fn write_model_to(model: &Model, mut w: impl std::io::Write, format: Format)
 /// or out of range: callers check.
 #[must_use]
 pub(crate) fn parse_number(token: &str) -> Option<f64> {
+    let value = parse_number_f64(token)?;
+    as_written::record(token, value);
+    Some(value)
+}
+
+/// [`parse_number`] without recording the token.
+fn parse_number_f64(token: &str) -> Option<f64> {
     let t = token.trim();
     if let Some((p, q)) = t.split_once('/') {
         let (p, q) = (parse_decimal(p)?, parse_decimal(q)?);

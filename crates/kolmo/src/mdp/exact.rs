@@ -5,44 +5,37 @@
 use super::Optimum;
 use crate::analysis::exact::{expected_reward_exact, reach_probability_exact as chain_reach_exact};
 use crate::exact::{Rational, rationalize};
-use crate::model::{Dtmc, Mdp, StateSet};
+use crate::model::{Dtmc, Mdp, StateSet, Written};
 use crate::sparse::{Affine, CsrMatrix};
 use crate::{Error, Result};
 
-/// The model's matrix and `rewards` (one per choice) as fractions; every choice's fractions must
-/// sum to exactly 1.
+/// The model's exact matrix ([`Mdp::exact_matrix`]: the probabilities as written when the reader
+/// kept them, else recovered as fractions) and `rewards` (one per choice) as fractions; every
+/// choice's probabilities must sum to exactly 1.
 pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(CsrMatrix<Rational>, Vec<Rational>)> {
-    let m = mdp.matrix();
-    let (row_ptr, _, vals) = m.as_parts();
-    let fraction = |x: f64, what: &str| {
-        let magnitude = rationalize(x.abs())
-            .ok_or_else(|| Error::arg("exact MDP", format!("{what} {x} is not a simple fraction")))?;
-        Ok(if x < 0.0 {
-            Rational::ZERO - magnitude
-        } else {
-            magnitude
-        })
-    };
-    let p: Vec<Rational> = vals
-        .iter()
-        .map(|&x| fraction(x, "probability"))
-        .collect::<Result<_>>()?;
     let r: Vec<Rational> = rewards
         .iter()
-        .map(|&x| fraction(x, "reward"))
+        .map(|&x| {
+            let magnitude = rationalize(x.abs())
+                .ok_or_else(|| Error::arg("exact MDP", format!("reward {x} is not a simple fraction")))?;
+            Ok(if x < 0.0 {
+                Rational::ZERO - magnitude
+            } else {
+                magnitude
+            })
+        })
         .collect::<Result<_>>()?;
-    for row in 0..m.nrows() {
-        let sum = p[row_ptr[row]..row_ptr[row + 1]]
-            .iter()
-            .fold(Rational::ZERO, |a, x| &a + x);
-        if sum != Rational::ONE {
-            return Err(Error::arg(
-                "exact MDP",
-                format!("choice {row}: probabilities sum to {sum}, not 1"),
-            ));
-        }
-    }
-    Ok((m.with_values(p), r))
+    Ok((mdp.exact_matrix()?, r))
+}
+
+/// The Markov chain of `mdp` under the stationary policy choosing `rows` (one row per state),
+/// carrying the exact probabilities of those rows from `p` as its values as written.
+fn policy_chain(mdp: &Mdp, p: &CsrMatrix<Rational>, rows: &[usize]) -> Result<Dtmc> {
+    let probabilities = p.select_rows(rows).as_parts().2.to_vec();
+    Dtmc::new(mdp.matrix().select_rows(rows), mdp.initial().to_vec())?.with_written(Written {
+        probabilities,
+        ..Written::default()
+    })
 }
 
 /// `r(row) + Σ_t P(row, t) v(t)` exactly (the kernel's row value), or `None` if a successor's
@@ -82,7 +75,7 @@ pub fn total_reward_exact(
         let rows: Vec<usize> = (0..mdp.n())
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
-        let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+        let chain = policy_chain(mdp, &p, &rows)?;
         let r_pi: Vec<Rational> = rows.iter().map(|&row| r[row].clone()).collect();
         let v = expected_reward_exact(&chain, target, &r_pi)?;
         let known: Vec<Rational> = v.iter().map(|x| x.clone().unwrap_or(Rational::ZERO)).collect();
@@ -130,7 +123,7 @@ pub fn reach_probability_exact(
         let rows: Vec<usize> = (0..mdp.n())
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
-        let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+        let chain = policy_chain(mdp, &p, &rows)?;
         let v = chain_reach_exact(&chain, target)?;
         let mut changed = false;
         for s in 0..mdp.n() {

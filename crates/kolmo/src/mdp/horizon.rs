@@ -3,7 +3,7 @@
 //! reduce by their owner's direction).
 
 use super::{Optimum, check_rewards};
-use crate::exact::{Rational, rationalize, rationalize_matrix};
+use crate::exact::{Rational, rationalize};
 use crate::model::Mdp;
 use crate::sparse::{Affine, CsrMatrix, Direction};
 use crate::{Error, Result};
@@ -81,7 +81,7 @@ pub fn finite_horizon_exact(
     optimum: Optimum,
 ) -> Result<Vec<Rational>> {
     check_rewards(mdp, rewards)?;
-    backward_induction_exact(mdp.matrix(), rewards, |_| optimum.direction(), steps)
+    backward_induction_exact(&mdp.exact_matrix()?, rewards, |_| optimum.direction(), steps)
 }
 
 /// `V_k = T^k 0` over `steps` Bellman steps ([`CsrMatrix::multiply_and_reduce`]) of the
@@ -114,8 +114,8 @@ pub(crate) fn backward_induction(
     (v, choices, by_remaining)
 }
 
-/// [`backward_induction`]'s values in exact rational arithmetic, the probabilities and rewards
-/// recovered as fractions: `V_k = T^k 0` with exact maxima and minima.
+/// [`backward_induction`]'s values in exact rational arithmetic on the exact probabilities `p`
+/// (the row-grouped matrix), the rewards recovered as fractions: `V_k = T^k 0` with exact maxima and minima.
 ///
 /// # Errors
 /// [`Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
@@ -124,12 +124,11 @@ pub(crate) fn backward_induction(
 /// # Complexity
 /// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
 pub(crate) fn backward_induction_exact(
-    matrix: &CsrMatrix,
+    p: &CsrMatrix<Rational>,
     rewards: &[f64],
     direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
 ) -> Result<Vec<Rational>> {
-    let p = matrix.with_values(rationalize_matrix(matrix, true)?.as_parts().2.to_vec());
     let rewards: Vec<Rational> = rewards
         .iter()
         .enumerate()
@@ -144,7 +143,7 @@ pub(crate) fn backward_induction_exact(
                 })
         })
         .collect::<Result<_>>()?;
-    let n = matrix.row_groups();
+    let n = p.row_groups();
     let mut v = vec![Rational::ZERO; n];
     let mut next = vec![Rational::ZERO; n];
     let mut choices = vec![0u32; n];
