@@ -138,6 +138,19 @@ pub struct ModelFile {
     pub discount: Option<f64>,
 }
 
+impl ModelFile {
+    /// A model read from `files` with `notes`, in a format without a discount factor.
+    fn of(model: Model, format: Format, files: Vec<PathBuf>, notes: Vec<String>) -> Self {
+        Self {
+            model,
+            format,
+            files,
+            notes,
+            discount: None,
+        }
+    }
+}
+
 /// Reads a model file.
 ///
 /// # Errors
@@ -190,13 +203,7 @@ fn read_model_f64(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     }
     if format == Format::Drn {
         let (model, notes) = drn::read_file(path, options)?;
-        return Ok(ModelFile {
-            model,
-            format,
-            files: vec![path.to_path_buf()],
-            notes,
-            discount: None,
-        });
+        return Ok(ModelFile::of(model, format, vec![path.to_path_buf()], notes));
     }
     read_text_model(path, &read_text(path)?, format, options)
 }
@@ -233,13 +240,7 @@ fn read_from_f64(
     let path = Path::new(INPUT_NAME);
     if format == Format::Drn {
         let (model, notes) = drn::read_from(path, reader, None, options, chunked::Tuning::FILES)?;
-        return Ok(ModelFile {
-            model,
-            format,
-            files: Vec::new(),
-            notes,
-            discount: None,
-        });
+        return Ok(ModelFile::of(model, format, Vec::new(), notes));
     }
     let mut bytes = Vec::new();
     let mut reader = reader;
@@ -250,13 +251,7 @@ fn read_from_f64(
     let text = text_of(path, bytes)?;
     if format == Format::Prism {
         let (model, notes) = prism::read_tra_text(path, &text, options)?;
-        return Ok(ModelFile {
-            model,
-            format,
-            files: Vec::new(),
-            notes,
-            discount: None,
-        });
+        return Ok(ModelFile::of(model, format, Vec::new(), notes));
     }
     let mut file = read_text_model(path, &text, format, options)?;
     file.files.clear();
@@ -285,13 +280,7 @@ fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOption
         Format::MatrixMarket => mtx::read(path, text, options)?,
         Format::Drn | Format::Prism | Format::Arrays => unreachable!("read by their own readers"),
     };
-    Ok(ModelFile {
-        model,
-        format,
-        files: vec![path.to_path_buf()],
-        notes,
-        discount: None,
-    })
+    Ok(ModelFile::of(model, format, vec![path.to_path_buf()], notes))
 }
 
 /// The whole text of `path`; an empty file (or one of only white space) is an error.
