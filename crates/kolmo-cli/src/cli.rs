@@ -211,7 +211,7 @@ pub struct SolveArgs {
     #[arg(long)]
     pub policy_iteration: bool,
     /// Also the exact values as fractions (discounted: exact policy iteration; horizon: exact
-    /// backward induction).
+    /// backward induction), on the probabilities as the file writes them.
     #[arg(long)]
     pub exact: bool,
     /// The file's format (default: from the extension).

@@ -201,23 +201,23 @@ fn lightoj_1151_case(tok: &mut Tokens<'_>, case: usize) -> Result<BoardSpec> {
 /// The answer to one case: the expected throws, and the exact fraction when asked.
 fn lightoj_1151_answer(spec: &BoardSpec, exact: bool) -> Result<(f64, String)> {
     let case = &spec.name;
-    let board = Board::new(spec).map_err(|e| match e {
-        kolmo::Error::Board {
+    let board = Board::new(spec).map_err(|e| match kolmo::games::InputError::of(&e) {
+        Some(kolmo::games::InputError::Board {
             path: Some(p),
             line: Some(l),
             error,
-        } => anyhow::anyhow!(
+        }) => anyhow::anyhow!(
             "{}:{l}: {}: {error}",
             p.display(),
             case.rsplit(": ").next().unwrap_or(case)
         ),
-        e => anyhow::anyhow!("{case}: {e}"),
+        _ => anyhow::anyhow!("{case}: {e}"),
     })?;
-    let x = board.expected_rolls_from_start().map_err(|e| match e {
-        kolmo::Error::Board {
-            error: kolmo::BoardError::Trapped { cells, .. },
+    let x = board.expected_rolls_from_start().map_err(|e| match kolmo::games::InputError::of(&e) {
+        Some(kolmo::games::InputError::Board {
+            error: kolmo::games::BoardError::Trapped { cells, .. },
             ..
-        } => {
+        }) => {
             let mut shown: Vec<String> = cells.iter().take(20).map(u32::to_string).collect();
             if cells.len() > 20 {
                 shown.push(format!("... ({} in all)", cells.len()));
@@ -227,7 +227,7 @@ fn lightoj_1151_answer(spec: &BoardSpec, exact: bool) -> Result<(f64, String)> {
                 shown.join(", ")
             )
         }
-        e => e.into(),
+        _ => e.into(),
     })?;
     let fraction = if exact {
         let options = AnalysisOptions {

@@ -135,16 +135,25 @@ fn command_name(c: &cli::Command) -> &'static str {
 /// The second line of an error report: how to fix it.
 fn fix(e: &anyhow::Error, command: &str) -> String {
     use kolmo::Error as E;
+    use kolmo::games::InputError as G;
     match e.downcast_ref::<E>() {
         Some(E::Io { .. }) => "check the path and that the file is readable".into(),
         Some(E::Write { .. }) => "check that the directory exists and is writable".into(),
         Some(E::Parse { .. } | E::InvalidDistribution { .. } | E::Deadlock { .. }) => {
             format!("correct the file at the place named (formats: kolmo {command} --help)")
         }
-        Some(E::Board { .. }) => "correct the board at the place named (format: kolmo snakes --help)".into(),
-        Some(E::LadderSquare { .. }) => {
-            format!("correct that square of the input (format: kolmo {command} --help)")
-        }
+        Some(e @ E::FrontEnd(_)) => match G::of(e) {
+            Some(G::Board { .. }) => {
+                "correct the board at the place named (format: kolmo snakes --help)".into()
+            }
+            Some(G::LadderSquare { .. }) => {
+                format!("correct that square of the input (format: kolmo {command} --help)")
+            }
+            _ if command == "judge" => {
+                "correct the input at the place named (format: kolmo judge PROBLEM --help)".into()
+            }
+            _ => format!("see kolmo {command} --help"),
+        },
         Some(E::Singular { .. } | E::Uncertified { .. }) => {
             "try another --method, or --exact on a small model".into()
         }

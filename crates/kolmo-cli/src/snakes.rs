@@ -252,17 +252,23 @@ fn csv_table(out: impl Write, table: SnakesTable, a: &BoardAnalysis, cells: &[u3
 
 /// Errors about a board from a file get the file's name even when found after parsing (a trap).
 fn located(e: kolmo::Error, args: &SnakesArgs) -> anyhow::Error {
-    match e {
-        kolmo::Error::Board {
+    let e = match kolmo::games::InputError::try_from_error(e) {
+        Ok(kolmo::games::InputError::Board {
             path: None,
             line,
             error,
-        } => kolmo::Error::Board {
-            path: args.board_path(),
-            line,
-            error,
+        }) => {
+            return kolmo::Error::from(kolmo::games::InputError::Board {
+                path: args.board_path(),
+                line,
+                error,
+            })
+            .into();
         }
-        .into(),
+        Ok(other) => kolmo::Error::from(other),
+        Err(e) => e,
+    };
+    match e {
         kolmo::Error::LimitReached { what, limit, message } => kolmo::Error::LimitReached {
             what,
             limit,
@@ -313,7 +319,13 @@ fn load_board(args: &SnakesArgs) -> Result<Board> {
     // A --size too small for the chosen board's own portals: say so (the board's error names the
     // portal; the fix is the flag, or the empty board).
     match (args.size, &board) {
-        (Some(size), Err(kolmo::Error::Board { .. })) if !spec.portals.is_empty() => {
+        (Some(size), Err(e))
+            if !spec.portals.is_empty()
+                && matches!(
+                    kolmo::games::InputError::of(e),
+                    Some(kolmo::games::InputError::Board { .. })
+                ) =>
+        {
             Ok(board.with_context(|| {
                 format!(
                     "--size {size} does not fit this board's snakes and ladders; give a larger \

@@ -213,17 +213,29 @@ fn overflow_and_exact_failures() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("overflow"));
+    // Probabilities that sum to 1 only in floating point (0.3333333333333333 + 0.6666666666666666):
+    // no exact answer, the decimals with a note.
     let odd = dir.path().join("odd.json");
     std::fs::write(
         &odd,
-        r#"{"type":"mdp","states":2,"transitions":{"0":[{"0":1}],"1":[{"0":0.1234567891,"1":0.8765432109}]},"labels":{"t":[0]},"rewards":{"r":{"state":[0,1]}}}"#,
+        r#"{"type":"mdp","states":2,"transitions":{"0":[{"0":1}],"1":[{"0":0.3333333333333333,"1":0.6666666666666666}]},"labels":{"t":[0]},"rewards":{"r":{"state":[0,1]}}}"#,
     )
     .unwrap();
     let v = solve(&odd, &["--objective", "min-reward:t", "--exact"]);
     assert!(
-        v["exact_error"].as_str().unwrap().contains("fraction"),
+        v["exact_error"].as_str().unwrap().contains("not exactly 1"),
         "{}",
         v["exact_error"]
     );
     assert!(v["values"][1].as_f64().is_some());
+    // Decimals that are not fractions with small denominators are used as written (issue 14):
+    // from state 1 the reward 1 per step until leaving with probability 0.1234567891.
+    let decimals = dir.path().join("decimals.json");
+    std::fs::write(
+        &decimals,
+        r#"{"type":"mdp","states":2,"transitions":{"0":[{"0":1}],"1":[{"0":0.1234567891,"1":0.8765432109}]},"labels":{"t":[0]},"rewards":{"r":{"state":[0,1]}}}"#,
+    )
+    .unwrap();
+    let v = solve(&decimals, &["--objective", "min-reward:t", "--exact"]);
+    assert_eq!(v["values_exact"][1], "10000000000/1234567891", "{v}");
 }

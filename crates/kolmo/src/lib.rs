@@ -6,23 +6,48 @@ turn-based stochastic games.
 # Brief overview
 - [`account`]: how a result was obtained, in types (method, guarantee of the bound), and the
   JSON conventions of the result structs (`Serialize`).
-- [`sparse`]: the CSR matrix with row groups that stores every model.
-- [`explore`]: reachable-state exploration from initial states and a successor function.
-- [`model`]: [`Dtmc`](model::Dtmc), labels.
-- [`graph`]: strongly connected components, reachability, the qualitative
-  probability-0 / probability-1 sets.
+- [`sparse`]: the CSR matrix with row groups that stores every model, and the one Bellman step
+  on it ([`CsrMatrix::multiply_and_reduce`](sparse::CsrMatrix::multiply_and_reduce): multiply,
+  reduce each group by max or min, record the choice; compensated sums; a Gauss–Seidel variant).
+- [`exact`]: the scalar trait (`f64` and exact rationals: arithmetic only), recovering fractions
+  from `f64`.
+- [`model`]: [`Dtmc`](model::Dtmc), [`Mdp`](model::Mdp), [`Game`](model::Game), labels, rewards.
+- [`graph`]: strongly connected components, reachability, the qualitative probability-0 /
+  probability-1 sets of chains, MDPs and games, maximal end components, attractors.
 - [`linsolve`]: dense LU (faer), Gaussian elimination over any scalar, triangular solves with a
-  Woodbury correction, and the automatic choice between them.
-- [`exact`]: the scalar trait (`f64` and exact rationals), recovering fractions from `f64`.
-- [`analysis`]: absorbing chains (expected steps, variance, expected visits, the fundamental
-  matrix, absorption probabilities), transient distributions, races of independent players.
+  Woodbury correction, sparse LU, Krylov, topological solving, and the automatic choice between
+  them; the solver factory per arithmetic ([`Solvable`](linsolve::Solvable)).
+- [`explore`]: reachable-state exploration from initial states and a successor function.
 - [`sim`]: seeded, parallel Monte Carlo whose result does not depend on the thread count.
-- [`game`]: turn-based stochastic games: the Bellman step, finite horizons, the long-run gain.
+- [`io`]: model files (DRN, PRISM explicit, JSON, CSV, Matrix Market, NumPy).
+- [`analysis`]: absorbing chains (expected steps, variance, expected visits, the fundamental
+  matrix, absorption probabilities), transient distributions, stationary distributions, races of
+  independent players.
+- [`mdp`]: Markov decision processes: reachability, total and discounted reward, finite
+  horizons, long-run average reward, with guaranteed bounds.
+- [`game`]: turn-based stochastic games: the Bellman step by owner, finite horizons, the
+  long-run gain, reachability games.
 - [`games`]: built-in models: Snakes and Ladders, the 3-card rock-paper-scissors game, the
   ladder-climbing MDP of Codeforces 1245E.
 
-Layers depend only on the layers below them: games build models
-through `explore`; analyses take models and return result structs; nothing here prints.
+# Layers
+Each layer uses only the layers below it (shared/DESIGN.md; `tests/layers.rs` reads the sources
+and fails on an import that points up or sideways; tests may use anything):
+
+```text
+ games (and the other front ends)
+ game
+ mdp
+ analysis
+ linsolve (with the solver factories) · sim · explore · io
+ graph (chains, MDPs and games)
+ model
+ exact (arithmetic only)
+ sparse (the CSR matrix, the multiply-and-reduce kernel)
+ numeric · error · progress · account
+```
+Games build models through `explore`; analyses take models and return result structs; nothing
+here prints.
 
 # Example
 ```
@@ -50,12 +75,12 @@ pub mod io;
 pub mod linsolve;
 pub mod mdp;
 pub mod model;
-mod numeric;
+pub mod numeric;
 pub mod progress;
 pub mod sim;
 pub mod sparse;
 
-pub use error::{BoardError, Error, Result, excerpt};
+pub use error::{Error, Result, excerpt};
 
 /// Index of a state in a model: states are numbered `0..n` in exploration order.
 pub type StateId = u32;

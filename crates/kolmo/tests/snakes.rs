@@ -4,12 +4,13 @@
 // Reference figures are quoted with the digits their sources print.
 #![allow(clippy::excessive_precision)]
 
+use kolmo::Error;
 use kolmo::analysis::AbsorbingChain;
 use kolmo::explore::{ExploreOptions, Generator, Successors, explore};
 use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, PortalKind, Rule};
+use kolmo::games::{BoardError, InputError};
 use kolmo::model::StateSet;
 use kolmo::sim::MonteCarloOptions;
-use kolmo::{BoardError, Error};
 
 fn close(x: f64, y: f64, rel: f64) -> bool {
     (x - y).abs() <= rel * y.abs().max(1.0)
@@ -354,14 +355,14 @@ fn trapped_board_is_reported_not_solved() {
     s.portals = vec![(PortalKind::Snake, 8, 0, None), (PortalKind::Snake, 9, 0, None)];
     let b = Board::new(&s).unwrap();
     let e = b.analyze(&AnalysisOptions::default()).unwrap_err();
-    match e {
-        Error::Board {
+    match InputError::of(&e) {
+        Some(InputError::Board {
             error: BoardError::Trapped { cells, size: 10 },
             ..
-        } => {
-            assert_eq!(cells, (0..=7).collect::<Vec<_>>());
+        }) => {
+            assert_eq!(cells, &(0..=7).collect::<Vec<_>>());
         }
-        e => panic!("{e}"),
+        _ => panic!("{e}"),
     }
     // The library gives +∞ per cell rather than failing; from 9 (a 1 finishes, a 2 is wasted)
     // the game ends surely, after 2 rolls on average.

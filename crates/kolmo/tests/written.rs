@@ -6,6 +6,7 @@ use kolmo::analysis::exact::{absorption_time_exact, reach_probability_exact};
 use kolmo::exact::Rational;
 use kolmo::io::{Model, ReadOptions, read_model};
 use kolmo::model::{Dtmc, StateSet};
+use std::path::Path;
 
 fn frac(p: i64, q: u64) -> Rational {
     Rational::from_parts(p.into(), q.into())
@@ -115,4 +116,102 @@ fn an_exponent_too_large_to_keep_exactly_is_refused_at_its_place() {
         read("e.csv", &text, false, false).unwrap().matrix().row(0).1,
         [0.5, 0.5]
     );
+}
+
+/// The issue's file: Storm's DRN with `@value_type: rational`, state 0 leaving with probability
+/// 1/3000000 per step.
+const SLOW_DRN: &str = "@type: DTMC\n@parameters\n\n@value_type: rational\n@reward_models\n\n@nr_states\n2\n@nr_choices\n2\n@model\nstate 0 init\n\taction 0\n\t\t0 : 2999999/3000000\n\t\t1 : 1/3000000\nstate 1 goal\n\taction 0\n\t\t1 : 1\n";
+
+#[test]
+fn drn_prism_and_json_files_answer_exactly_on_their_own_fractions() {
+    for (name, text) in [
+        ("slow.drn", SLOW_DRN.to_string()),
+        ("slow.tra", "2 3\n0 0 2999999/3000000\n0 1 1/3000000\n1 1 1\n".to_string()),
+        (
+            "slow.json",
+            r#"{"states": 2, "initial": [0], "transitions": {"0": {"0": "2999999/3000000", "1": "1/3000000"}, "1": {"1": 1}}}"#
+                .to_string(),
+        ),
+    ] {
+        let d = read(name, &text, true, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(d.written().is_some(), "{name}");
+        assert_slow_exit(&d);
+        // Read from a stream, the same.
+        let format = kolmo::io::Format::from_path(Path::new(name)).unwrap();
+        let options = ReadOptions {
+            exact: true,
+            ..ReadOptions::default()
+        };
+        let Model::Dtmc(d) = kolmo::io::read_model_from(text.as_bytes(), format, &options).unwrap().model else {
+            panic!("{name}: a chain")
+        };
+        assert_slow_exit(&d);
+    }
+}
+
+#[test]
+fn values_that_cannot_be_matched_to_their_tokens_are_not_kept() {
+    // Two different numbers that round to the same f64: which one a stored 0.1 stands for is
+    // unknown, so nothing is attached (and a note says so) rather than a guess.
+    let text = "2 4\n0 0 0.1\n0 1 0.9\n1 0 0.1000000000000000000001\n1 1 0.8999999999999999999999\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("alike.tra");
+    std::fs::write(&path, text).unwrap();
+    let options = ReadOptions {
+        exact: true,
+        ..ReadOptions::default()
+    };
+    let file = read_model(&path, &options).unwrap();
+    let Model::Dtmc(d) = &file.model else {
+        panic!("a chain")
+    };
+    assert!(d.written().is_none());
+    assert!(
+        file.notes.iter().any(|n| n.contains("could not all be kept")),
+        "{:?}",
+        file.notes
+    );
+    // Rescaled rows are not the file's numbers either.
+    let drn = SLOW_DRN.replace("1 : 1/3000000", "1 : 2/3000000");
+    let options = ReadOptions {
+        exact: true,
+        normalize: true,
+        ..ReadOptions::default()
+    };
+    let path = dir.path().join("scaled.drn");
+    std::fs::write(&path, drn).unwrap();
+    let file = read_model(&path, &options).unwrap();
+    let Model::Dtmc(d) = &file.model else {
+        panic!("a chain")
+    };
+    assert!(d.written().is_none());
+    assert!(
+        file.notes.iter().any(|n| n.contains("normalizing")),
+        "{:?}",
+        file.notes
+    );
+}
+
+#[test]
+fn exact_mdp_solves_use_the_probabilities_as_written() {
+    use kolmo::mdp::{MdpOptions, Optimum, reach_probability, reach_probability_exact};
+    // State 0: wait (stay with 2999999/3000000, else fail to state 2) or gamble (goal with 1/3).
+    let text = "@type: MDP\n@parameters\n\n@value_type: rational\n@reward_models\n\n@nr_states\n3\n@nr_choices\n4\n@model\nstate 0 init\n\taction 0\n\t\t0 : 2999999/3000000\n\t\t1 : 1/3000000\n\taction 1\n\t\t1 : 1/3\n\t\t2 : 2/3\nstate 1 goal\n\taction 0\n\t\t1 : 1\nstate 2\n\taction 0\n\t\t2 : 1\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wait.drn");
+    std::fs::write(&path, text).unwrap();
+    let options = ReadOptions {
+        exact: true,
+        ..ReadOptions::default()
+    };
+    let Model::Mdp(mdp) = read_model(&path, &options).unwrap().model else {
+        panic!("an MDP")
+    };
+    let goal = StateSet::from_states(3, [1]);
+    let f = reach_probability(&mdp, &goal, Optimum::Max, &MdpOptions::default()).unwrap();
+    // Waiting reaches the goal almost surely: probability exactly 1, which the exact solve
+    // confirms on the written 1/3000000 (a fraction f64 recovery does not find).
+    let (exact, policy) = reach_probability_exact(&mdp, &goal, Optimum::Max, &f.policy).unwrap();
+    assert_eq!(exact[0], Rational::ONE);
+    assert_eq!(policy[0], 0);
 }

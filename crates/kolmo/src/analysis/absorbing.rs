@@ -493,22 +493,8 @@ impl<'a> AbsorbingChain<'a> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::sparse::CsrBuilder;
 
-    /// Drunkard's walk on 0..=4 with 0 and 4 absorbing, right with probability `p`.
-    pub(crate) fn walk(p: f64) -> Dtmc {
-        let mut b = CsrBuilder::new(5);
-        for s in 0..5u32 {
-            if s == 0 || s == 4 {
-                b.add(s, 1.0);
-            } else {
-                b.add(s - 1, 1.0 - p);
-                b.add(s + 1, p);
-            }
-            b.finish_row();
-        }
-        Dtmc::new(b.build(), vec![2]).unwrap()
-    }
+    pub(crate) use crate::model::walk;
 
     // Grinstead & Snell, Introduction to Probability, Examples 11.13-11.15 (published):
     // N = [[3/2, 1, 1/2], [1, 2, 1], [1/2, 1, 3/2]], t = (3, 4, 3), Var = (2N − I)t − t² = (8, 8, 8).

@@ -24,7 +24,6 @@ pub mod reach;
 pub mod report;
 pub mod stationary;
 mod subsystem;
-pub(crate) use subsystem::{Dot2, refine_pair, rows_with_fma};
 pub mod transient;
 
 pub use absorbing::{AbsorbingChain, AbsorptionTime, ExpectedVisits, FundamentalMatrix};

@@ -22,6 +22,7 @@ use crate::account::{Account, Guarantee, Method};
 use crate::exact::Scalar;
 use crate::graph::classes;
 use crate::linsolve::Factored;
+use crate::linsolve::Solvable;
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
 
@@ -52,7 +53,7 @@ pub struct Stationary<T = f64> {
 /// # Errors
 /// [`Error::InvalidArgument`] if the chain has several closed classes (multichain: no single
 /// stationary distribution); [`Error::Singular`] / [`Error::TooLarge`] from the solve.
-pub fn stationary_distribution<T: Scalar>(p: &CsrMatrix<T>) -> Result<Stationary<T>> {
+pub fn stationary_distribution<T: Solvable>(p: &CsrMatrix<T>) -> Result<Stationary<T>> {
     let n = p.ncols();
     let cls = classes(&pattern(p));
     let closed: Vec<_> = cls.closed().collect();
@@ -83,7 +84,7 @@ pub fn stationary_distribution<T: Scalar>(p: &CsrMatrix<T>) -> Result<Stationary
 }
 
 /// The `0/1` pattern of `p` in `f64`, for the graph algorithms.
-fn pattern<T: Scalar>(p: &CsrMatrix<T>) -> CsrMatrix {
+fn pattern<T: Solvable>(p: &CsrMatrix<T>) -> CsrMatrix {
     let (row_ptr, cols, vals) = p.as_parts();
     CsrMatrix::from_sorted_parts(
         p.ncols(),
@@ -167,7 +168,7 @@ pub struct GainBias {
 /// `(I + P)/2` from the uniform distribution, then, while the solve shows a state more than 4
 /// times as likely, that state (a few rounds at most).
 #[derive(Debug)]
-pub struct RecurrentClass<'a, T: Scalar = f64> {
+pub struct RecurrentClass<'a, T: Solvable = f64> {
     p: &'a CsrMatrix<T>,
     class: Vec<StateId>,
     /// Index in `class` of the reference state `r`.
@@ -176,7 +177,7 @@ pub struct RecurrentClass<'a, T: Scalar = f64> {
     lu: Factored<T>,
 }
 
-impl<'a, T: Scalar> RecurrentClass<'a, T> {
+impl<'a, T: Solvable> RecurrentClass<'a, T> {
     /// Factors the class `class` (ascending states of a closed class of `p`, `n × n`).
     ///
     /// # Errors

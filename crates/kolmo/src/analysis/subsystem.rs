@@ -1,22 +1,19 @@
 //! A subset of a chain's states, the transition matrix `Q` restricted to it, and solves with
 //! `I − Q`.
 
-use crate::exact::Scalar;
+use crate::linsolve::Solvable;
 use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
+use crate::numeric::{Dot2, refine_pair, rows_with_fma};
 use crate::sparse::{CsrMatrix, RowSink, par_rows};
 use crate::{Error, Result, StateId};
 
 const NONE: u32 = u32::MAX;
 
-/// Iterative solves are refined until `‖b − (I − Q)x‖∞ ≤ REFINE_TARGET · ‖b‖∞`: for expected steps
-/// (`b = 1`) a guaranteed relative error of about 1e-11, ten times inside the default 1e-10.
-pub(crate) const REFINE_TARGET: f64 = 1e-11;
-
 /// The states of a sub-chain in ascending order, the inverse map, and `Q` (`k × k`, in subsystem
 /// positions).
 #[derive(Clone, Debug)]
-pub(crate) struct Subsystem<T: Scalar = f64> {
+pub(crate) struct Subsystem<T: Solvable = f64> {
     pub states: Vec<StateId>,
     /// `position[s]` for every state of the chain, or empty: then positions are found by binary
     /// search in `states` (for many small subsystems of one large chain).
@@ -30,7 +27,7 @@ impl Subsystem<f64> {
     }
 }
 
-impl<T: Scalar> Subsystem<T> {
+impl<T: Solvable> Subsystem<T> {
     /// The states of `set` with the transitions among them taken from `m` (`n × n`).
     pub fn from_matrix(m: &CsrMatrix<T>, set: &StateSet) -> Self {
         let states = set.to_vec();
@@ -292,7 +289,7 @@ impl Subsystem<f64> {
             for (&l, &p) in cols.iter().zip(vals) {
                 let a = &mut acc[l as usize];
                 a.add_product(xk, p);
-                a.err += small * p;
+                a.add_to_error(small * p);
             }
         }
         for (ri, a) in r.iter_mut().zip(acc) {
@@ -360,104 +357,4 @@ impl Subsystem<f64> {
             .fold(0.0f64, |a, v| if v.is_nan() { f64::NAN } else { a.max(v.abs()) });
         (x, residual)
     }
-}
-
-/// Iterative refinement of an approximate solver, the solution carried as an unevaluated pair
-/// `hi + lo` (see `Subsystem::refine_iterative`): `solve(r, tolerance)` overwrites `r` with an
-/// approximate solution of `A d = r` to the relative 2-norm `tolerance`; `residual(hi, lo, b, r)`
-/// writes `b − A(hi + lo)` into `r` in twice the working precision. Stops when
-/// `‖r‖∞ ≤ REFINE_TARGET · ‖b‖∞`, when a correction fails to halve the residual, or after 12
-/// corrections. Returns `hi + lo` rounded to `f64` and the max-norm residual of the pair.
-pub(crate) fn refine_pair(
-    b: &[f64],
-    mut solve: impl FnMut(&mut [f64], f64),
-    mut residual_of: impl FnMut(&[f64], &[f64], &[f64], &mut [f64]),
-) -> (Vec<f64>, f64) {
-    let n = b.len();
-    let target = b.iter().fold(0.0f64, |a, v| a.max(v.abs())) * REFINE_TARGET;
-    let mut hi = b.to_vec();
-    solve(&mut hi, 100.0 * REFINE_TARGET);
-    let mut lo = vec![0.0; n];
-    let mut r = vec![0.0; n];
-    let mut best = f64::INFINITY;
-    let mut residual;
-    let mut steps = 0;
-    loop {
-        residual_of(&hi, &lo, b, &mut r);
-        residual = r
-            .iter()
-            .fold(0.0f64, |a, v| if v.is_nan() { f64::NAN } else { a.max(v.abs()) });
-        if !(residual > target && residual < 0.5 * best) || steps == 12 {
-            break;
-        }
-        best = residual;
-        steps += 1;
-        // Only as accurate as the target needs.
-        solve(&mut r, (0.25 * target / residual).clamp(1e-6, 0.5));
-        for ((h, l), d) in hi.iter_mut().zip(lo.iter_mut()).zip(&r) {
-            // TwoSum: h + d = s + e exactly.
-            let s = *h + d;
-            let bb = s - *h;
-            *l += (*h - (s - bb)) + (d - bb);
-            *h = s;
-        }
-    }
-    let x = hi.iter().zip(&lo).map(|(h, l)| h + l).collect();
-    (x, residual)
-}
-
-/// A sum of terms and exact products kept as an unevaluated pair (sum, error), giving the result
-/// as if computed in twice the working precision (TwoSum and FMA-based TwoProduct).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Dot2 {
-    sum: f64,
-    err: f64,
-}
-
-impl Dot2 {
-    #[inline(always)]
-    pub(crate) fn add(&mut self, a: f64) {
-        let s = self.sum + a;
-        let bb = s - self.sum;
-        self.err += (self.sum - (s - bb)) + (a - bb);
-        self.sum = s;
-    }
-
-    #[inline(always)]
-    pub(crate) fn add_product(&mut self, a: f64, b: f64) {
-        let p = a * b;
-        let e = a.mul_add(b, -p);
-        self.add(p);
-        self.err += e;
-    }
-
-    #[inline]
-    pub(crate) fn value(self) -> f64 {
-        self.sum + self.err
-    }
-}
-
-/// Fills `r` in parallel chunks of 2¹⁴ entries (the same result on any number of threads) with
-/// `rows(start, chunk)`, compiled with hardware FMA when the CPU has it: [`Dot2`]'s `mul_add` is
-/// otherwise emulated in software on baseline x86-64. `rows` should be `#[inline(always)]` code
-/// so that it is compiled into the FMA-enabled copy.
-pub(crate) fn rows_with_fma(r: &mut [f64], rows: impl Fn(usize, &mut [f64]) + Sync) {
-    use rayon::prelude::*;
-    const CHUNK: usize = 1 << 14;
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "fma")]
-    unsafe fn with_fma(rows: &(impl Fn(usize, &mut [f64]) + Sync), start: usize, r: &mut [f64]) {
-        rows(start, r);
-    }
-    #[cfg(target_arch = "x86_64")]
-    let fma = std::arch::is_x86_feature_detected!("fma");
-    r.par_chunks_mut(CHUNK).enumerate().for_each(|(c, rs)| {
-        #[cfg(target_arch = "x86_64")]
-        if fma {
-            // SAFETY: the CPU supports FMA, checked above.
-            unsafe { with_fma(&rows, c * CHUNK, rs) };
-            return;
-        }
-        rows(c * CHUNK, rs);
-    });
 }

@@ -9,7 +9,7 @@
 
 mod scalar;
 
-pub use scalar::{DenseSolve, Scalar};
+pub use scalar::Scalar;
 
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result};
@@ -170,9 +170,61 @@ pub fn decimal(r: &Rational, places: usize) -> String {
     }
 }
 
+/// Exact sums for the multiply-and-reduce kernel ([`CsrMatrix::multiply_and_reduce`]).
+impl crate::sparse::Accumulate for Rational {
+    type Sum = Rational;
+    fn start(start: Option<&Self>) -> Rational {
+        start.cloned().unwrap_or(Rational::ZERO)
+    }
+    fn add_product(sum: &mut Rational, gamma: Option<&Self>, a: &Self, x: &Self) {
+        let term = match gamma {
+            Some(g) => g * a * x,
+            None => a * x,
+        };
+        *sum += term;
+    }
+    fn finish(sum: Rational) -> Self {
+        sum
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kernel_in_rationals() {
+        use crate::sparse::{Affine, Direction};
+        // Group 0 (max) and group 1 (min): to state 0, or to state 1.
+        let f = crate::sparse::two_by_two();
+        let m = f.with_values(
+            f.as_parts()
+                .2
+                .iter()
+                .map(|&p| Rational::try_from(p).unwrap())
+                .collect(),
+        );
+        let third = Rational::ONE / Rational::from(3);
+        let rewards = vec![Rational::ONE, Rational::ZERO, third.clone(), Rational::ZERO];
+        let gamma = Rational::ONE / Rational::from(2);
+        let dir = |g: usize| if g == 0 { Direction::Max } else { Direction::Min };
+        let x = vec![Rational::from(2), Rational::ONE];
+        let (mut out, mut ch) = (vec![Rational::ZERO; 2], vec![0u32; 2]);
+        m.multiply_and_reduce(dir, &x, Affine::discounted(&rewards, &gamma), &mut out, &mut ch);
+        // Max(1 + 2/2, 0 + 1/2) = 2; min(1/3 + 2/2, 0 + 1/2) = 1/2.
+        assert_eq!(out, vec![Rational::from(2), gamma.clone()]);
+        assert_eq!(ch, vec![0, 1]);
+        // Gauss–Seidel: group 1 reads the new x[0] = 2 (the same here), exactly.
+        let mut y = x.clone();
+        m.multiply_and_reduce_gauss_seidel(
+            dir,
+            &mut y,
+            Affine::discounted(&rewards, &gamma),
+            &mut ch,
+            |_, _, _| {},
+        );
+        assert_eq!(y, out);
+    }
 
     #[test]
     fn recovers_simple_fractions() {

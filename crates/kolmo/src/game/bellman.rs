@@ -1,10 +1,13 @@
-use crate::model::{Game, Player};
+use crate::model::Game;
+use crate::sparse::Affine;
 
 /// One Bellman step (Storm's `multiplyAndReduce`): for every state `s`,
 /// `out[s] = opt_{choice c of s} ( reward[c] + Σ_t P(c, t) · x[t] )`, the optimum being the
 /// maximum where the maximiser owns `s` and the minimum where the minimiser does (Shapley,
 /// "Stochastic games", PNAS 39, 1953). `choices[s]` receives the optimal choice's index within the
-/// state (the first one on ties).
+/// state (the first one on ties). This is the kernel
+/// [`CsrMatrix::multiply_and_reduce`](crate::sparse::CsrMatrix::multiply_and_reduce) with each
+/// state reduced by its owner.
 ///
 /// # Panics
 /// - panics if `x`, `out` or `choices` is not of length `n`.
@@ -13,66 +16,27 @@ use crate::model::{Game, Player};
 /// O(nnz).
 #[track_caller]
 pub fn bellman(game: &Game, x: &[f64], out: &mut [f64], choices: &mut [u32]) {
-    bellman_with_rewards(game, game.rewards(), x, out, choices);
-}
-
-/// [`bellman`] with other choice rewards (one per row) in place of the game's own.
-#[track_caller]
-pub(crate) fn bellman_with_rewards(
-    game: &Game,
-    rewards: &[f64],
-    x: &[f64],
-    out: &mut [f64],
-    choices: &mut [u32],
-) {
     let n = game.n();
-    assert!(x.len() == n && out.len() == n && choices.len() == n && rewards.len() == game.matrix().nrows());
-    let m = game.matrix();
-    for s in 0..n {
-        let rows = m.group_rows(s);
-        let maximise = game.owners()[s] == Player::Max;
-        let mut best = f64::NAN;
-        let mut best_k = 0u32;
-        for (k, r) in rows.enumerate() {
-            let (cols, vals) = m.row(r);
-            let v = rewards[r]
-                + cols
-                    .iter()
-                    .zip(vals)
-                    .map(|(&t, &p)| p * x[t as usize])
-                    .sum::<f64>();
-            let better = if maximise { v > best } else { v < best };
-            if k == 0 || better {
-                best = v;
-                best_k = k as u32;
-            }
-        }
-        out[s] = best;
-        choices[s] = best_k;
-    }
+    assert!(x.len() == n && out.len() == n && choices.len() == n);
+    game.matrix().multiply_and_reduce(
+        |s| game.owners()[s].direction(),
+        x,
+        Affine::offset(game.rewards()),
+        out,
+        choices,
+    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sparse::CsrBuilder;
+    use crate::model::Player;
 
     /// State 0 (max): reward 1 and stay, or reward 0 and go to 1. State 1 (min): reward 5 and go
     /// to 0, or reward 2 and stay.
     fn game() -> Game {
-        let mut b = CsrBuilder::new(2);
-        b.new_row_group();
-        b.add(0, 1.0);
-        b.finish_row();
-        b.add(1, 1.0);
-        b.finish_row();
-        b.new_row_group();
-        b.add(0, 1.0);
-        b.finish_row();
-        b.add(1, 1.0);
-        b.finish_row();
         Game::new(
-            b.build(),
+            crate::sparse::two_by_two(),
             vec![Player::Max, Player::Min],
             vec![1.0, 0.0, 5.0, 2.0],
             vec![0],

@@ -1,6 +1,6 @@
-use super::bellman;
+use crate::Result;
+use crate::mdp::{LongRun, LongRunOptions, backward_induction, backward_induction_exact};
 use crate::model::Game;
-use crate::{Error, Result};
 
 /// Values after a finite number of steps, by backward induction.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -16,20 +16,14 @@ pub struct FiniteHorizon {
 }
 
 /// `V_k = T^k 0`: the game's value over `steps` steps, by backward induction (Puterman, *Markov
-/// Decision Processes*, 1994, §4.5; for games, Shapley 1953).
+/// Decision Processes*, 1994, §4.5; for games, Shapley 1953), each step the kernel
+/// [`CsrMatrix::multiply_and_reduce`](crate::sparse::CsrMatrix::multiply_and_reduce).
 ///
 /// # Complexity
 /// O(steps · nnz).
 #[must_use]
 pub fn finite_horizon(game: &Game, steps: u64) -> FiniteHorizon {
-    let n = game.n();
-    let mut v = vec![0.0; n];
-    let mut next = vec![0.0; n];
-    let mut choices = vec![0u32; n];
-    for _ in 0..steps {
-        bellman(game, &v, &mut next, &mut choices);
-        std::mem::swap(&mut v, &mut next);
-    }
+    let (v, choices, _) = backward_induction(game.matrix(), game.rewards(), direction(game), steps, false);
     FiniteHorizon {
         steps,
         values: v,
@@ -45,83 +39,7 @@ pub fn finite_horizon(game: &Game, steps: u64) -> FiniteHorizon {
 /// O(steps · nnz) time, O(steps · n) space.
 #[must_use]
 pub fn finite_horizon_strategy(game: &Game, steps: u64) -> Vec<Vec<u32>> {
-    let n = game.n();
-    let mut v = vec![0.0; n];
-    let mut next = vec![0.0; n];
-    let mut choices = vec![0u32; n];
-    let mut by_remaining = Vec::with_capacity(steps as usize);
-    for _ in 0..steps {
-        bellman(game, &v, &mut next, &mut choices);
-        std::mem::swap(&mut v, &mut next);
-        by_remaining.push(choices.clone());
-    }
-    by_remaining.reverse();
-    by_remaining
-}
-
-/// Options for [`long_run`].
-#[derive(Clone, Copy, Debug)]
-pub struct LongRunOptions {
-    /// Steps per stage: increments are taken over this many steps (2 for a game where the two
-    /// players alternate and only one of them earns, so that single steps would oscillate).
-    pub period: u64,
-    /// Stop once the bracket on the gain is narrower than this (default 1e-13, absolute per
-    /// stage).
-    pub tolerance: f64,
-    /// Give up after this many stages (default 100,000).
-    pub max_stages: u64,
-}
-
-impl Default for LongRunOptions {
-    fn default() -> Self {
-        Self {
-            period: 1,
-            tolerance: 1e-13,
-            max_stages: 100_000,
-        }
-    }
-}
-
-/// The long-run average reward per stage (gain), bracketed by value iteration.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct LongRun {
-    /// Lower bound on the gain: `min_s (V_{K} − V_{K−1})(s)` per stage.
-    #[serde(serialize_with = "crate::account::ser::number")]
-    pub gain_lower: f64,
-    /// Upper bound on the gain: `max_s (V_{K} − V_{K−1})(s)` per stage.
-    #[serde(serialize_with = "crate::account::ser::number")]
-    pub gain_upper: f64,
-    /// The number of stages `K` iterated.
-    pub stages: u64,
-    /// `V_K` (length `n`), the `K`-stage values, so that `V_k ≈ V_K + (k − K)·gain` for `k ≥ K`.
-    #[serde(serialize_with = "crate::account::ser::scalars")]
-    pub values: Vec<f64>,
-    /// The optimal choice in each state at the last stage.
-    pub choices: Vec<u32>,
-}
-
-impl LongRun {
-    /// The midpoint of the gain's bracket.
-    #[must_use]
-    pub fn gain(&self) -> f64 {
-        0.5 * (self.gain_lower + self.gain_upper)
-    }
-
-    /// How the gain was obtained: `stages` stages of value iteration, the gain guaranteed in the
-    /// bracket `[gain_lower, gain_upper]` (`bound` is its half-width around [`gain`](Self::gain)).
-    #[must_use]
-    pub fn account(&self) -> crate::account::Account {
-        crate::account::Account {
-            method: crate::account::Method::BracketedValueIteration,
-            iterations: Some(self.stages),
-            residual: f64::NAN,
-            bound: 0.5 * (self.gain_upper - self.gain_lower),
-            guarantee: crate::account::Guarantee::Interval {
-                lo: self.gain_lower,
-                hi: self.gain_upper,
-            },
-        }
-    }
+    backward_induction(game.matrix(), game.rewards(), direction(game), steps, true).2
 }
 
 /// The gain of a game whose optimal play induces a single recurrent class (unichain), by value
@@ -134,112 +52,28 @@ impl LongRun {
 /// good choices, for 100 stages after the bracket closed).
 ///
 /// # Errors
-/// [`Error::LimitReached`] if the bracket is still wider than the tolerance after `max_stages`
-/// stages (a multichain or periodic game: give the right `period`); [`Error::InvalidArgument`] for
+/// [`crate::Error::LimitReached`] if the bracket is still wider than the tolerance after `max_stages`
+/// stages (a multichain or periodic game: give the right `period`); [`crate::Error::InvalidArgument`] for
 /// `period == 0`.
 pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
-    if options.period == 0 {
-        return Err(Error::arg("period", "at least 1 step per stage"));
-    }
-    let n = game.n();
-    let mut v = vec![0.0; n];
-    let mut next = vec![0.0; n];
-    let mut choices = vec![0u32; n];
-    let mut last = (f64::NEG_INFINITY, f64::INFINITY);
-    let mut previous_choices: Vec<u32> = Vec::new();
-    let mut narrow_for = 0u32;
-    for stage in 1..=options.max_stages {
-        let before = v.clone();
-        let mut stage_choices = Vec::with_capacity(n * options.period as usize);
-        for _ in 0..options.period {
-            bellman(game, &v, &mut next, &mut choices);
-            std::mem::swap(&mut v, &mut next);
-            stage_choices.extend_from_slice(&choices);
-        }
-        let stable = stage_choices == previous_choices;
-        previous_choices = stage_choices;
-        let (lo, hi) = v
-            .iter()
-            .zip(&before)
-            .map(|(a, b)| a - b)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), d| {
-                (l.min(d), h.max(d))
-            });
-        last = (lo, hi);
-        // Choices that keep changing once the bracket has closed are ties between equally good
-        // moves: accept them after 100 such stages.
-        narrow_for = if hi - lo <= options.tolerance {
-            narrow_for + 1
-        } else {
-            0
-        };
-        if narrow_for > 0 && (stable || narrow_for > 100) {
-            return Ok(LongRun {
-                gain_lower: lo,
-                gain_upper: hi,
-                stages: stage,
-                values: v,
-                choices,
-            });
-        }
-    }
-    Err(Error::LimitReached {
-        what: "value iteration for the gain",
-        limit: options.max_stages,
-        message: format!("the gain is still only known to lie in [{}, {}]", last.0, last.1),
-    })
+    crate::mdp::long_run(game.matrix(), game.rewards(), direction(game), options)
 }
 
 /// [`finite_horizon`]'s values in exact rational arithmetic (the game's probabilities and rewards
 /// recovered as fractions): `V_k = T^k 0` with exact maxima and minima.
 ///
 /// # Errors
-/// [`Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
+/// [`crate::Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
 /// [`crate::exact::rationalize`]).
 ///
 /// # Complexity
 /// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
 pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact::Rational>> {
-    use crate::exact::{Rational, rationalize, rationalize_matrix};
-    use crate::model::Player;
-    let p = rationalize_matrix(game.matrix(), true)?;
-    let rewards: Vec<Rational> = game
-        .rewards()
-        .iter()
-        .enumerate()
-        .map(|(r, &x)| {
-            let (mag, neg) = (x.abs(), x < 0.0);
-            rationalize(mag)
-                .map(|q| if neg { -q } else { q })
-                .ok_or_else(|| Error::InvalidDistribution {
-                    state: 0,
-                    name: format!("choice {r}"),
-                    message: format!("reward {x} is not a simple fraction"),
-                })
-        })
-        .collect::<Result<_>>()?;
-    let n = game.n();
-    let mut v = vec![Rational::ZERO; n];
-    for _ in 0..steps {
-        let mut next = Vec::with_capacity(n);
-        for s in 0..n {
-            let maximise = game.owners()[s] == Player::Max;
-            let mut best: Option<Rational> = None;
-            for r in game.matrix().group_rows(s) {
-                let (cols, vals) = p.row(r);
-                let x = cols
-                    .iter()
-                    .zip(vals)
-                    .fold(rewards[r].clone(), |a, (&t, q)| a + q * &v[t as usize]);
-                best = Some(match best {
-                    None => x,
-                    Some(b) if (maximise && x > b) || (!maximise && x < b) => x,
-                    Some(b) => b,
-                });
-            }
-            next.push(best.expect("every state has a choice"));
-        }
-        v = next;
-    }
-    Ok(v)
+    let p = crate::exact::rationalize_matrix(game.matrix(), true)?;
+    backward_induction_exact(&p, game.rewards(), direction(game), steps)
+}
+
+/// Each state's direction: its owner's.
+fn direction(game: &Game) -> impl Fn(usize) -> crate::sparse::Direction + Copy + Sync + '_ {
+    |s| game.owners()[s].direction()
 }

@@ -8,9 +8,7 @@ mod bellman;
 mod horizon;
 mod reach;
 
+pub use crate::mdp::{LongRun, LongRunOptions};
 pub use bellman::bellman;
-pub use horizon::{
-    FiniteHorizon, LongRun, LongRunOptions, finite_horizon, finite_horizon_exact, finite_horizon_strategy,
-    long_run,
-};
+pub use horizon::{FiniteHorizon, finite_horizon, finite_horizon_exact, finite_horizon_strategy, long_run};
 pub use reach::{ReachGame, ReachOptions, reach_value};

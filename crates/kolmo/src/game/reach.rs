@@ -1,5 +1,5 @@
-use super::bellman::bellman_with_rewards;
 use crate::model::{Game, StateSet};
+use crate::sparse::Affine;
 use crate::{Error, Result};
 
 /// The value of a reachability game: the probability that the maximiser can guarantee of
@@ -66,9 +66,14 @@ pub fn reach_value(game: &Game, target: &StateSet, options: &ReachOptions) -> Re
         .collect();
     let mut next = vec![0.0; n];
     let mut choices = vec![0u32; n];
-    let no_rewards = vec![0.0; game.matrix().nrows()];
     for iteration in 1..=options.max_iterations {
-        bellman_with_rewards(game, &no_rewards, &x, &mut next, &mut choices);
+        game.matrix().multiply_and_reduce(
+            |s| game.owners()[s].direction(),
+            &x,
+            Affine::product(),
+            &mut next,
+            &mut choices,
+        );
         for s in target.iter() {
             next[s as usize] = 1.0;
         }

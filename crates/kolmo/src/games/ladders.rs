@@ -20,6 +20,7 @@
 //! gives the exact rational answer ([`LadderBoard::expected_turns_exact`]), and policy iteration in
 //! rationals over such chains certifies that policy optimal ([`LadderBoard::optimum_exact`]).
 
+use super::InputError;
 use crate::analysis::exact::absorption_time_exact;
 use crate::exact::Rational;
 use crate::explore::{ExploreOptions, Generator, Successors, explore};
@@ -117,7 +118,7 @@ impl LadderBoard {
     /// ladder in row `i + 1` from the top and column `j + 1` from the left, 0 for none.
     ///
     /// # Errors
-    /// [`Error::LadderSquare`] naming the first bad square in reading order (rows from the top,
+    /// [`InputError::LadderSquare`] (inside [`Error::FrontEnd`]) naming the first bad square in reading order (rows from the top,
     /// left to right): a height outside `0..=9`, a ladder on the goal or the start, a ladder that
     /// would rise above the top row (row `i` allows heights up to `i − 1`).
     pub fn from_heights(heights: &[[i64; SIDE]; SIDE]) -> Result<Self> {
@@ -125,7 +126,7 @@ impl LadderBoard {
         for (i, line) in heights.iter().enumerate() {
             for (j, &h) in line.iter().enumerate() {
                 let (row, column) = (i + 1, j + 1);
-                let bad = |message: String| Error::LadderSquare { row, column, message };
+                let bad = |message: String| Error::from(InputError::LadderSquare { row, column, message });
                 if !(0..=SIDE as i64 - 1).contains(&h) {
                     return Err(bad(format!("height {h} is out of range (0 to {})", SIDE - 1)));
                 }
@@ -767,12 +768,12 @@ mod tests {
         );
         h[3][4] = -1;
         assert!(matches!(
-            LadderBoard::from_heights(&h).unwrap_err(),
-            Error::LadderSquare {
+            InputError::of(&LadderBoard::from_heights(&h).unwrap_err()),
+            Some(InputError::LadderSquare {
                 row: 4,
                 column: 5,
                 ..
-            }
+            })
         ));
         h[3][4] = 4;
         let e = LadderBoard::from_heights(&h).unwrap_err();

@@ -26,6 +26,7 @@
 //! line, column and JSON path. The writers make their text in parallel blocks of states too.
 
 mod arrays;
+mod as_written;
 mod chunked;
 mod csv;
 mod drn;
@@ -137,6 +138,19 @@ pub struct ModelFile {
     pub discount: Option<f64>,
 }
 
+impl ModelFile {
+    /// A model read from `files` with `notes`, in a format without a discount factor.
+    fn of(model: Model, format: Format, files: Vec<PathBuf>, notes: Vec<String>) -> Self {
+        Self {
+            model,
+            format,
+            files,
+            notes,
+            discount: None,
+        }
+    }
+}
+
 /// Reads a model file.
 ///
 /// # Errors
@@ -145,6 +159,15 @@ pub struct ModelFile {
 /// a missing initial state or an empty file; [`Error::InvalidArgument`] if the format cannot be
 /// inferred from the extension.
 pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
+    if options.exact {
+        return as_written::reading_exactly(options.normalize, || read_model_f64(path, options));
+    }
+    read_model_f64(path, options)
+}
+
+/// [`read_model`] without keeping the values as written (but for the readers that keep them
+/// themselves).
+fn read_model_f64(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     let inferred = Format::from_path(path).or_else(|| path.is_dir().then_some(Format::Arrays));
     let format = match options.format.or(inferred) {
         Some(f) => f,
@@ -180,13 +203,7 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     }
     if format == Format::Drn {
         let (model, notes) = drn::read_file(path, options)?;
-        return Ok(ModelFile {
-            model,
-            format,
-            files: vec![path.to_path_buf()],
-            notes,
-            discount: None,
-        });
+        return Ok(ModelFile::of(model, format, vec![path.to_path_buf()], notes));
     }
     read_text_model(path, &read_text(path)?, format, options)
 }
@@ -208,16 +225,22 @@ pub fn read_model_from(
     format: Format,
     options: &ReadOptions,
 ) -> Result<ModelFile> {
+    if options.exact {
+        return as_written::reading_exactly(options.normalize, || read_from_f64(reader, format, options));
+    }
+    read_from_f64(reader, format, options)
+}
+
+/// [`read_model_from`] without keeping the values as written (as [`read_model_f64`]).
+fn read_from_f64(
+    reader: impl std::io::Read + Send,
+    format: Format,
+    options: &ReadOptions,
+) -> Result<ModelFile> {
     let path = Path::new(INPUT_NAME);
     if format == Format::Drn {
         let (model, notes) = drn::read_from(path, reader, None, options, chunked::Tuning::FILES)?;
-        return Ok(ModelFile {
-            model,
-            format,
-            files: Vec::new(),
-            notes,
-            discount: None,
-        });
+        return Ok(ModelFile::of(model, format, Vec::new(), notes));
     }
     let mut bytes = Vec::new();
     let mut reader = reader;
@@ -228,13 +251,7 @@ pub fn read_model_from(
     let text = text_of(path, bytes)?;
     if format == Format::Prism {
         let (model, notes) = prism::read_tra_text(path, &text, options)?;
-        return Ok(ModelFile {
-            model,
-            format,
-            files: Vec::new(),
-            notes,
-            discount: None,
-        });
+        return Ok(ModelFile::of(model, format, Vec::new(), notes));
     }
     let mut file = read_text_model(path, &text, format, options)?;
     file.files.clear();
@@ -263,13 +280,7 @@ fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOption
         Format::MatrixMarket => mtx::read(path, text, options)?,
         Format::Drn | Format::Prism | Format::Arrays => unreachable!("read by their own readers"),
     };
-    Ok(ModelFile {
-        model,
-        format,
-        files: vec![path.to_path_buf()],
-        notes,
-        discount: None,
-    })
+    Ok(ModelFile::of(model, format, vec![path.to_path_buf()], notes))
 }
 
 /// The whole text of `path`; an empty file (or one of only white space) is an error.
@@ -366,6 +377,13 @@ pub fn write_model_to(model: &Model, mut w: impl std::io::Write, format: Format)
 /// or out of range: callers check.
 #[must_use]
 pub(crate) fn parse_number(token: &str) -> Option<f64> {
+    let value = parse_number_f64(token)?;
+    as_written::record(token, value);
+    Some(value)
+}
+
+/// [`parse_number`] without recording the token.
+fn parse_number_f64(token: &str) -> Option<f64> {
     let t = token.trim();
     if let Some((p, q)) = t.split_once('/') {
         let (p, q) = (parse_decimal(p)?, parse_decimal(q)?);

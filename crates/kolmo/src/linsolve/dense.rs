@@ -86,7 +86,7 @@ impl DenseLu {
     }
 }
 
-impl crate::exact::DenseSolve<f64> for DenseLu {
+impl super::DenseSolve<f64> for DenseLu {
     fn solve_in_place(&self, b: &mut [f64]) {
         DenseLu::solve_in_place(self, b);
     }

@@ -1,11 +1,11 @@
 use super::topological::Topological;
+use super::{DenseSolve, Solvable};
 use super::{KrylovMethod, KrylovOptions, Preconditioner, TriangularWoodbury};
 use crate::Result;
 use crate::account::LinearSolver;
-use crate::exact::{DenseSolve, Scalar};
 
 /// Largest system solved by dense LU in `f64` (about 1 GiB of matrix and a minute of work).
-pub const MAX_DENSE: usize = <f64 as Scalar>::DENSE_LIMIT;
+pub const MAX_DENSE: usize = <f64 as Solvable>::DENSE_LIMIT;
 
 /// Systems larger than this go to a sparse LU (when the arithmetic has one) rather than dense LU,
 /// unless the triangular-plus-Woodbury method is cheaper still.
@@ -84,9 +84,9 @@ const MAX_WOODBURY_VALUES: usize = 50_000_000;
 /// factors: 2·10⁸ is 1.6 GB of `f64`).
 const MAX_BAND_WORK: usize = 200_000_000;
 
-/// A factored sparse matrix, by the method that suits its structure, in any [`Scalar`].
+/// A factored sparse matrix, by the method that suits its structure, in any [`Solvable`].
 #[derive(Debug)]
-pub enum Factored<T: Scalar = f64> {
+pub enum Factored<T: Solvable = f64> {
     /// Dense LU (faer's for `f64`, Gaussian elimination for rationals).
     Dense(Box<dyn DenseSolve<T>>, usize),
     /// Triangular solve plus a rank-`k` Woodbury correction.
@@ -100,7 +100,7 @@ pub enum Factored<T: Scalar = f64> {
     Topological(Box<Topological<T>>),
 }
 
-impl<T: Scalar> Factored<T> {
+impl<T: Solvable> Factored<T> {
     /// Factors the `n × n` matrix whose row `i` is `rows(i)` (pairs `(column, value)`). Uses
     /// [`TriangularWoodbury`] when its feedback columns are few enough that `k · nnz + k³` beats the
     /// dense `n³` and `n · k` values fit in memory; otherwise a sparse LU from [`SPARSE_FROM`]
@@ -108,7 +108,7 @@ impl<T: Scalar> Factored<T> {
     ///
     /// # Errors
     /// [`crate::Error::Singular`] on numerical breakdown; [`crate::Error::TooLarge`] if the method
-    /// that applies exceeds [`Scalar::DENSE_LIMIT`] (for the dense method, or the Woodbury
+    /// that applies exceeds [`Solvable::DENSE_LIMIT`] (for the dense method, or the Woodbury
     /// correction's `k × k` system).
     pub fn new<I>(n: usize, what: &'static str, rows: impl Fn(usize) -> I) -> Result<Self>
     where
@@ -410,7 +410,7 @@ impl<T: Scalar> Factored<T> {
 /// undirected graph, so any ordering spreads them over at least `|B_d| − 1` positions joined by
 /// paths of at most `2d` edges, and some edge spans `(|B_d| − 1)/(2d)` or more. Chains with
 /// long-range transitions (random portals) prove wide within a few levels.
-fn band_is_narrow<T: Scalar, I: Iterator<Item = (u32, T)>>(n: usize, rows: &impl Fn(usize) -> I) -> bool {
+fn band_is_narrow<T: Solvable, I: Iterator<Item = (u32, T)>>(n: usize, rows: &impl Fn(usize) -> I) -> bool {
     // Also at most 1,000 wide: sparse LU on a band of width b costs about n·b² operations.
     let limit = (MAX_BAND_WORK / n.max(1)).min(1_000);
     let natural = (0..n).all(|i| rows(i).all(|(j, _)| (j as usize).abs_diff(i) <= limit));
@@ -425,7 +425,7 @@ fn band_is_narrow<T: Scalar, I: Iterator<Item = (u32, T)>>(n: usize, rows: &impl
 
 /// Whether the breadth-first ball around `start` along the rows proves a bandwidth above `limit`
 /// (see [`band_is_narrow`]); gives up after 64 levels or 2¹⁶ states.
-fn ball_proves_wide<T: Scalar, I: Iterator<Item = (u32, T)>>(
+fn ball_proves_wide<T: Solvable, I: Iterator<Item = (u32, T)>>(
     n: usize,
     rows: &impl Fn(usize) -> I,
     start: usize,
@@ -460,7 +460,7 @@ fn ball_proves_wide<T: Scalar, I: Iterator<Item = (u32, T)>>(
 }
 
 /// The matrix with rows `rows(i)` in CSR form, each row sorted by column with repeats summed.
-pub(super) fn sorted_csr<T: Scalar, I: Iterator<Item = (u32, T)>>(
+pub(super) fn sorted_csr<T: Solvable, I: Iterator<Item = (u32, T)>>(
     n: usize,
     rows: &impl Fn(usize) -> I,
 ) -> (Vec<usize>, Vec<u32>, Vec<T>) {
@@ -496,7 +496,7 @@ pub(super) fn sorted_csr<T: Scalar, I: Iterator<Item = (u32, T)>>(
 /// component in turn. Reversal does not change the bandwidth, so it is skipped.
 ///
 /// Stops early, returning a value above `limit`, once the bandwidth is known to exceed `limit`.
-fn rcm_bandwidth<T: Scalar, I: Iterator<Item = (u32, T)>>(
+fn rcm_bandwidth<T: Solvable, I: Iterator<Item = (u32, T)>>(
     n: usize,
     rows: &impl Fn(usize) -> I,
     limit: usize,

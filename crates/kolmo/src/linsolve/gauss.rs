@@ -1,4 +1,5 @@
-use crate::exact::{DenseSolve, Scalar};
+use super::DenseSolve;
+use crate::exact::Scalar;
 use crate::{Error, Result};
 
 /// Gaussian elimination with partial pivoting, `P A = L U`, written over any [`Scalar`]: the

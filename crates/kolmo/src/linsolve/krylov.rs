@@ -27,8 +27,8 @@
 //! extended precision and refine (`analysis::subsystem`), so an unconverged solve shows up as a
 //! large certified bound, never as a silently wrong number.
 
+use super::DenseSolve;
 use crate::Result;
-use crate::exact::DenseSolve;
 use crate::progress::{self, Work};
 use crate::sparse::{CodedValues, RowSink, ValueAt, par_rows, with_values};
 use rayon::prelude::*;

@@ -16,6 +16,7 @@ mod dense;
 mod factored;
 mod gauss;
 mod krylov;
+mod solvable;
 mod sparse_lu;
 mod topological;
 mod woodbury;
@@ -27,5 +28,6 @@ pub(crate) use krylov::prefetch;
 pub use krylov::{
     Iterative, KrylovMethod, KrylovOptions, KrylovStats, MatrixFree, Preconditioner, SplitOperator,
 };
+pub use solvable::{DenseSolve, Solvable};
 pub use sparse_lu::SparseLu;
 pub use woodbury::TriangularWoodbury;

@@ -1,4 +1,4 @@
-use crate::exact::DenseSolve;
+use super::DenseSolve;
 use crate::{Error, Result};
 use faer::linalg::solvers::SolveCore;
 use faer::sparse::{SparseColMat, Triplet};

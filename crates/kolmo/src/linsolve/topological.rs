@@ -10,9 +10,9 @@
 //! matrices (Duff & Reid, "An implementation of Tarjan's algorithm for the block
 //! triangularization of a matrix", ACM TOMS 4(2), 1978).
 
+use super::Solvable as Scalar;
 use super::factored::{Factored, KRYLOV_FROM, SolveMethod};
 use crate::account::LinearSolver;
-use crate::exact::Scalar;
 use crate::graph::sccs_of;
 use crate::sparse::{CsrParts, RowSink, par_rows};
 use crate::{Error, Result};
@@ -314,8 +314,9 @@ fn extract<T: Scalar>(n: usize, row: impl Fn(usize, &mut dyn FnMut(usize, u32, T
 
 #[cfg(test)]
 mod tests {
+    use super::super::Solvable as Scalar;
     use super::super::factored::{Factored, SolveMethod};
-    use crate::exact::{Rational, Scalar};
+    use crate::exact::{Rational, Scalar as _};
 
     /// A substochastic `Q` on `n` states made of strongly connected groups of 1 to `max_group`
     /// states (a ring plus random edges inside each group, self-loops on some single states),

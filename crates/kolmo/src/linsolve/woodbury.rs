@@ -1,4 +1,4 @@
-use crate::exact::{DenseSolve, Scalar};
+use super::{DenseSolve, Solvable};
 use crate::{Error, Result};
 
 /// A sparse `n × n` matrix `A = T + F` solved as a triangular matrix plus a low-rank correction:
@@ -16,9 +16,9 @@ use crate::{Error, Result};
 /// number of distinct snake exits. For `A = I − Q` with `Q` substochastic, `T` is an M-matrix and
 /// the triangular solves add only non-negative terms.
 ///
-/// Written over any [`Scalar`]: the same code runs in `f64` and in exact rationals.
+/// Written over any [`Solvable`]: the same code runs in `f64` and in exact rationals.
 #[derive(Debug)]
-pub struct TriangularWoodbury<T: Scalar = f64> {
+pub struct TriangularWoodbury<T: Solvable = f64> {
     n: usize,
     /// Strictly upper part of `A`, row-wise.
     up_ptr: Vec<usize>,
@@ -34,7 +34,7 @@ pub struct TriangularWoodbury<T: Scalar = f64> {
     k_lu: Option<Box<dyn DenseSolve<T>>>,
 }
 
-impl<T: Scalar> TriangularWoodbury<T> {
+impl<T: Solvable> TriangularWoodbury<T> {
     /// The distinct columns holding entries below the diagonal of the matrix whose row `i` is
     /// `rows(i)` (pairs `(column, value)`), ascending.
     pub fn feedback_columns<I>(n: usize, rows: impl Fn(usize) -> I) -> Vec<u32>

@@ -1,9 +1,8 @@
 //! Long-run average reward (gain) of an MDP, multichain included (Puterman, *Markov Decision
 //! Processes*, 1994, ch. 8–9; de Alfaro 1997).
 
-use super::reach::{end_components, steer_to};
-use super::{MdpOptions, MdpSolution, Optimum, as_game, total_reward};
-use crate::game::{LongRunOptions, long_run};
+use super::{LongRunOptions, MdpOptions, MdpSolution, Optimum, check_rewards, long_run, total_reward};
+use crate::graph::{end_components, steer_to};
 use crate::model::{Mdp, StateSet};
 use crate::sparse::CsrBuilder;
 use crate::{Result, StateId};
@@ -54,9 +53,11 @@ fn communicating(
         }
     }
     let lazy = Mdp::new(b.build(), vec![0])?;
-    let game = as_game(&lazy, rewards, optimum)?;
+    check_rewards(&lazy, rewards)?;
     let lr = long_run(
-        &game,
+        lazy.matrix(),
+        rewards,
+        |_| optimum.direction(),
         &LongRunOptions {
             period: 1,
             tolerance,
@@ -98,7 +99,7 @@ pub fn average(
     tolerance: f64,
     max_stages: u64,
 ) -> Result<MdpSolution> {
-    as_game(mdp, rewards, optimum)?;
+    check_rewards(mdp, rewards)?;
     let n = mdp.n();
     let m = mdp.matrix();
     let all: Vec<StateId> = (0..n as StateId).collect();
@@ -220,7 +221,7 @@ pub fn average(
 /// # Errors
 /// [`crate::Error::InvalidArgument`] for rewards of the wrong length; errors of the solves.
 pub fn bias(mdp: &Mdp, rewards: &[f64], policy: &[u32]) -> Result<Option<Vec<f64>>> {
-    as_game(mdp, rewards, Optimum::Max)?;
+    check_rewards(mdp, rewards)?;
     let m = mdp.matrix();
     let rows: Vec<usize> = (0..mdp.n())
         .map(|s| m.group_rows(s).start + policy[s] as usize)

@@ -12,6 +12,7 @@ use crate::account;
 use crate::exact::Rational;
 use crate::linsolve::Factored;
 use crate::model::Mdp;
+use crate::sparse::Affine;
 use crate::{Error, Result};
 
 /// The optimal expected discounted total reward `Σ_k γ^k r_k` from every state and an optimal
@@ -66,29 +67,24 @@ fn check(mdp: &Mdp, rewards: &[f64], gamma: f64) -> Result<()> {
     Ok(())
 }
 
-/// `r(a) + γ Σ_t P(a, t) v(t)` for row `a`, compensated.
+/// `r(a) + γ Σ_t P(a, t) v(t)` for row `a`, compensated (the kernel's row value).
 fn q_value(mdp: &Mdp, rewards: &[f64], gamma: f64, v: &[f64], row: usize) -> f64 {
-    super::backup(mdp.matrix(), rewards[row], gamma, v, row)
+    mdp.matrix()
+        .row_value(row, v, Affine::discounted(rewards, &gamma))
 }
 
 /// `‖T v − v‖∞` plus an allowance for its rounding, and the greedy policy of `v`.
 fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (f64, Vec<u32>) {
-    let m = mdp.matrix();
-    let mut gap = 0.0f64;
+    let mut tv = vec![0.0; mdp.n()];
     let mut policy = vec![0u32; mdp.n()];
-    for s in 0..mdp.n() {
-        let rows = m.group_rows(s);
-        let start = rows.start;
-        let mut best = f64::NAN;
-        for r in rows {
-            let q = q_value(mdp, rewards, gamma, v, r);
-            if r == start || optimum.better(q, best) {
-                best = q;
-                policy[s] = (r - start) as u32;
-            }
-        }
-        gap = gap.max((best - v[s]).abs());
-    }
+    mdp.matrix().multiply_and_reduce(
+        |_| optimum.direction(),
+        v,
+        Affine::discounted(rewards, &gamma),
+        &mut tv,
+        &mut policy,
+    );
+    let gap = tv.iter().zip(v).fold(0.0f64, |g, (t, x)| g.max((t - x).abs()));
     (gap + rounding_allowance(mdp, rewards, v), policy)
 }
 
@@ -205,19 +201,13 @@ fn value_iteration(
         .min((MAX_SWEEP_WORK / m.nnz().max(1) as u64).max(1));
     for sweep in 1..=limit {
         let mut change = 0.0f64;
-        for s in 0..n {
-            let group = m.group_rows(s);
-            let mut best = f64::NAN;
-            for r in group.clone() {
-                let q = q_value(mdp, rewards, gamma, &v, r);
-                if r == group.start || optimum.better(q, best) {
-                    best = q;
-                    policy[s] = (r - group.start) as u32;
-                }
-            }
-            change = change.max((best - v[s]).abs());
-            v[s] = best;
-        }
+        m.multiply_and_reduce_gauss_seidel(
+            |_| optimum.direction(),
+            &mut v,
+            Affine::discounted(rewards, &gamma),
+            &mut policy,
+            |_, old, new| change = change.max((new - old).abs()),
+        );
         options.report(sweep, change);
         let size = v.iter().fold(1.0f64, |a, x| a.max(x.abs()));
         // A sweep that changed nothing is a fixed point in floating point: more sweeps repeat it.
@@ -262,14 +252,9 @@ pub fn discounted_exact(
     let start = discounted(mdp, rewards, g, optimum, &MdpOptions::default())?;
     let m = mdp.matrix();
     let (row_ptr, cols, _) = m.as_parts();
-    let (p, r) = super::exact::exact_parts(mdp, rewards)?;
-    let q = |v: &[Rational], row: usize| -> Rational {
-        let mut acc = r[row].clone();
-        for k in row_ptr[row]..row_ptr[row + 1] {
-            acc = &acc + &(gamma * &p[k] * &v[cols[k] as usize]);
-        }
-        acc
-    };
+    let (pm, r) = super::exact::exact_parts(mdp, rewards)?;
+    let p = pm.as_parts().2;
+    let q = |v: &[Rational], row: usize| pm.row_value(row, v, Affine::discounted(&r, gamma));
     let n = mdp.n();
     let mut policy = start.policy;
     loop {
@@ -297,11 +282,7 @@ pub fn discounted_exact(
             let mut best = v[s].clone();
             for row in group.clone() {
                 let qa = q(&v, row);
-                let better = match optimum {
-                    Optimum::Max => qa > best,
-                    Optimum::Min => qa < best,
-                };
-                if better {
+                if optimum.direction().better(&qa, &best) {
                     best = qa;
                     policy[s] = (row - group.start) as u32;
                     changed = true;

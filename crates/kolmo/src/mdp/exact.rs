@@ -5,60 +5,53 @@
 use super::Optimum;
 use crate::analysis::exact::{expected_reward_exact, reach_probability_exact as chain_reach_exact};
 use crate::exact::{Rational, rationalize};
-use crate::model::{Dtmc, Mdp, StateSet};
+use crate::model::{Dtmc, Mdp, StateSet, Written};
+use crate::sparse::{Affine, CsrMatrix};
 use crate::{Error, Result};
 
-/// The model's probabilities (aligned with the matrix's stored entries) and `rewards` (one per
-/// choice) as fractions; every choice's fractions must sum to exactly 1.
-pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(Vec<Rational>, Vec<Rational>)> {
-    let m = mdp.matrix();
-    let (row_ptr, _, vals) = m.as_parts();
-    let fraction = |x: f64, what: &str| {
-        let magnitude = rationalize(x.abs())
-            .ok_or_else(|| Error::arg("exact MDP", format!("{what} {x} is not a simple fraction")))?;
-        Ok(if x < 0.0 {
-            Rational::ZERO - magnitude
-        } else {
-            magnitude
-        })
-    };
-    let p: Vec<Rational> = vals
-        .iter()
-        .map(|&x| fraction(x, "probability"))
-        .collect::<Result<_>>()?;
+/// The model's exact matrix ([`Mdp::exact_matrix`]: the probabilities as written when the reader
+/// kept them, else recovered as fractions) and `rewards` (one per choice) as fractions; every
+/// choice's probabilities must sum to exactly 1.
+pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(CsrMatrix<Rational>, Vec<Rational>)> {
     let r: Vec<Rational> = rewards
         .iter()
-        .map(|&x| fraction(x, "reward"))
+        .map(|&x| {
+            let magnitude = rationalize(x.abs())
+                .ok_or_else(|| Error::arg("exact MDP", format!("reward {x} is not a simple fraction")))?;
+            Ok(if x < 0.0 {
+                Rational::ZERO - magnitude
+            } else {
+                magnitude
+            })
+        })
         .collect::<Result<_>>()?;
-    for row in 0..m.nrows() {
-        let sum = p[row_ptr[row]..row_ptr[row + 1]]
-            .iter()
-            .fold(Rational::ZERO, |a, x| &a + x);
-        if sum != Rational::ONE {
-            return Err(Error::arg(
-                "exact MDP",
-                format!("choice {row}: probabilities sum to {sum}, not 1"),
-            ));
-        }
-    }
-    Ok((p, r))
+    Ok((mdp.exact_matrix()?, r))
 }
 
-/// `Σ_t P(row, t) v(t)` exactly, or `None` if a successor's value is `None` (+∞).
-fn expectation(mdp: &Mdp, p: &[Rational], v: &[Option<Rational>], row: usize) -> Option<Rational> {
-    let (row_ptr, cols, _) = mdp.matrix().as_parts();
-    let mut acc = Rational::ZERO;
-    for k in row_ptr[row]..row_ptr[row + 1] {
-        acc = &acc + &(&p[k] * v[cols[k] as usize].as_ref()?);
-    }
-    Some(acc)
+/// The Markov chain of `mdp` under the stationary policy choosing `rows` (one row per state),
+/// carrying the exact probabilities of those rows from `p` as its values as written.
+fn policy_chain(mdp: &Mdp, p: &CsrMatrix<Rational>, rows: &[usize]) -> Result<Dtmc> {
+    let probabilities = p.select_rows(rows).as_parts().2.to_vec();
+    Dtmc::new(mdp.matrix().select_rows(rows), mdp.initial().to_vec())?.with_written(Written {
+        probabilities,
+        ..Written::default()
+    })
 }
 
-fn better(optimum: Optimum, a: &Rational, b: &Rational) -> bool {
-    match optimum {
-        Optimum::Max => a > b,
-        Optimum::Min => a < b,
-    }
+/// `r(row) + Σ_t P(row, t) v(t)` exactly (the kernel's row value), or `None` if a successor's
+/// value is `None` (+∞); `known` holds the values with 0 for `None`.
+fn q_value(
+    p: &CsrMatrix<Rational>,
+    r: &[Rational],
+    v: &[Option<Rational>],
+    known: &[Rational],
+    row: usize,
+) -> Option<Rational> {
+    p.row(row)
+        .0
+        .iter()
+        .all(|&t| v[t as usize].is_some())
+        .then(|| p.row_value(row, known, Affine::offset(r)))
 }
 
 /// Exact policy iteration for the expected total reward until `target` (see
@@ -82,9 +75,10 @@ pub fn total_reward_exact(
         let rows: Vec<usize> = (0..mdp.n())
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
-        let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+        let chain = policy_chain(mdp, &p, &rows)?;
         let r_pi: Vec<Rational> = rows.iter().map(|&row| r[row].clone()).collect();
         let v = expected_reward_exact(&chain, target, &r_pi)?;
+        let known: Vec<Rational> = v.iter().map(|x| x.clone().unwrap_or(Rational::ZERO)).collect();
         let mut changed = false;
         for s in 0..mdp.n() {
             let Some(current) = v[s].clone() else { continue };
@@ -94,9 +88,8 @@ pub fn total_reward_exact(
             let group = m.group_rows(s);
             let mut best = current;
             for row in group.clone() {
-                if let Some(e) = expectation(mdp, &p, &v, row) {
-                    let q = &r[row] + &e;
-                    if better(optimum, &q, &best) {
+                if let Some(q) = q_value(&p, &r, &v, &known, row) {
+                    if optimum.direction().better(&q, &best) {
                         best = q;
                         policy[s] = (row - group.start) as u32;
                         changed = true;
@@ -130,9 +123,8 @@ pub fn reach_probability_exact(
         let rows: Vec<usize> = (0..mdp.n())
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
-        let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
+        let chain = policy_chain(mdp, &p, &rows)?;
         let v = chain_reach_exact(&chain, target)?;
-        let wrapped: Vec<Option<Rational>> = v.iter().cloned().map(Some).collect();
         let mut changed = false;
         for s in 0..mdp.n() {
             if target.contains(s as u32) {
@@ -141,8 +133,8 @@ pub fn reach_probability_exact(
             let group = m.group_rows(s);
             let mut best = v[s].clone();
             for row in group.clone() {
-                let q = expectation(mdp, &p, &wrapped, row).expect("probabilities are finite");
-                if better(optimum, &q, &best) {
+                let q = p.row_value(row, &v, Affine::product());
+                if optimum.direction().better(&q, &best) {
                     best = q;
                     policy[s] = (row - group.start) as u32;
                     changed = true;

@@ -1,10 +1,12 @@
 //! Finite horizons: `V_k = T^k 0` by backward induction (Puterman, *Markov Decision Processes*,
-//! 1994, §4.5), the same Bellman step as games ([`crate::game::bellman`]).
+//! 1994, §4.5), every step [`CsrMatrix::multiply_and_reduce`] (the same for games, whose states
+//! reduce by their owner's direction).
 
-use super::{Optimum, as_game};
-use crate::Result;
-use crate::exact::Rational;
+use super::{Optimum, check_rewards};
+use crate::exact::{Rational, rationalize};
 use crate::model::Mdp;
+use crate::sparse::{Affine, CsrMatrix, Direction};
+use crate::{Error, Result};
 
 /// Largest `steps × transitions` of [`finite_horizon`] (about a minute).
 pub const MAX_HORIZON_WORK: u64 = 20_000_000_000;
@@ -38,10 +40,10 @@ pub struct HorizonSolution {
 /// # Complexity
 /// O(steps · nnz) time, O(min(steps · n, [`MAX_STORED_DECISIONS`])) space for the decisions.
 pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) -> Result<HorizonSolution> {
-    let game = as_game(mdp, rewards, optimum)?;
+    check_rewards(mdp, rewards)?;
     let work = steps.saturating_mul(mdp.matrix().nnz().max(1) as u64);
     if work > MAX_HORIZON_WORK {
-        return Err(crate::Error::arg(
+        return Err(Error::arg(
             "horizon",
             format!(
                 "{steps} steps on {} transitions is more work than the limit of {MAX_HORIZON_WORK} (steps × transitions)",
@@ -49,14 +51,11 @@ pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) 
             ),
         ));
     }
-    let h = crate::game::finite_horizon(&game, steps);
-    let values = h.values;
     // Every stage's decisions only while they fit in memory; otherwise the first stage's.
-    let decisions = if steps.saturating_mul(mdp.n() as u64) <= MAX_STORED_DECISIONS {
-        crate::game::finite_horizon_strategy(&game, steps)
-    } else {
-        vec![h.first_choices]
-    };
+    let every_stage = steps.saturating_mul(mdp.n() as u64) <= MAX_STORED_DECISIONS;
+    let (values, first, by_stage) =
+        backward_induction(mdp.matrix(), rewards, |_| optimum.direction(), steps, every_stage);
+    let decisions = if every_stage { by_stage } else { vec![first] };
     let m = mdp.matrix();
     let width = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0) as f64 + 1.0;
     let size = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
@@ -72,14 +71,87 @@ pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) 
 /// [`finite_horizon`]'s values in exact rational arithmetic.
 ///
 /// # Errors
-/// As [`crate::game::finite_horizon_exact`].
+/// [`Error::InvalidArgument`] for rewards of the wrong length or not finite;
+/// [`Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
+/// [`crate::exact::rationalize`]).
 pub fn finite_horizon_exact(
     mdp: &Mdp,
     rewards: &[f64],
     steps: u64,
     optimum: Optimum,
 ) -> Result<Vec<Rational>> {
-    crate::game::finite_horizon_exact(&as_game(mdp, rewards, optimum)?, steps)
+    check_rewards(mdp, rewards)?;
+    backward_induction_exact(&mdp.exact_matrix()?, rewards, |_| optimum.direction(), steps)
+}
+
+/// `V_k = T^k 0` over `steps` Bellman steps ([`CsrMatrix::multiply_and_reduce`]) of the
+/// row-grouped `matrix` with `rewards` per row, group `s` reduced in `direction(s)`: the values
+/// `V_k`, the choices of the first step (all 0 when `steps = 0`), and with `every_stage` the
+/// choices of every stage (`result[t][s]` with `steps − t` steps to go; empty otherwise).
+///
+/// # Complexity
+/// O(steps · nnz) time; O(steps · n) space with `every_stage`.
+pub(crate) fn backward_induction(
+    matrix: &CsrMatrix,
+    rewards: &[f64],
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    steps: u64,
+    every_stage: bool,
+) -> (Vec<f64>, Vec<u32>, Vec<Vec<u32>>) {
+    let n = matrix.row_groups();
+    let mut v = vec![0.0; n];
+    let mut next = vec![0.0; n];
+    let mut choices = vec![0u32; n];
+    let mut by_remaining = Vec::new();
+    for _ in 0..steps {
+        matrix.multiply_and_reduce(direction, &v, Affine::offset(rewards), &mut next, &mut choices);
+        std::mem::swap(&mut v, &mut next);
+        if every_stage {
+            by_remaining.push(choices.clone());
+        }
+    }
+    by_remaining.reverse();
+    (v, choices, by_remaining)
+}
+
+/// [`backward_induction`]'s values in exact rational arithmetic on the exact probabilities `p`
+/// (the row-grouped matrix), the rewards recovered as fractions: `V_k = T^k 0` with exact maxima and minima.
+///
+/// # Errors
+/// [`Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
+/// [`crate::exact::rationalize`]).
+///
+/// # Complexity
+/// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
+pub(crate) fn backward_induction_exact(
+    p: &CsrMatrix<Rational>,
+    rewards: &[f64],
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    steps: u64,
+) -> Result<Vec<Rational>> {
+    let rewards: Vec<Rational> = rewards
+        .iter()
+        .enumerate()
+        .map(|(r, &x)| {
+            let (mag, neg) = (x.abs(), x < 0.0);
+            rationalize(mag)
+                .map(|q| if neg { -q } else { q })
+                .ok_or_else(|| Error::InvalidDistribution {
+                    state: 0,
+                    name: format!("choice {r}"),
+                    message: format!("reward {x} is not a simple fraction"),
+                })
+        })
+        .collect::<Result<_>>()?;
+    let n = p.row_groups();
+    let mut v = vec![Rational::ZERO; n];
+    let mut next = vec![Rational::ZERO; n];
+    let mut choices = vec![0u32; n];
+    for _ in 0..steps {
+        p.multiply_and_reduce(direction, &v, Affine::offset(&rewards), &mut next, &mut choices);
+        std::mem::swap(&mut v, &mut next);
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

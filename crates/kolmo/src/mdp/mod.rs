@@ -11,6 +11,7 @@ mod average;
 mod discounted;
 mod exact;
 mod horizon;
+mod long_run;
 mod reach;
 mod total;
 
@@ -20,11 +21,15 @@ pub use exact::{reach_probability_exact, total_reward_exact};
 pub use horizon::{
     HorizonSolution, MAX_HORIZON_WORK, MAX_STORED_DECISIONS, finite_horizon, finite_horizon_exact,
 };
+pub(crate) use horizon::{backward_induction, backward_induction_exact};
+pub(crate) use long_run::long_run;
+pub use long_run::{LongRun, LongRunOptions};
 pub use reach::reach_probability;
 pub use total::total_reward;
 
 use crate::account;
-use crate::model::{Game, Mdp, Player};
+use crate::model::{Mdp, Player};
+use crate::sparse::Direction;
 use crate::{Error, Result};
 
 /// Which optimum is sought.
@@ -46,11 +51,17 @@ impl Optimum {
         }
     }
 
-    fn better(self, a: f64, b: f64) -> bool {
+    /// The direction in which a Bellman step reduces for this optimum.
+    #[must_use]
+    pub fn direction(self) -> Direction {
         match self {
-            Self::Max => a > b,
-            Self::Min => a < b,
+            Self::Max => Direction::Max,
+            Self::Min => Direction::Min,
         }
+    }
+
+    fn better(self, a: f64, b: f64) -> bool {
+        self.direction().better(&a, &b)
     }
 }
 
@@ -153,38 +164,19 @@ pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// One Bellman backup of a choice: `reward + γ Σ_t P(row, t) v(t)`, compensated (the sum of
-/// terms of both signs stays accurate).
-pub(crate) fn backup(
-    matrix: &crate::sparse::CsrMatrix,
-    reward: f64,
-    gamma: f64,
-    v: &[f64],
-    row: usize,
-) -> f64 {
-    let (cols, vals) = matrix.row(row);
-    let mut acc = crate::numeric::NeumaierSum::default();
-    acc.add(reward);
-    for (&t, &p) in cols.iter().zip(vals) {
-        acc.add(gamma * p * v[t as usize]);
-    }
-    acc.value()
-}
-
-/// The MDP as a one-player game (every state owned by the optimiser), with `rewards` per choice.
-pub(crate) fn as_game(mdp: &Mdp, rewards: &[f64], optimum: Optimum) -> Result<Game> {
+/// `Ok` if `rewards` has one finite reward per choice of `mdp`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for the wrong length; [`Error::InvalidDistribution`] naming the
+/// state and choice of a reward that is not finite.
+pub(crate) fn check_rewards(mdp: &Mdp, rewards: &[f64]) -> Result<()> {
     if rewards.len() != mdp.choices() {
         return Err(Error::arg(
             "rewards",
             format!("{} rewards for {} choices", rewards.len(), mdp.choices()),
         ));
     }
-    Game::new(
-        mdp.matrix().clone(),
-        vec![optimum.player(); mdp.n()],
-        rewards.to_vec(),
-        mdp.initial().to_vec(),
-    )
+    crate::model::check_choice_rewards(mdp.matrix(), rewards)
 }
 
 /// An MDP for tests: `groups[s]` lists state `s`'s choices, each a list of `(target, probability)`;

@@ -22,9 +22,9 @@
 use super::{MdpOptions, MdpSolution, Optimum, total_reward};
 use crate::account;
 use crate::analysis::reach_probability as chain_reach;
-use crate::graph::{backward_reachable, sccs};
+use crate::graph::{end_components, prob01_max, prob01_min, steer_to};
 use crate::model::{Dtmc, Mdp, StateSet};
-use crate::sparse::{CsrBuilder, CsrMatrix};
+use crate::sparse::{Affine, CsrBuilder};
 use crate::{Error, Result, StateId};
 
 /// The maximal or minimal probability of eventually reaching `target` from every state, an optimal
@@ -46,7 +46,10 @@ pub fn reach_probability(
             format!("a set over {} states for a model of {n}", target.universe()),
         ));
     }
-    let (yes, no, mut policy) = qualitative(mdp, target, optimum);
+    let (yes, no, mut policy) = match optimum {
+        Optimum::Max => prob01_max(mdp, target),
+        Optimum::Min => prob01_min(mdp, target),
+    };
     let maybe: Vec<StateId> = (0..n as StateId)
         .filter(|&s| !yes.contains(s) && !no.contains(s))
         .collect();
@@ -67,7 +70,7 @@ pub fn reach_probability(
     let k = q.nodes;
     let mut choice = vec![0u32; k + 2];
     let qm = q.mdp.matrix();
-    let value_of = |v: &[f64], row: usize| super::backup(qm, 0.0, 1.0, v, row);
+    let value_of = |v: &[f64], row: usize| qm.row_value(row, v, Affine::product());
     let goal = StateSet::from_states(k + 2, [k as StateId]);
     let mut rounds = 0;
     let v = loop {
@@ -111,13 +114,7 @@ pub fn reach_probability(
     let mut gap = 0.0f64;
     for s in 0..k {
         let group = qm.group_rows(s);
-        let mut best = f64::NAN;
-        for r in group.clone() {
-            let x = value_of(&v, r);
-            if r == group.start || optimum.better(x, best) {
-                best = x;
-            }
-        }
+        let (best, _) = qm.group_optimum(s, optimum.direction(), &v, Affine::product());
         let width = group.clone().map(|r| qm.row(r).0.len()).max().unwrap_or(1) as f64;
         gap = gap.max((best - v[s]).abs() + 2.0 * (width + 1.0) * f64::EPSILON);
     }
@@ -142,48 +139,6 @@ pub fn reach_probability(
             longest_stay: tau_max,
         },
     })
-}
-
-/// `(yes, no, policy)`: the states with value 1 and 0 and choices realising them there.
-pub(super) fn qualitative(mdp: &Mdp, target: &StateSet, optimum: Optimum) -> (StateSet, StateSet, Vec<u32>) {
-    let n = mdp.n();
-    let m = mdp.matrix();
-    match optimum {
-        Optimum::Max => {
-            let no = backward_reachable(m, target, None).complement();
-            let (yes, _, policy) = super::total::prob1e(mdp, target);
-            (yes, no, policy)
-        }
-        Optimum::Min => {
-            // No: a policy avoids the target forever (greatest fixed point of "some choice stays").
-            let mut avoid: Vec<bool> = (0..n).map(|s| !target.contains(s as StateId)).collect();
-            let mut policy = vec![0u32; n];
-            let mut changed = true;
-            while changed {
-                changed = false;
-                for s in 0..n {
-                    if !avoid[s] {
-                        continue;
-                    }
-                    let group = m.group_rows(s);
-                    match group
-                        .clone()
-                        .find(|&r| m.row(r).0.iter().all(|&t| avoid[t as usize]))
-                    {
-                        Some(r) => policy[s] = (r - group.start) as u32,
-                        None => {
-                            avoid[s] = false;
-                            changed = true;
-                        }
-                    }
-                }
-            }
-            let no = StateSet::from_states(n, (0..n as StateId).filter(|&s| avoid[s as usize]));
-            // Yes: no policy can reach a `no` state while avoiding the target.
-            let yes = backward_reachable(m, &no, Some(&target.complement())).complement();
-            (yes, no, policy)
-        }
-    }
 }
 
 /// The MDP on the undecided states: nodes `0..nodes` (end components collapsed when asked), then
@@ -278,97 +233,6 @@ impl Quotient {
             }
             let inside: Vec<StateId> = self.members[x].iter().map(|&i| maybe[i]).collect();
             steer_to(m, &inside, exit_state, policy);
-        }
-    }
-}
-
-/// Inside an end component (`inside`, ascending), choices that reach `exit_state` with
-/// probability 1 without leaving it: the attractor through choices that stay inside (Baier &
-/// Katoen, Lemma 10.119). Sets `policy` for every member but `exit_state`.
-pub(super) fn steer_to(m: &CsrMatrix, inside: &[StateId], exit_state: StateId, policy: &mut [u32]) {
-    let within = |t: StateId| inside.binary_search(&t).is_ok();
-    let mut reached = vec![exit_state];
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for &s in inside {
-            if reached.contains(&s) {
-                continue;
-            }
-            let group = m.group_rows(s as usize);
-            if let Some(r) = group.clone().find(|&r| {
-                let cols = m.row(r).0;
-                cols.iter().all(|&t| within(t)) && cols.iter().any(|t| reached.contains(t))
-            }) {
-                policy[s as usize] = (r - group.start) as u32;
-                reached.push(s);
-                grew = true;
-            }
-        }
-    }
-}
-
-/// Maximal end components among the `maybe` states (`pos` maps a state to its position there):
-/// repeatedly take strongly connected components of the graph of the choices that stay among the
-/// candidates, and drop choices that leave their component (de Alfaro 1997; Baier & Katoen,
-/// Algorithm 47). Returns a node per maybe position (one per end component, one per other state)
-/// and, per position, the rows of the choices that stay inside its end component (empty for a
-/// state in none).
-pub(super) fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (Vec<u32>, Vec<Vec<usize>>) {
-    let k = maybe.len();
-    let mut allowed: Vec<Vec<usize>> = maybe
-        .iter()
-        .map(|&s| {
-            m.group_rows(s as usize)
-                .filter(|&r| m.row(r).0.iter().all(|&t| pos[t as usize] != u32::MAX))
-                .collect()
-        })
-        .collect();
-    loop {
-        // The graph of the allowed choices, one row per maybe state.
-        let mut row_ptr = vec![0usize];
-        let mut cols: Vec<u32> = Vec::new();
-        for list in &allowed {
-            let mut targets: Vec<u32> = list
-                .iter()
-                .flat_map(|&r| m.row(r).0.iter().map(|&t| pos[t as usize]))
-                .collect();
-            targets.sort_unstable();
-            targets.dedup();
-            cols.extend(targets);
-            row_ptr.push(cols.len());
-        }
-        let vals = vec![1.0; cols.len()];
-        let graph = CsrMatrix::from_sorted_parts(k, row_ptr, cols, vals);
-        let component = sccs(&graph).component;
-        let mut removed = false;
-        for (i, list) in allowed.iter_mut().enumerate() {
-            let before = list.len();
-            list.retain(|&r| {
-                m.row(r)
-                    .0
-                    .iter()
-                    .all(|&t| component[pos[t as usize] as usize] == component[i])
-            });
-            removed |= list.len() != before;
-        }
-        if !removed {
-            // End components: components whose states keep a choice. Number the nodes.
-            let mut node = vec![u32::MAX; k];
-            let mut by_component = std::collections::HashMap::new();
-            let mut next = 0u32;
-            for i in 0..k {
-                if allowed[i].is_empty() {
-                    node[i] = next;
-                    next += 1;
-                } else {
-                    node[i] = *by_component.entry(component[i]).or_insert_with(|| {
-                        next += 1;
-                        next - 1
-                    });
-                }
-            }
-            return (node, allowed);
         }
     }
 }

@@ -12,7 +12,9 @@
 use super::{MdpOptions, MdpSolution, Optimum};
 use crate::account;
 use crate::analysis::AbsorbingChain;
+use crate::graph::{prob01_min, prob1e};
 use crate::model::{Dtmc, Mdp, StateSet};
+use crate::sparse::Affine;
 use crate::{Error, Result, StateId};
 
 /// The optimal expected total reward earned until `target` is first reached, from every state,
@@ -80,7 +82,7 @@ fn non_negative(
     // Maximising, the maximiser may miss the target: +∞ wherever some policy misses it with positive
     // probability. Elsewhere every policy reaches it almost surely (and stays there).
     let (sure, allowed, mut policy) = if optimum == Optimum::Max {
-        let (all_reach, avoid, avoid_policy) = super::reach::qualitative(mdp, target, Optimum::Min);
+        let (all_reach, avoid, avoid_policy) = prob01_min(mdp, target);
         let allowed = (0..n)
             .map(|s| {
                 if all_reach.contains(s as StateId) {
@@ -96,7 +98,7 @@ fn non_negative(
         (sure, allowed, policy)
     };
     let row_of = |s: usize, choice: u32| m.group_rows(s).start + choice as usize;
-    let q = |v: &[f64], row: usize| super::backup(m, rewards[row], 1.0, v, row);
+    let q = |v: &[f64], row: usize| m.row_value(row, v, Affine::offset(rewards));
     for round in 1..=options.max_iterations {
         options.report(round, f64::NAN);
         let rows: Vec<usize> = (0..n).map(|s| row_of(s, policy[s])).collect();
@@ -206,56 +208,6 @@ fn missing_policy(
         }
         d += 1;
     }
-}
-
-/// Prob1E (Baier & Katoen, Algorithm 46's dual; de Alfaro 1997): the states from which some
-/// policy reaches `target` with probability 1, by the nested fixpoint `U ← attractor_U(target)`;
-/// for each state the choices that stay within the final `U`; and a policy that reaches the
-/// target almost surely from `U` (the choice that added each state to the attractor).
-pub(super) fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32>) {
-    let n = mdp.n();
-    let m = mdp.matrix();
-    let mut inside = vec![true; n];
-    let mut policy = vec![0u32; n];
-    loop {
-        // Attractor of the target within `inside`, through choices that never leave `inside`.
-        let mut reached: Vec<bool> = (0..n).map(|s| target.contains(s as StateId)).collect();
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for s in 0..n {
-                if reached[s] || !inside[s] {
-                    continue;
-                }
-                let group = m.group_rows(s);
-                for r in group.clone() {
-                    let cols = m.row(r).0;
-                    if cols.iter().all(|&t| inside[t as usize]) && cols.iter().any(|&t| reached[t as usize]) {
-                        reached[s] = true;
-                        policy[s] = (r - group.start) as u32;
-                        grew = true;
-                        break;
-                    }
-                }
-            }
-        }
-        if reached == inside {
-            break;
-        }
-        inside = reached;
-    }
-    let allowed = (0..n)
-        .map(|s| {
-            let group = m.group_rows(s);
-            group
-                .clone()
-                .filter(|&r| inside[s] && m.row(r).0.iter().all(|&t| inside[t as usize]))
-                .map(|r| (r - group.start) as u32)
-                .collect()
-        })
-        .collect();
-    let sure = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
-    (sure, allowed, policy)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-use crate::sparse::CsrMatrix;
+use crate::sparse::{CsrMatrix, Direction};
 use crate::{Error, Result, StateId};
 
 /// Who chooses in a state of a turn-based game: the maximiser or the minimiser of the objective.
@@ -21,6 +21,17 @@ pub struct Game {
     owners: Vec<Player>,
     rewards: Vec<f64>,
     initial: Vec<StateId>,
+}
+
+impl Player {
+    /// The direction in which this player reduces a Bellman step: the maximiser maximises.
+    #[must_use]
+    pub fn direction(self) -> Direction {
+        match self {
+            Self::Max => Direction::Max,
+            Self::Min => Direction::Min,
+        }
+    }
 }
 
 impl Game {
@@ -54,18 +65,7 @@ impl Game {
             return Err(Error::arg("initial state", format!("{s} is not a state")));
         }
         super::dtmc::validate_rows(&matrix, |s| s.to_string())?;
-        if let Some(r) = rewards.iter().position(|r| !r.is_finite()) {
-            let g = (0..n).find(|&g| matrix.group_rows(g).contains(&r)).unwrap_or(0);
-            return Err(Error::InvalidDistribution {
-                state: g as StateId,
-                name: g.to_string(),
-                message: format!(
-                    "choice {} has reward {}, not a finite number",
-                    r - matrix.group_rows(g).start,
-                    rewards[r]
-                ),
-            });
-        }
+        check_choice_rewards(&matrix, &rewards)?;
         Ok(Self {
             matrix,
             owners,
@@ -122,4 +122,26 @@ impl Game {
     pub fn initial(&self) -> &[StateId] {
         &self.initial
     }
+}
+
+/// `Ok` unless a reward per choice (row of `matrix`) is not finite.
+///
+/// # Errors
+/// [`Error::InvalidDistribution`] naming the state and the choice.
+pub(crate) fn check_choice_rewards(matrix: &CsrMatrix, rewards: &[f64]) -> Result<()> {
+    if let Some(r) = rewards.iter().position(|r| !r.is_finite()) {
+        let g = (0..matrix.row_groups())
+            .find(|&g| matrix.group_rows(g).contains(&r))
+            .unwrap_or(0);
+        return Err(Error::InvalidDistribution {
+            state: g as StateId,
+            name: g.to_string(),
+            message: format!(
+                "choice {} has reward {}, not a finite number",
+                r - matrix.group_rows(g).start,
+                rewards[r]
+            ),
+        });
+    }
+    Ok(())
 }

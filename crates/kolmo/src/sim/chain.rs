@@ -50,7 +50,7 @@ impl ChainSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::absorbing::tests::walk;
+    use crate::model::walk;
     use crate::sim::{MonteCarloOptions, absorption_times};
 
     #[test]

@@ -7,7 +7,8 @@
 //! then stored in place) or [`CsrParts::append`] (blocks of rows in order). For many products `y = xᵀA` on large matrices:
 //! [`SlicedTranspose`] (parallel gathers over a sliced copy of `Aᵀ`) and [`Propagator`]
 //! (repeated products that follow a sparse vector's support, then switch to parallel sweeps); both
-//! agree bit for bit with [`CsrMatrix::vec_mul`] whatever the number of threads.
+//! agree bit for bit with [`CsrMatrix::vec_mul`] whatever the number of threads. The Bellman step of
+//! every value iteration is [`CsrMatrix::multiply_and_reduce`] (and its Gauss–Seidel variant).
 
 mod assemble;
 mod builder;
@@ -15,6 +16,7 @@ mod coded;
 mod csr;
 mod gather;
 mod propagate;
+mod reduce;
 
 pub use assemble::{CsrParts, ROWS_PER_BLOCK, RowBlock, RowSink, par_rows};
 pub use builder::CsrBuilder;
@@ -22,6 +24,7 @@ pub(crate) use coded::{CodedValues, NO_TABLE, ValueAt, ValueSlice, with_values};
 pub use csr::CsrMatrix;
 pub use gather::{LANES, SLICE_COLUMNS, SlicedTranspose};
 pub use propagate::{Propagator, SPARSE_FRACTION, StepSums, sliced_sum};
+pub use reduce::{Accumulate, Affine, Direction};
 
 /// A matrix from rows of (column, value) pairs, for tests.
 #[cfg(test)]
@@ -31,6 +34,21 @@ pub(crate) fn from_rows(rows: &[&[(u32, f64)]]) -> CsrMatrix {
         for &(c, p) in *r {
             b.add(c, p);
         }
+        b.finish_row();
+    }
+    b.build()
+}
+
+/// Two row groups over two states, each with the rows "to state 0" and "to state 1"
+/// (probability 1): the smallest MDP or game with a choice everywhere, for tests.
+#[cfg(test)]
+pub(crate) fn two_by_two() -> CsrMatrix {
+    let mut b = CsrBuilder::new(2);
+    for _ in 0..2 {
+        b.new_row_group();
+        b.add(0, 1.0);
+        b.finish_row();
+        b.add(1, 1.0);
         b.finish_row();
     }
     b.build()

@@ -1,17 +1,18 @@
 use super::{Board, Portal};
 use crate::account::Method;
 use crate::analysis::exact::{absorption_time_exact, distributions_exact};
-use crate::analysis::refine_pair;
 use crate::analysis::{
     AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
     absorption_time_distribution, distribution_after_limited, race,
 };
 use crate::exact::Rational;
+use crate::games::BoardError;
 use crate::graph::{forward_reachable, shortest_distance};
 use crate::linsolve::SplitOperator as _;
 use crate::linsolve::{KrylovOptions, MatrixFree, SolveMethod};
 use crate::model::StateSet;
-use crate::{BoardError, Error, Result};
+use crate::numeric::refine_pair;
+use crate::{Error, Result};
 
 /// Largest certified relative error accepted for floating-point expected rolls; beyond it the
 /// analysis fails with [`Error::Uncertified`] rather than print an unreliable number.
@@ -213,7 +214,7 @@ impl Board {
     /// Expected rolls from the start (the value a judge asks for), building the chain once.
     ///
     /// # Errors
-    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped.
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] if the token can be trapped.
     pub fn expected_rolls_from_start(&self) -> Result<f64> {
         let (x, residual) = if let Some(t) = self.matrix_free_if_it_pays(SolveMethod::Auto) {
             (t.mean[self.initial_cell() as usize], t.residual)
@@ -308,11 +309,7 @@ impl Board {
             cells,
             size: self.size,
         };
-        Err(Error::Board {
-            path: None,
-            line: None,
-            error,
-        })
+        Err(error.into())
     }
 
     /// Cells reachable from the start from which the last cell is not reached with probability 1
@@ -331,7 +328,7 @@ impl Board {
     /// `Ok` unless the token can be trapped.
     ///
     /// # Errors
-    /// [`Error::Board`] with [`BoardError::Trapped`] naming the trapping cells.
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] naming the trapping cells.
     pub fn check_not_trapped(&self) -> Result<()> {
         self.refuse_trapped(self.trapped_cells()?)
     }
@@ -350,7 +347,7 @@ impl Board {
     /// [`Error::Uncertified`] if the expected rolls' error bound exceeds [`MAX_ERROR_BOUND`];
     /// [`Error::LimitReached`] if several players race and the game-length distribution could not
     /// be computed to the tolerance within `options.max_work`;
-    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped (use
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] if the token can be trapped (use
     /// [`expected_rolls`](Self::expected_rolls) for the per-cell values, `+∞` where trapped);
     /// [`Error::InvalidArgument`] for a quantile level outside `(0, 1]`, `players == 0`, a
     /// fundamental matrix too large to build, or a distribution after more turns than
@@ -510,7 +507,7 @@ impl Board {
     /// fractions.
     ///
     /// # Errors
-    /// [`Error::Board`] with [`BoardError::Trapped`] if the token can be trapped;
+    /// [`Error::FrontEnd`] with [`BoardError::Trapped`] if the token can be trapped;
     /// [`Error::TooLarge`] for boards beyond the exact limits
     /// ([`MAX_EXACT_STATES`](crate::analysis::exact::MAX_EXACT_STATES) cells,
     /// [`MAX_EXACT_WORK`](crate::analysis::exact::MAX_EXACT_WORK) for distributions);

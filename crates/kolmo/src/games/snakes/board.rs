@@ -1,4 +1,5 @@
-use crate::{BoardError, Error, Result};
+use crate::games::{BoardError, InputError};
+use crate::{Error, Result};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -339,15 +340,17 @@ impl Board {
     /// Validates `spec`.
     ///
     /// # Errors
-    /// [`Error::Board`] (with the file and line of the offending portal when known) for a size
+    /// [`InputError::Board`] inside [`Error::FrontEnd`] (with the file and line of the offending portal when known) for a size
     /// outside `1..=MAX_SIZE`, a start off the board, an invalid die, a portal end off the board,
     /// a portal from the last cell, two portals from one cell, a portal to itself, a ladder going
     /// down or a snake going up, or a bounce rule with a die larger than `size + 1`.
     pub fn new(spec: &BoardSpec) -> Result<Self> {
-        let err = |line: Option<usize>, error: BoardError| Error::Board {
-            path: spec.path.clone(),
-            line,
-            error,
+        let err = |line: Option<usize>, error: BoardError| {
+            Error::from(InputError::Board {
+                path: spec.path.clone(),
+                line,
+                error,
+            })
         };
         let key = |k: &str| spec.key_lines.get(k).copied();
         if spec.size < 1 || spec.size > i64::from(MAX_SIZE) {
@@ -561,9 +564,9 @@ mod tests {
     }
 
     fn board_error(s: &BoardSpec) -> BoardError {
-        match Board::new(s).unwrap_err() {
-            Error::Board { error, .. } => error,
-            e => panic!("unexpected {e}"),
+        match InputError::try_from_error(Board::new(s).unwrap_err()) {
+            Ok(InputError::Board { error, .. }) => error,
+            e => panic!("unexpected {e:?}"),
         }
     }
 

@@ -133,7 +133,7 @@ impl Board {
     /// a few games, other random streams).
     ///
     /// # Errors
-    /// [`Error::Board`](crate::Error::Board) with [`BoardError::Trapped`](crate::BoardError::Trapped)
+    /// [`Error::FrontEnd`](crate::Error::FrontEnd) with [`BoardError::Trapped`](crate::games::BoardError::Trapped)
     /// if the token can be trapped; as [`sim::absorption_times`]: fewer than 2 games, or a game
     /// exceeding the step limit.
     pub fn simulate(

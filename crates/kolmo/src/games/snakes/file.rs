@@ -165,8 +165,8 @@ impl BoardSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BoardError;
     use crate::games::snakes::Board;
+    use crate::games::{BoardError, InputError};
 
     #[test]
     fn parses_a_board() {
@@ -206,8 +206,8 @@ mod tests {
         let e = Board::new(&spec).unwrap_err();
         assert!(
             matches!(
-                &e,
-                Error::Board {
+                InputError::of(&e),
+                Some(InputError::Board {
                     line: Some(5),
                     error: BoardError::Duplicate {
                         from: 1,
@@ -215,7 +215,7 @@ mod tests {
                         ..
                     },
                     ..
-                }
+                })
             ),
             "{e}"
         );

@@ -18,10 +18,10 @@
 //! residual `b − (I − Q)x` in twice the working precision that certifies the result.
 
 use super::{Board, BoardChain};
-use crate::analysis::{Dot2, rows_with_fma};
 use crate::explore::{Generator, Successors};
 use crate::linsolve::SplitOperator;
 use crate::linsolve::prefetch;
+use crate::numeric::{Dot2, rows_with_fma};
 use rayon::prelude::*;
 
 /// Rows per parallel task (fixed: results do not depend on the number of threads).

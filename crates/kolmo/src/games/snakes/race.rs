@@ -96,7 +96,7 @@ impl Board {
     ///
     /// # Errors
     /// [`Error::TooLarge`] if the joint chain has more than [`MAX_EXACT_RACE_STATES`] states (or its
-    /// exact solve exceeds the exact limits); [`Error::Board`] if the token can be trapped;
+    /// exact solve exceeds the exact limits); [`Error::FrontEnd`] if the token can be trapped;
     /// [`Error::InvalidArgument`] if `players == 0`.
     pub fn race_exact(&self, players: usize) -> Result<ExactRace> {
         if players == 0 {

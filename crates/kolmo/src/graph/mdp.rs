@@ -1,0 +1,206 @@
+//! Qualitative analysis of Markov decision processes (and of games, read as MDPs with the
+//! choices of both players): the states whose optimal reachability probability is 0 or 1 and
+//! choices realising it, maximal end components, and attractors inside them (Storm's
+//! `utility/graph.h`: `performProb01Max/Min`, `performProb1E`; `MaximalEndComponentDecomposition`).
+
+use super::{backward_reachable, sccs};
+use crate::StateId;
+use crate::model::{Mdp, StateSet};
+use crate::sparse::CsrMatrix;
+
+/// Maximising reachability of `target`: `(yes, no, policy)`, the states from which some policy
+/// reaches it almost surely (Prob1E, value 1), those from which no policy can reach it (value 0),
+/// and choices realising the value 1 on `yes` (Baier & Katoen, *Principles of Model Checking*,
+/// 2008, §10.6.1).
+///
+/// # Complexity
+/// O(n · nnz) in the worst case (the nested fixpoint of [`prob1e`]).
+#[must_use]
+pub fn prob01_max(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32>) {
+    let m = mdp.matrix();
+    let no = backward_reachable(m, target, None).complement();
+    let (yes, _, policy) = prob1e(mdp, target);
+    (yes, no, policy)
+}
+
+/// Minimising reachability of `target`: `(yes, no, policy)`, the states from which every policy
+/// reaches it almost surely (value 1), those from which some policy avoids it forever (value 0),
+/// and on `no` the choices that keep avoiding it (Baier & Katoen, §10.6.1; de Alfaro 1997).
+///
+/// # Complexity
+/// O(n · nnz) in the worst case.
+#[must_use]
+pub fn prob01_min(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32>) {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    // No: a policy avoids the target forever (greatest fixed point of "some choice stays").
+    let mut avoid: Vec<bool> = (0..n).map(|s| !target.contains(s as StateId)).collect();
+    let mut policy = vec![0u32; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for s in 0..n {
+            if !avoid[s] {
+                continue;
+            }
+            let group = m.group_rows(s);
+            match group
+                .clone()
+                .find(|&r| m.row(r).0.iter().all(|&t| avoid[t as usize]))
+            {
+                Some(r) => policy[s] = (r - group.start) as u32,
+                None => {
+                    avoid[s] = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+    let no = StateSet::from_states(n, (0..n as StateId).filter(|&s| avoid[s as usize]));
+    // Yes: no policy can reach a `no` state while avoiding the target.
+    let yes = backward_reachable(m, &no, Some(&target.complement())).complement();
+    (yes, no, policy)
+}
+
+/// Prob1E (Baier & Katoen, Algorithm 46's dual; de Alfaro 1997): the states from which some
+/// policy reaches `target` with probability 1, by the nested fixpoint `U ← attractor_U(target)`;
+/// for each state the choices that stay within the final `U`; and a policy that reaches the
+/// target almost surely from `U` (the choice that added each state to the attractor).
+#[must_use]
+pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32>) {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    let mut inside = vec![true; n];
+    let mut policy = vec![0u32; n];
+    loop {
+        // Attractor of the target within `inside`, through choices that never leave `inside`.
+        let mut reached: Vec<bool> = (0..n).map(|s| target.contains(s as StateId)).collect();
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for s in 0..n {
+                if reached[s] || !inside[s] {
+                    continue;
+                }
+                let group = m.group_rows(s);
+                for r in group.clone() {
+                    let cols = m.row(r).0;
+                    if cols.iter().all(|&t| inside[t as usize]) && cols.iter().any(|&t| reached[t as usize]) {
+                        reached[s] = true;
+                        policy[s] = (r - group.start) as u32;
+                        grew = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if reached == inside {
+            break;
+        }
+        inside = reached;
+    }
+    let allowed = (0..n)
+        .map(|s| {
+            let group = m.group_rows(s);
+            group
+                .clone()
+                .filter(|&r| inside[s] && m.row(r).0.iter().all(|&t| inside[t as usize]))
+                .map(|r| (r - group.start) as u32)
+                .collect()
+        })
+        .collect();
+    let sure = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
+    (sure, allowed, policy)
+}
+
+/// Inside an end component (`inside`, ascending), choices that reach `exit_state` with
+/// probability 1 without leaving it: the attractor through choices that stay inside (Baier &
+/// Katoen, Lemma 10.119). Sets `policy` for every member but `exit_state`.
+pub fn steer_to(m: &CsrMatrix, inside: &[StateId], exit_state: StateId, policy: &mut [u32]) {
+    let within = |t: StateId| inside.binary_search(&t).is_ok();
+    let mut reached = vec![exit_state];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for &s in inside {
+            if reached.contains(&s) {
+                continue;
+            }
+            let group = m.group_rows(s as usize);
+            if let Some(r) = group.clone().find(|&r| {
+                let cols = m.row(r).0;
+                cols.iter().all(|&t| within(t)) && cols.iter().any(|t| reached.contains(t))
+            }) {
+                policy[s as usize] = (r - group.start) as u32;
+                reached.push(s);
+                grew = true;
+            }
+        }
+    }
+}
+
+/// Maximal end components among the `maybe` states (`pos` maps a state to its position there):
+/// repeatedly take strongly connected components of the graph of the choices that stay among the
+/// candidates, and drop choices that leave their component (de Alfaro 1997; Baier & Katoen,
+/// Algorithm 47). Returns a node per maybe position (one per end component, one per other state)
+/// and, per position, the rows of the choices that stay inside its end component (empty for a
+/// state in none).
+#[must_use]
+pub fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (Vec<u32>, Vec<Vec<usize>>) {
+    let k = maybe.len();
+    let mut allowed: Vec<Vec<usize>> = maybe
+        .iter()
+        .map(|&s| {
+            m.group_rows(s as usize)
+                .filter(|&r| m.row(r).0.iter().all(|&t| pos[t as usize] != u32::MAX))
+                .collect()
+        })
+        .collect();
+    loop {
+        // The graph of the allowed choices, one row per maybe state.
+        let mut row_ptr = vec![0usize];
+        let mut cols: Vec<u32> = Vec::new();
+        for list in &allowed {
+            let mut targets: Vec<u32> = list
+                .iter()
+                .flat_map(|&r| m.row(r).0.iter().map(|&t| pos[t as usize]))
+                .collect();
+            targets.sort_unstable();
+            targets.dedup();
+            cols.extend(targets);
+            row_ptr.push(cols.len());
+        }
+        let vals = vec![1.0; cols.len()];
+        let graph = CsrMatrix::from_sorted_parts(k, row_ptr, cols, vals);
+        let component = sccs(&graph).component;
+        let mut removed = false;
+        for (i, list) in allowed.iter_mut().enumerate() {
+            let before = list.len();
+            list.retain(|&r| {
+                m.row(r)
+                    .0
+                    .iter()
+                    .all(|&t| component[pos[t as usize] as usize] == component[i])
+            });
+            removed |= list.len() != before;
+        }
+        if !removed {
+            // End components: components whose states keep a choice. Number the nodes.
+            let mut node = vec![u32::MAX; k];
+            let mut by_component = std::collections::HashMap::new();
+            let mut next = 0u32;
+            for i in 0..k {
+                if allowed[i].is_empty() {
+                    node[i] = next;
+                    next += 1;
+                } else {
+                    node[i] = *by_component.entry(component[i]).or_insert_with(|| {
+                        next += 1;
+                        next - 1
+                    });
+                }
+            }
+            return (node, allowed);
+        }
+    }
+}

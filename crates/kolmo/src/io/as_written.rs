@@ -1,0 +1,119 @@
+//! Keeping the probabilities as written ([`ReadOptions::exact`](super::ReadOptions::exact)) for
+//! the readers that parse in parallel chunks or in one streaming pass (DRN, PRISM, JSON, arrays),
+//! without a second path through them.
+//!
+//! While such a reader runs under [`reading_exactly`], every number token that
+//! [`parse_number`](super::parse_number) accepts is also recorded with its exact value, keyed by
+//! the `f64` it rounds to. Afterwards each stored probability is looked up: a reader stores the
+//! parsed `f64` itself, so the lookup finds the token it came from. Where it cannot — two tokens
+//! with different exact values that round to the same `f64`, a value not parsed from a token
+//! (rows rescaled by `normalize`), a token parsed on a thread outside the read — nothing is
+//! attached and a note says so; exact analyses then recover fractions from `f64` as before.
+//! A wrong exact value is never attached.
+//!
+//! The recorder reaches the parsing threads through a thread pool made for the read, whose
+//! threads carry it in a thread-local: concurrent reads never share one.
+
+use super::{Model, ModelFile, Result};
+use crate::exact::{Rational, parse_exact};
+use crate::model::Written;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+thread_local! {
+    static RECORDER: RefCell<Option<Arc<Recorder>>> = const { RefCell::new(None) };
+}
+
+/// The exact value of every token parsed, by the bits of the `f64` it rounds to; `None` where
+/// two tokens of different value round to the same `f64`.
+#[derive(Default)]
+struct Recorder {
+    values: Mutex<HashMap<u64, Option<Rational>>>,
+}
+
+/// Records `token` (which parsed to `value`) when a read under [`reading_exactly`] runs on this
+/// thread; does nothing otherwise (one thread-local check).
+pub(super) fn record(token: &str, value: f64) {
+    RECORDER.with(|r| {
+        if let Some(recorder) = &*r.borrow() {
+            let exact = parse_exact(token);
+            let mut values = recorder.values.lock().unwrap_or_else(|e| e.into_inner());
+            let slot = values.entry(value.to_bits()).or_insert_with(|| exact.clone());
+            if *slot != exact {
+                *slot = None;
+            }
+        }
+    });
+}
+
+/// Runs `read` with every parsed token recorded, then attaches the probabilities as written to
+/// the model it returns (see the module docs); a note says why when they could not be kept. A
+/// model that already has them (the CSV and Matrix Market readers keep them themselves) and one
+/// read without number tokens (`.npy`) are returned as they are; with `normalize` nothing is
+/// recorded (a rescaled row's values are not the file's).
+///
+/// # Errors
+/// `read`'s; [`crate::Error::InvalidArgument`] if no thread pool can be made for the read.
+pub(super) fn reading_exactly(
+    normalize: bool,
+    read: impl FnOnce() -> Result<ModelFile> + Send,
+) -> Result<ModelFile> {
+    if normalize {
+        let mut file = read()?;
+        if file_written(&file.model).is_none() {
+            file.notes.push(format!(
+                "{NOT_KEPT} (rows rescaled by normalizing are not the file's numbers)"
+            ));
+        }
+        return Ok(file);
+    }
+    let recorder = Arc::new(Recorder::default());
+    let for_threads = Arc::clone(&recorder);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .start_handler(move |_| RECORDER.with(|r| *r.borrow_mut() = Some(Arc::clone(&for_threads))))
+        .build()
+        .map_err(|e| crate::Error::arg("exact values", format!("cannot start the reading threads: {e}")))?;
+    let mut file = pool.install(read)?;
+    drop(pool);
+    let values = recorder.values.lock().unwrap_or_else(|e| e.into_inner());
+    if values.is_empty() || file_written(&file.model).is_some() {
+        return Ok(file);
+    }
+    let matrix = match &file.model {
+        Model::Dtmc(d) => d.matrix(),
+        Model::Mdp(m) => m.matrix(),
+    };
+    let probabilities: Option<Vec<Rational>> = matrix
+        .as_parts()
+        .2
+        .iter()
+        .map(|v| values.get(&v.to_bits()).cloned().flatten())
+        .collect();
+    let Some(probabilities) = probabilities else {
+        file.notes.push(format!(
+            "{NOT_KEPT} (a value not written as a number, or two numbers that round alike)"
+        ));
+        return Ok(file);
+    };
+    let written = Written {
+        probabilities,
+        ..Written::default()
+    };
+    file.model = match file.model {
+        Model::Dtmc(d) => Model::Dtmc(d.with_written(written)?),
+        Model::Mdp(m) => Model::Mdp(m.with_written(written)?),
+    };
+    Ok(file)
+}
+
+/// The start of the note when the probabilities as written could not be kept.
+const NOT_KEPT: &str = "the probabilities as written could not all be kept, so exact analyses recover fractions from floating point";
+
+fn file_written(model: &Model) -> Option<&Written> {
+    match model {
+        Model::Dtmc(d) => d.written(),
+        Model::Mdp(m) => m.written(),
+    }
+}

@@ -1,0 +1,143 @@
+//! The long-run average reward (gain) bracketed by value-iteration increments (Odoni 1969;
+//! Puterman, *Markov Decision Processes*, 1994, Thm 8.5.5), for MDPs and games alike.
+
+use crate::sparse::{Affine, CsrMatrix, Direction};
+use crate::{Error, Result};
+
+/// Options of the long-run average reward by value iteration (of games, and inside the end
+/// components of MDPs).
+#[derive(Clone, Copy, Debug)]
+pub struct LongRunOptions {
+    /// Steps per stage: increments are taken over this many steps (2 for a game where the two
+    /// players alternate and only one of them earns, so that single steps would oscillate).
+    pub period: u64,
+    /// Stop once the bracket on the gain is narrower than this (default 1e-13, absolute per
+    /// stage).
+    pub tolerance: f64,
+    /// Give up after this many stages (default 100,000).
+    pub max_stages: u64,
+}
+
+impl Default for LongRunOptions {
+    fn default() -> Self {
+        Self {
+            period: 1,
+            tolerance: 1e-13,
+            max_stages: 100_000,
+        }
+    }
+}
+
+/// The long-run average reward per stage (gain), bracketed by value iteration.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LongRun {
+    /// Lower bound on the gain: `min_s (V_{K} − V_{K−1})(s)` per stage.
+    #[serde(serialize_with = "crate::account::ser::number")]
+    pub gain_lower: f64,
+    /// Upper bound on the gain: `max_s (V_{K} − V_{K−1})(s)` per stage.
+    #[serde(serialize_with = "crate::account::ser::number")]
+    pub gain_upper: f64,
+    /// The number of stages `K` iterated.
+    pub stages: u64,
+    /// `V_K` (length `n`), the `K`-stage values, so that `V_k ≈ V_K + (k − K)·gain` for `k ≥ K`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
+    pub values: Vec<f64>,
+    /// The optimal choice in each state at the last stage.
+    pub choices: Vec<u32>,
+}
+
+impl LongRun {
+    /// The midpoint of the gain's bracket.
+    #[must_use]
+    pub fn gain(&self) -> f64 {
+        0.5 * (self.gain_lower + self.gain_upper)
+    }
+
+    /// How the gain was obtained: `stages` stages of value iteration, the gain guaranteed in the
+    /// bracket `[gain_lower, gain_upper]` (`bound` is its half-width around [`gain`](Self::gain)).
+    #[must_use]
+    pub fn account(&self) -> crate::account::Account {
+        crate::account::Account {
+            method: crate::account::Method::BracketedValueIteration,
+            iterations: Some(self.stages),
+            residual: f64::NAN,
+            bound: 0.5 * (self.gain_upper - self.gain_lower),
+            guarantee: crate::account::Guarantee::Interval {
+                lo: self.gain_lower,
+                hi: self.gain_upper,
+            },
+        }
+    }
+}
+
+/// The gain of a row-grouped model (an MDP, or a game: `direction(s)` is the way state `s`'s
+/// owner optimises) with `rewards` per choice, whose optimal play induces a single recurrent class (unichain), by value
+/// iteration: the stage increments `V_K − V_{K−1}` bracket the gain between their minimum and
+/// maximum over states (Odoni, "On finding the maximal gain for Markov decision processes",
+/// Operations Research 17, 1969; Puterman, *Markov Decision Processes*, 1994, Thm 8.5.5; the same
+/// bracket holds for games: the Bellman operator is monotone and additively homogeneous, so later
+/// increments stay inside it). Iterates until the bracket is narrower than the tolerance and the
+/// choices of both players are the same in two consecutive stages (or, with ties between equally
+/// good choices, for 100 stages after the bracket closed).
+///
+/// # Errors
+/// [`Error::LimitReached`] if the bracket is still wider than the tolerance after `max_stages`
+/// stages (a multichain or periodic game: give the right `period`); [`Error::InvalidArgument`] for
+/// `period == 0`.
+pub(crate) fn long_run(
+    matrix: &CsrMatrix,
+    rewards: &[f64],
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    options: &LongRunOptions,
+) -> Result<LongRun> {
+    if options.period == 0 {
+        return Err(Error::arg("period", "at least 1 step per stage"));
+    }
+    let n = matrix.row_groups();
+    let mut v = vec![0.0; n];
+    let mut next = vec![0.0; n];
+    let mut choices = vec![0u32; n];
+    let mut last = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut previous_choices: Vec<u32> = Vec::new();
+    let mut narrow_for = 0u32;
+    for stage in 1..=options.max_stages {
+        let before = v.clone();
+        let mut stage_choices = Vec::with_capacity(n * options.period as usize);
+        for _ in 0..options.period {
+            matrix.multiply_and_reduce(direction, &v, Affine::offset(rewards), &mut next, &mut choices);
+            std::mem::swap(&mut v, &mut next);
+            stage_choices.extend_from_slice(&choices);
+        }
+        let stable = stage_choices == previous_choices;
+        previous_choices = stage_choices;
+        let (lo, hi) = v
+            .iter()
+            .zip(&before)
+            .map(|(a, b)| a - b)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), d| {
+                (l.min(d), h.max(d))
+            });
+        last = (lo, hi);
+        // Choices that keep changing once the bracket has closed are ties between equally good
+        // moves: accept them after 100 such stages.
+        narrow_for = if hi - lo <= options.tolerance {
+            narrow_for + 1
+        } else {
+            0
+        };
+        if narrow_for > 0 && (stable || narrow_for > 100) {
+            return Ok(LongRun {
+                gain_lower: lo,
+                gain_upper: hi,
+                stages: stage,
+                values: v,
+                choices,
+            });
+        }
+    }
+    Err(Error::LimitReached {
+        what: "value iteration for the gain",
+        limit: options.max_stages,
+        message: format!("the gain is still only known to lie in [{}, {}]", last.0, last.1),
+    })
+}
