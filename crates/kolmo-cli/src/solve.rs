@@ -78,7 +78,11 @@ fn as_mdp(model: Model) -> Result<Mdp> {
             for (name, r) in d.reward_models() {
                 m.set_reward_model(name.clone(), r.clone())?;
             }
-            m
+            // The probabilities as written (--exact) travel with the chain.
+            match d.written() {
+                Some(w) => m.with_written(w.clone())?,
+                None => m,
+            }
         }
     })
 }

@@ -331,13 +331,12 @@ fn bad_input_is_located_and_exits_2() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // --exact on probabilities whose rows sum to 1 only in floating point (0.3333333333333333 three
-    // times): the decimals, and a note why there are no fractions.
-    let third = "0.3333333333333333";
+    // --exact on probabilities whose rows sum to 1 only in floating point and that are no simple
+    // fractions either: the decimals, and a note why there are no fractions.
     let odd = write(
         dir.path(),
         "odd.csv",
-        &format!("{third},{third},{third}\n0.5,0.5,0\n0,0.5,0.5\n"),
+        "0.1234567891234567,0.8765432108765432\n0.5,0.5\n",
     );
     let v = analyze(&[odd.to_str().unwrap(), "--exact"]);
     assert!(

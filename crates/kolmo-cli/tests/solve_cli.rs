@@ -213,12 +213,12 @@ fn overflow_and_exact_failures() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("overflow"));
-    // Probabilities that sum to 1 only in floating point (0.3333333333333333 + 0.6666666666666666):
-    // no exact answer, the decimals with a note.
+    // Probabilities that sum to 1 only in floating point and are no simple fractions: no exact
+    // answer, the decimals with a note.
     let odd = dir.path().join("odd.json");
     std::fs::write(
         &odd,
-        r#"{"type":"mdp","states":2,"transitions":{"0":[{"0":1}],"1":[{"0":0.3333333333333333,"1":0.6666666666666666}]},"labels":{"t":[0]},"rewards":{"r":{"state":[0,1]}}}"#,
+        r#"{"type":"mdp","states":2,"transitions":{"0":[{"0":1}],"1":[{"0":0.1234567891234567,"1":0.8765432108765432}]},"labels":{"t":[0]},"rewards":{"r":{"state":[0,1]}}}"#,
     )
     .unwrap();
     let v = solve(&odd, &["--objective", "min-reward:t", "--exact"]);

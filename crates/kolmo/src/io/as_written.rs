@@ -30,6 +30,8 @@ thread_local! {
 #[derive(Default)]
 struct Recorder {
     values: Mutex<HashMap<u64, Option<Rational>>>,
+    /// A token whose value is not 0 rounded to 0 (`1e-500`): the stored model lost it.
+    underflow: std::sync::atomic::AtomicBool,
 }
 
 /// Records `token` (which parsed to `value`) when a read under [`reading_exactly`] runs on this
@@ -38,6 +40,11 @@ pub(super) fn record(token: &str, value: f64) {
     RECORDER.with(|r| {
         if let Some(recorder) = &*r.borrow() {
             let exact = parse_exact(token);
+            if value == 0.0 && exact.as_ref().is_none_or(|x| *x != Rational::ZERO) {
+                recorder
+                    .underflow
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
             let mut values = recorder.values.lock().unwrap_or_else(|e| e.into_inner());
             let slot = values.entry(value.to_bits()).or_insert_with(|| exact.clone());
             if *slot != exact {
@@ -50,8 +57,8 @@ pub(super) fn record(token: &str, value: f64) {
 /// Runs `read` with every parsed token recorded, then attaches the probabilities as written to
 /// the model it returns (see the module docs); a note says why when they could not be kept. A
 /// model that already has them (the CSV and Matrix Market readers keep them themselves) and one
-/// read without number tokens (`.npy`) are returned as they are; with `normalize` nothing is
-/// recorded (a rescaled row's values are not the file's).
+/// read without number tokens (`.npy`) are returned as they are; nothing is attached when
+/// `normalize` rescaled a row (its values are not the file's) or a number underflowed to 0.
 ///
 /// # Errors
 /// `read`'s; [`crate::Error::InvalidArgument`] if no thread pool can be made for the read.
@@ -59,15 +66,6 @@ pub(super) fn reading_exactly(
     normalize: bool,
     read: impl FnOnce() -> Result<ModelFile> + Send,
 ) -> Result<ModelFile> {
-    if normalize {
-        let mut file = read()?;
-        if file_written(&file.model).is_none() {
-            file.notes.push(format!(
-                "{NOT_KEPT} (rows rescaled by normalizing are not the file's numbers)"
-            ));
-        }
-        return Ok(file);
-    }
     let recorder = Arc::new(Recorder::default());
     let for_threads = Arc::clone(&recorder);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -79,6 +77,18 @@ pub(super) fn reading_exactly(
     drop(pool);
     let values = recorder.values.lock().unwrap_or_else(|e| e.into_inner());
     if values.is_empty() || file_written(&file.model).is_some() {
+        return Ok(file);
+    }
+    if recorder.underflow.load(std::sync::atomic::Ordering::Relaxed) {
+        file.notes.push(super::rows::UNDERFLOW_NOTE.to_string());
+        return Ok(file);
+    }
+    // `normalize` says when it rescaled rows (rows::normalized_note): their values are not the
+    // file's.
+    if normalize && file.notes.iter().any(|n| n.starts_with("normalized ")) {
+        file.notes.push(format!(
+            "{NOT_KEPT} (rows rescaled by normalizing are not the file's numbers)"
+        ));
         return Ok(file);
     }
     let matrix = match &file.model {

@@ -168,6 +168,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let width = n + usize::from(row_names);
     let mut entries = Vec::new();
     let mut written = options.exact.then(Vec::new);
+    let mut underflow = false;
     let mut row_lines = Vec::with_capacity(rows.len().min(n));
     for (i, &(line_no, line)) in rows.iter().enumerate() {
         if i == n {
@@ -226,6 +227,12 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
                     },
                 ));
             };
+            if value == 0.0
+                && written.is_some()
+                && crate::exact::parse_exact(&f.text).is_none_or(|x| x != crate::exact::Rational::ZERO)
+            {
+                underflow = true;
+            }
             if value != 0.0 {
                 if let Some(exact) = &mut written {
                     exact.push(exact_number(path, line_no, f.column, &f.text)?);
@@ -267,12 +274,18 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             )
         })
         .collect();
+    if underflow {
+        written = None;
+    }
     let (matrix, written, mut notes) =
         build_matrix_written(path, n, entries, written, options.normalize, |s| {
             row_lines[s as usize]
         })
         .map_err(|e| annotate(e, &places))?;
     let mut dtmc = with_written(Dtmc::new(matrix, vec![0])?, written)?;
+    if underflow {
+        notes.push(super::rows::UNDERFLOW_NOTE.to_string());
+    }
     if let Some(names) = names {
         // Guessed from the first line's fields: say so, in case a typo made a row look like names.
         notes.insert(0, format!("read the first line as a header of {n} state names"));

@@ -79,6 +79,18 @@ pub(crate) fn build_matrix_written(
             )
         }
     };
+    let mut notes = Vec::new();
+    // A number too small for floating point read as 0 is lost from the stored model: its value
+    // as written cannot stand beside it.
+    if written.as_ref().is_some_and(|w| {
+        entries
+            .iter()
+            .zip(w)
+            .any(|(e, x)| e.value == 0.0 && *x != Rational::ZERO)
+    }) {
+        written = None;
+        notes.push(UNDERFLOW_NOTE.to_string());
+    }
     let mut kept = written
         .as_ref()
         .map(|w: &Vec<Rational>| Vec::with_capacity(w.len()));
@@ -93,7 +105,6 @@ pub(crate) fn build_matrix_written(
         }
     }
     let mut builder = CsrBuilder::new(n);
-    let mut notes = Vec::new();
     let (mut rescaled, mut worst) = (0usize, 0.0f64);
     let mut i = 0;
     for state in 0..n as StateId {
@@ -182,6 +193,10 @@ pub(crate) fn entry_fault(n: usize, state: Option<StateId>, target: StateId, val
     }
     (!(value >= 0.0 && value.is_finite())).then(|| format!("probability {value} is not a number in [0, 1]"))
 }
+
+/// The note when a probability written too small for floating point (`1e-500`) was read as 0, so
+/// the values as written are not kept.
+pub(crate) const UNDERFLOW_NOTE: &str = "the probabilities as written could not all be kept, so exact analyses recover fractions from floating point (a number written is too small for floating point and was read as 0)";
 
 /// The message for a transition given twice (`first_line` holds the first).
 pub(crate) fn duplicate_message(state: StateId, target: StateId, choice: u32, first_line: usize) -> String {

@@ -71,8 +71,10 @@ macro_rules! annotated_model_accessors {
         }
 
         /// The transition probabilities as exact fractions, in the matrix's pattern and row groups:
-        /// as written when the input kept them ([`written`](Self::written)), otherwise recovered from
-        /// the `f64` values ([`rationalize_matrix`](crate::exact::rationalize_matrix)).
+        /// as written when the input kept them ([`written`](Self::written)) and every row sums to
+        /// exactly 1 as written, otherwise recovered from the `f64` values
+        /// ([`rationalize_matrix`](crate::exact::rationalize_matrix): a file of shortest doubles
+        /// such as `0.16666666666666666` stands for 1/6).
         ///
         /// # Errors
         /// [`Error::InvalidDistribution`] naming the first state with a choice whose exact

@@ -84,12 +84,15 @@ fn fits(what: &str, written: &[Rational], stored: Option<&[f64]>) -> Result<()> 
     Ok(())
 }
 
-/// The exact transition probabilities of a model: as written when the input kept them (`written`),
-/// else recovered from the `f64` matrix by [`rationalize_matrix`]. Every row must sum to exactly 1.
+/// The exact transition probabilities of a model: as written when the input kept them (`written`)
+/// and every row sums to exactly 1 as written; otherwise recovered from the `f64` matrix by
+/// [`rationalize_matrix`] (a file of shortest doubles such as `0.16666666666666666` means the
+/// fractions those doubles stand for).
 ///
 /// # Errors
-/// [`Error::InvalidDistribution`] naming the first row whose exact probabilities do not sum to 1
-/// (or, without written values, an entry that is not a simple fraction).
+/// [`Error::InvalidDistribution`] naming the first state with a row whose written probabilities do
+/// not sum to exactly 1 when they cannot be recovered as simple fractions either (or, without
+/// written values, an entry that is not a simple fraction).
 pub(super) fn exact_matrix(matrix: &CsrMatrix, written: Option<&Written>) -> Result<CsrMatrix<Rational>> {
     let Some(written) = written else {
         return rationalize_matrix(matrix, true);
@@ -103,14 +106,23 @@ pub(super) fn exact_matrix(matrix: &CsrMatrix, written: Option<&Written>) -> Res
             if sum == Rational::ONE {
                 continue;
             }
-            return Err(Error::InvalidDistribution {
+            return rationalize_matrix(matrix, true).map_err(|_| Error::InvalidDistribution {
                 state: g as StateId,
                 name: g.to_string(),
                 message: format!(
-                    "as written, the outgoing probabilities sum to {sum}, not exactly 1 (exact analysis takes the file's numbers as they are)"
+                    "as written, the outgoing probabilities sum to {}, not exactly 1, and they are not simple fractions either (exact analysis takes the file's numbers as they are)",
+                    shortened(&sum.to_string())
                 ),
             });
         }
     }
     Ok(matrix.with_values(written.probabilities.clone()))
+}
+
+/// `text` cut to its first 60 characters, with `…` when it was longer (a fraction's digits).
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
 }
