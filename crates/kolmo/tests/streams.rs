@@ -85,3 +85,15 @@ fn a_tra_stream_starts_in_state_0_and_may_come_in_any_order() {
         file.notes
     );
 }
+
+#[test]
+fn a_lone_surrogate_escape_keeps_its_spelling_in_a_state_name() {
+    // Valid JSON, but no Unicode text: the name must not silently become "" (found by a break-it
+    // pass: two such names then clashed as the same empty name).
+    let text = r#"{"states": ["\ud800x", "\ud800y"], "transitions": [[0, 1, 1], [1, 1, 1]]}"#;
+    let file = read_model_from(text.as_bytes(), Format::Json, &ReadOptions::default()).unwrap();
+    let Model::Dtmc(d) = &file.model else {
+        panic!("a chain")
+    };
+    assert_eq!(d.names().unwrap(), [r"\ud800x", r"\ud800y"]);
+}

@@ -190,7 +190,9 @@ impl<'de> Raw<'de> {
             return Cow::Borrowed("");
         };
         if inner.contains('\\') {
-            Cow::Owned(serde_json::from_str(self.0).unwrap_or_default())
+            // An escape that is valid JSON but no Unicode text (a lone surrogate, `"\ud800"`)
+            // keeps its escaped spelling rather than becoming "".
+            serde_json::from_str(self.0).map_or(Cow::Borrowed(inner), Cow::Owned)
         } else {
             Cow::Borrowed(inner)
         }
