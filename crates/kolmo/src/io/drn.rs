@@ -396,57 +396,12 @@ pub(crate) fn read_from<R: Read + Send>(
         notes.push("the action names of a DTMC are not kept".to_string());
     }
     let is_mdp = header.kind == Kind::Mdp;
-    let model = assemble(
-        is_mdp,
-        matrix,
-        initial,
-        body.labels,
-        names,
-        rewards,
-        body.action_names,
-    )?;
-    Ok((model, notes))
-}
-
-/// The model of `matrix` (an MDP when `is_mdp`, else a DTMC) with its initial states, labels
-/// (name → states), state names, reward models and (MDP) action names.
-pub(super) fn assemble(
-    is_mdp: bool,
-    matrix: CsrMatrix,
-    initial: Vec<StateId>,
-    labels: BTreeMap<String, Vec<StateId>>,
-    names: Option<Vec<String>>,
-    rewards: impl IntoIterator<Item = (String, RewardModel)>,
-    action_names: Option<Vec<String>>,
-) -> Result<Model> {
-    let n = matrix.row_groups();
-    let labels = labels
+    let labels = body
+        .labels
         .into_iter()
         .map(|(label, states)| (label, StateSet::from_states(n, states)));
-    if is_mdp {
-        let mut mdp = Mdp::new(matrix, initial)?;
-        labels.for_each(|(label, set)| mdp.set_label(label, set));
-        if let Some(names) = names {
-            mdp = mdp.with_names(names);
-        }
-        for (name, model) in rewards {
-            mdp.set_reward_model(name, model)?;
-        }
-        Ok(Model::Mdp(match action_names {
-            Some(names) => mdp.with_action_names(names),
-            None => mdp,
-        }))
-    } else {
-        let mut dtmc = Dtmc::new(matrix, initial)?;
-        labels.for_each(|(label, set)| dtmc.set_label(label, set));
-        if let Some(names) = names {
-            dtmc = dtmc.with_names(names);
-        }
-        for (name, model) in rewards {
-            dtmc.set_reward_model(name, model)?;
-        }
-        Ok(Model::Dtmc(dtmc))
-    }
+    let model = super::assemble(is_mdp, matrix, initial, labels, names, rewards, body.action_names)?;
+    Ok((model, notes))
 }
 
 /// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the

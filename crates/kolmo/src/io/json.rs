@@ -29,7 +29,7 @@ use super::rows::{
 };
 use super::text_out::{Form, Numbers, push_uint, write_states};
 use super::{Model, ReadOptions, parse_error, parse_number};
-use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
+use crate::model::{RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId, excerpt};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -563,7 +563,16 @@ impl<'p, 'de> Reader<'p, 'de> {
         }
         let names = self.states.take().and_then(|st| st.names);
         let notes = std::mem::take(&mut t.notes);
-        let model = assemble(self.mdp, t, initial, names, label_sets, reward_models)?;
+        // The matrix was validated row by row: the constructors only restate it.
+        let model = super::assemble(
+            self.mdp,
+            t.matrix,
+            initial,
+            label_sets,
+            names,
+            reward_models,
+            t.action_names,
+        )?;
         Ok((model, notes))
     }
 
@@ -2127,43 +2136,6 @@ impl<'de> Visitor<'de> for TreeSeed<'_, '_, 'de> {
             value: Value::Object(members),
         })
     }
-}
-
-/// The model from its checked parts (the matrix was validated row by row, so the constructors
-/// only restate it).
-fn assemble(
-    mdp: bool,
-    t: Transitions,
-    initial: Vec<StateId>,
-    names: Option<Vec<String>>,
-    labels: Vec<(String, StateSet)>,
-    rewards: Vec<(String, RewardModel)>,
-) -> Result<Model> {
-    macro_rules! fill {
-        ($model:ident) => {{
-            if let Some(names) = names {
-                $model = $model.with_names(names);
-            }
-            for (name, set) in labels {
-                $model.set_label(name, set);
-            }
-            for (name, r) in rewards {
-                $model.set_reward_model(name, r)?;
-            }
-        }};
-    }
-    Ok(if mdp {
-        let mut model = Mdp::new(t.matrix, initial)?;
-        if let Some(actions) = t.action_names {
-            model = model.with_action_names(actions);
-        }
-        fill!(model);
-        Model::Mdp(model)
-    } else {
-        let mut model = Dtmc::new(t.matrix, initial)?;
-        fill!(model);
-        Model::Dtmc(model)
-    })
 }
 
 // ---------------------------------------------------------------------------------------------

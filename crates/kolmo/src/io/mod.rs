@@ -441,6 +441,47 @@ pub(crate) fn with_written(dtmc: Dtmc, probabilities: Option<Vec<crate::exact::R
     }
 }
 
+/// The model of `matrix` (an MDP when `is_mdp`, else a DTMC) with its initial states, labels,
+/// state names, reward models and (MDP) action names: the one assembly of the DRN, PRISM and JSON
+/// readers (a DTMC's action names are not kept).
+///
+/// # Errors
+/// As [`Dtmc::new`] / [`Mdp::new`] and `set_reward_model`.
+pub(crate) fn assemble(
+    is_mdp: bool,
+    matrix: crate::sparse::CsrMatrix,
+    initial: Vec<crate::StateId>,
+    labels: impl IntoIterator<Item = (String, crate::model::StateSet)>,
+    names: Option<Vec<String>>,
+    rewards: impl IntoIterator<Item = (String, crate::model::RewardModel)>,
+    action_names: Option<Vec<String>>,
+) -> Result<Model> {
+    macro_rules! annotate {
+        ($model:expr) => {{
+            let mut model = $model;
+            labels
+                .into_iter()
+                .for_each(|(label, set)| model.set_label(label, set));
+            if let Some(names) = names {
+                model = model.with_names(names);
+            }
+            for (name, r) in rewards {
+                model.set_reward_model(name, r)?;
+            }
+            model
+        }};
+    }
+    Ok(if is_mdp {
+        let mdp = annotate!(Mdp::new(matrix, initial)?);
+        Model::Mdp(match action_names {
+            Some(names) => mdp.with_action_names(names),
+            None => mdp,
+        })
+    } else {
+        Model::Dtmc(annotate!(Dtmc::new(matrix, initial)?))
+    })
+}
+
 /// The place of an error in a text file: [`Error::Parse`] at `path:line:column`.
 pub(crate) fn parse_error(path: &Path, line: usize, column: usize, message: impl Into<String>) -> Error {
     Error::Parse {

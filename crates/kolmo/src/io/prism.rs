@@ -773,7 +773,10 @@ fn with_companions(
         ));
     }
     let (matrix, names) = (tra.matrix, tra.action_names);
-    let model = super::drn::assemble(tra.is_mdp, matrix, initial, labels, None, rewards, names)?;
+    let labels = labels
+        .into_iter()
+        .map(|(label, states)| (label, StateSet::from_states(n, states)));
+    let model = super::assemble(tra.is_mdp, matrix, initial, labels, None, rewards, names)?;
     Ok((model, files, notes))
 }
 
