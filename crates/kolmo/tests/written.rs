@@ -4,7 +4,7 @@
 
 use kolmo::analysis::exact::{absorption_time_exact, reach_probability_exact};
 use kolmo::exact::Rational;
-use kolmo::io::{Model, ReadOptions, read_model};
+use kolmo::io::{Model, ModelFile, ReadOptions, read_model};
 use kolmo::model::{Dtmc, StateSet};
 use std::path::Path;
 
@@ -13,8 +13,8 @@ fn frac(p: i64, q: u64) -> Rational {
 }
 
 /// Reads `text` as the file `name` in a fresh directory, keeping the values as written when
-/// `exact`, and rescaling rows when `normalize`.
-fn read(name: &str, text: &str, exact: bool, normalize: bool) -> kolmo::Result<Dtmc> {
+/// `exact`, and rescaling rows when `normalize`: the model with its notes.
+fn read_file(name: &str, text: &str, exact: bool, normalize: bool) -> kolmo::Result<ModelFile> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
@@ -23,10 +23,30 @@ fn read(name: &str, text: &str, exact: bool, normalize: bool) -> kolmo::Result<D
         normalize,
         ..ReadOptions::default()
     };
-    match read_model(&path, &options)?.model {
-        Model::Dtmc(d) => Ok(d),
-        Model::Mdp(_) => panic!("{name}: expected a Markov chain"),
+    read_model(&path, &options)
+}
+
+/// The Markov chain of `file`.
+fn chain(file: ModelFile) -> Dtmc {
+    match file.model {
+        Model::Dtmc(d) => d,
+        Model::Mdp(_) => panic!("expected a Markov chain"),
     }
+}
+
+/// [`read_file`]'s chain.
+fn read(name: &str, text: &str, exact: bool, normalize: bool) -> kolmo::Result<Dtmc> {
+    read_file(name, text, exact, normalize).map(chain)
+}
+
+/// `Ok` if the values as written were not kept and a note containing `why` says so.
+fn assert_not_kept(file: ModelFile, why: &str) {
+    assert!(
+        file.notes.iter().any(|n| n.contains(why)),
+        "{why}: {:?}",
+        file.notes
+    );
+    assert!(chain(file).written().is_none(), "{why}");
 }
 
 /// The chain that leaves state 0 with probability 1/3,000,000 per step: the expected number of
@@ -145,10 +165,7 @@ fn drn_prism_and_json_files_answer_exactly_on_their_own_fractions() {
             exact: true,
             ..ReadOptions::default()
         };
-        let Model::Dtmc(d) = kolmo::io::read_model_from(text.as_bytes(), format, &options).unwrap().model else {
-            panic!("{name}: a chain")
-        };
-        assert_slow_exit(&d);
+        assert_slow_exit(&chain(kolmo::io::read_model_from(text.as_bytes(), format, &options).unwrap()));
     }
 }
 
@@ -157,57 +174,22 @@ fn values_that_cannot_be_matched_to_their_tokens_are_not_kept() {
     // Two different numbers that round to the same f64: which one a stored 0.1 stands for is
     // unknown, so nothing is attached (and a note says so) rather than a guess.
     let text = "2 4\n0 0 0.1\n0 1 0.9\n1 0 0.1000000000000000000001\n1 1 0.8999999999999999999999\n";
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("alike.tra");
-    std::fs::write(&path, text).unwrap();
-    let options = ReadOptions {
-        exact: true,
-        ..ReadOptions::default()
-    };
-    let file = read_model(&path, &options).unwrap();
-    let Model::Dtmc(d) = &file.model else {
-        panic!("a chain")
-    };
-    assert!(d.written().is_none());
-    assert!(
-        file.notes.iter().any(|n| n.contains("could not all be kept")),
-        "{:?}",
-        file.notes
+    assert_not_kept(
+        read_file("alike.tra", text, true, false).unwrap(),
+        "could not all be kept",
     );
     // Rescaled rows are not the file's numbers either.
     let drn = SLOW_DRN.replace("1 : 1/3000000", "1 : 2/3000000");
-    let options = ReadOptions {
-        exact: true,
-        normalize: true,
-        ..ReadOptions::default()
-    };
-    let path = dir.path().join("scaled.drn");
-    std::fs::write(&path, drn).unwrap();
-    let file = read_model(&path, &options).unwrap();
-    let Model::Dtmc(d) = &file.model else {
-        panic!("a chain")
-    };
-    assert!(d.written().is_none());
-    assert!(
-        file.notes.iter().any(|n| n.contains("normalizing")),
-        "{:?}",
-        file.notes
-    );
+    assert_not_kept(read_file("scaled.drn", &drn, true, true).unwrap(), "normalizing");
 }
 
 #[test]
 fn exact_mdp_solves_use_the_probabilities_as_written() {
     use kolmo::mdp::{MdpOptions, Optimum, reach_probability, reach_probability_exact};
-    // State 0: wait (stay with 2999999/3000000, else fail to state 2) or gamble (goal with 1/3).
+    // State 0: wait (stay with 2999999/3000000, else reach the goal) or gamble (goal with 1/3,
+    // else the trap 2).
     let text = "@type: MDP\n@parameters\n\n@value_type: rational\n@reward_models\n\n@nr_states\n3\n@nr_choices\n4\n@model\nstate 0 init\n\taction 0\n\t\t0 : 2999999/3000000\n\t\t1 : 1/3000000\n\taction 1\n\t\t1 : 1/3\n\t\t2 : 2/3\nstate 1 goal\n\taction 0\n\t\t1 : 1\nstate 2\n\taction 0\n\t\t2 : 1\n";
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wait.drn");
-    std::fs::write(&path, text).unwrap();
-    let options = ReadOptions {
-        exact: true,
-        ..ReadOptions::default()
-    };
-    let Model::Mdp(mdp) = read_model(&path, &options).unwrap().model else {
+    let Model::Mdp(mdp) = read_file("wait.drn", text, true, false).unwrap().model else {
         panic!("an MDP")
     };
     let goal = StateSet::from_states(3, [1]);
@@ -231,41 +213,16 @@ fn a_probability_that_underflows_to_zero_is_not_silently_dropped_from_the_exact_
         ("u.csv", "0.5,0.5,1e-500\n0,1,0\n0,0,1\n"),
         ("u.tra", "3 5\n0 0 0.5\n0 1 0.5\n0 2 1e-500\n1 1 1\n2 2 1\n"),
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        let options = ReadOptions {
-            exact: true,
-            ..ReadOptions::default()
-        };
-        let file = read_model(&path, &options).unwrap();
-        let Model::Dtmc(d) = &file.model else {
-            panic!("a chain")
-        };
-        assert!(d.written().is_none(), "{name}");
-        assert!(
-            file.notes
-                .iter()
-                .any(|n| n.contains("too small for floating point")),
-            "{name}: {:?}",
-            file.notes
+        assert_not_kept(
+            read_file(name, text, true, false).unwrap(),
+            "too small for floating point",
         );
     }
 }
 
 #[test]
 fn normalizing_keeps_the_values_as_written_when_no_row_was_rescaled() {
-    let options = ReadOptions {
-        exact: true,
-        normalize: true,
-        ..ReadOptions::default()
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("slow.drn");
-    std::fs::write(&path, SLOW_DRN).unwrap();
-    let Model::Dtmc(d) = read_model(&path, &options).unwrap().model else {
-        panic!("a chain")
-    };
+    let d = read("slow.drn", SLOW_DRN, true, true).unwrap();
     assert!(d.written().is_some());
     assert_slow_exit(&d);
 }
