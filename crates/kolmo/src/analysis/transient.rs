@@ -272,12 +272,7 @@ impl TimeDistribution {
         if t > self.horizon() {
             return 1.0 - self.tail;
         }
-        let s = self.survival[t as usize];
-        if s < 0.5 {
-            1.0 - s
-        } else {
-            self.pmf[..=t as usize].iter().sum()
-        }
+        self.cdf_curve().nth(t as usize).expect("t is within the horizon")
     }
 
     /// `P(T ≤ t)` when it is known to within the tolerance: exactly for `t` up to the horizon,
@@ -473,7 +468,11 @@ mod tests {
         assert_eq!(dist.cdf(3), 0.5);
         let curve: Vec<f64> = dist.cdf_curve().collect();
         assert_eq!(curve.len() as u64, dist.horizon() + 1);
-        assert!((0..=dist.horizon()).all(|t| curve[t as usize] == dist.cdf(t)));
+        // P(T ≤ t) = 1 − 2^-⌊t/2⌋: the one-pass curve against the closed form.
+        for (t, c) in curve.iter().enumerate() {
+            let exact = 1.0 - 0.5f64.powi((t / 2) as i32);
+            assert!((c - exact).abs() <= 1e-15, "t = {t}: {c} vs {exact}");
+        }
         assert_eq!(dist.survival(2), 0.5);
         let p2 = distribution_after(&d, &init, 2).unwrap();
         assert_eq!(p2, vec![0.25, 0.0, 0.5, 0.0, 0.25]);
