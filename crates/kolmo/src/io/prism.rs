@@ -46,7 +46,7 @@
 use super::chunked::Tuning;
 use super::chunked::{TextLines, quote};
 use super::drn::{View, column_of, folded_action_rewards};
-use super::text_out::{Form, number, push_uint, write_states};
+use super::text_out::{Form, Numbers, number, push_uint, write_states};
 use super::tra::{Tokens, Tra};
 use super::{Model, ReadOptions, parse_error, parse_number, read_text};
 use crate::model::{RewardModel, StateSet};
@@ -819,24 +819,35 @@ fn write_tra_body(v: &View<'_>, w: &mut dyn Write) -> std::io::Result<()> {
             for (k, row) in matrix.group_rows(s).enumerate() {
                 let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
                 for i in row_ptr[row]..row_ptr[row + 1] {
-                    push_uint(out, s as u64);
-                    out.push(' ');
-                    if v.is_mdp {
-                        push_uint(out, k as u64);
-                        out.push(' ');
-                    }
-                    push_uint(out, u64::from(cols[i]));
-                    out.push(' ');
-                    numbers.push(out, vals[i]);
-                    if let Some(a) = action {
-                        out.push(' ');
-                        out.push_str(a);
-                    }
-                    out.push('\n');
+                    push_line(out, numbers, (s, v.is_mdp.then_some(k), cols[i]), vals[i], action);
                 }
             }
         }
     })
+}
+
+/// One line of a `.tra` or `.trew` file: `s [k] t value [action]` (the choice `k` for an MDP).
+fn push_line(
+    out: &mut String,
+    numbers: &mut Numbers,
+    (s, k, t): (usize, Option<usize>, StateId),
+    value: f64,
+    action: Option<&str>,
+) {
+    push_uint(out, s as u64);
+    out.push(' ');
+    if let Some(k) = k {
+        push_uint(out, k as u64);
+        out.push(' ');
+    }
+    push_uint(out, u64::from(t));
+    out.push(' ');
+    numbers.push(out, value);
+    if let Some(a) = action {
+        out.push(' ');
+        out.push_str(a);
+    }
+    out.push('\n');
 }
 
 /// Creates `path` and fills it with `body`.
@@ -986,19 +997,10 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
                     for s in states {
                         for (k, row) in matrix.group_rows(s).enumerate() {
                             for i in row_ptr[row]..row_ptr[row + 1] {
-                                if values[i] == 0.0 {
-                                    continue;
+                                if values[i] != 0.0 {
+                                    let at = (s, v.is_mdp.then_some(k), cols[i]);
+                                    push_line(out, numbers, at, values[i], None);
                                 }
-                                push_uint(out, s as u64);
-                                out.push(' ');
-                                if v.is_mdp {
-                                    push_uint(out, k as u64);
-                                    out.push(' ');
-                                }
-                                push_uint(out, u64::from(cols[i]));
-                                out.push(' ');
-                                numbers.push(out, values[i]);
-                                out.push('\n');
                             }
                         }
                     }
