@@ -118,7 +118,10 @@ pub(super) fn reading_exactly(
     for (name, model) in rewards {
         let part = |values: &Option<Vec<f64>>| values.as_deref().map(exact);
         let (state, action, transition) = (part(&model.state), part(&model.action), part(&model.transition));
-        if [&state, &action, &transition].iter().any(|p| matches!(p, Some(None))) {
+        if [&state, &action, &transition]
+            .iter()
+            .any(|p| matches!(p, Some(None)))
+        {
             file.notes.push(format!(
                 "the rewards {name:?} as written could not all be kept, so exact analyses recover fractions from floating point"
             ));
