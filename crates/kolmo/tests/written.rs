@@ -110,7 +110,16 @@ fn rows_that_sum_to_one_only_in_floating_point_fall_back_to_recovered_fractions(
     // doubles stand for 1/3 (a writer's shortest doubles), so exact analysis recovers 1/3.
     let third = "0.3333333333333333";
     let text = format!("{third},{third},{third}\n0,1,0\n0,0,1\n");
-    let d = read("thirds.csv", &text, true, false).unwrap();
+    let file = read_file("thirds.csv", &text, true, false).unwrap();
+    // The fallback is no silent one: a note names the row and its sum as written.
+    assert!(
+        file.notes
+            .iter()
+            .any(|n| n.contains("from state 0 sum to 9999999999999999/10000000000000000, not exactly 1")),
+        "{:?}",
+        file.notes
+    );
+    let d = chain(file);
     assert!(d.written().is_some());
     assert_eq!(
         d.exact_matrix().unwrap().row(0).1,

@@ -73,10 +73,31 @@ pub(super) fn reading_exactly(
         .start_handler(move |_| RECORDER.with(|r| *r.borrow_mut() = Some(Arc::clone(&for_threads))))
         .build()
         .map_err(|e| crate::Error::arg("exact values", format!("cannot start the reading threads: {e}")))?;
-    let mut file = pool.install(read)?;
+    let file = pool.install(read)?;
     drop(pool);
+    let mut file = match file_written(&file.model) {
+        Some(_) => file,
+        None => attach(file, &recorder, normalize)?,
+    };
+    if let Some(w) = file_written(&file.model) {
+        let matrix = match &file.model {
+            Model::Dtmc(d) => d.matrix(),
+            Model::Mdp(m) => m.matrix(),
+        };
+        if let Some((s, sum)) = w.first_inexact_row(matrix) {
+            file.notes.push(format!(
+                "as written, the probabilities from state {s} sum to {}, not exactly 1: exact analyses use the fractions recovered from floating point where they sum to 1",
+                crate::model::shortened(&sum.to_string())
+            ));
+        }
+    }
+    Ok(file)
+}
+
+/// `file` with the values `recorder` recorded attached (see [`reading_exactly`]).
+fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<ModelFile> {
     let recorded = recorder.values.lock().unwrap_or_else(|e| e.into_inner());
-    if recorded.is_empty() || file_written(&file.model).is_some() {
+    if recorded.is_empty() {
         return Ok(file);
     }
     if recorder.underflow.load(std::sync::atomic::Ordering::Relaxed) {

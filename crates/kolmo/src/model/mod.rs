@@ -157,6 +157,7 @@ pub use mdp::Mdp;
 pub use rewards::RewardModel;
 pub use state_set::StateSet;
 pub use written::Written;
+pub(crate) use written::shortened;
 
 /// Drunkard's walk on 0..=4 with 0 and 4 absorbing, right with probability `p`, started in 2: a
 /// test chain for the layers above (Grinstead & Snell, *Introduction to Probability*, Example
