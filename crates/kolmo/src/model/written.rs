@@ -126,7 +126,7 @@ impl Written {
                 let sum = self.probabilities[row_ptr[i]..row_ptr[i + 1]]
                     .iter()
                     .fold(Rational::ZERO, |acc, p| acc + p);
-                (sum != Rational::ONE).then(|| (g as StateId, sum))
+                (sum != Rational::ONE).then_some((g as StateId, sum))
             })
         })
     }
