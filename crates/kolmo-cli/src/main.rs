@@ -157,6 +157,7 @@ fn fix(e: &anyhow::Error, command: &str) -> String {
         Some(E::Singular { .. } | E::Uncertified { .. }) => {
             "try another --method, or --exact on a small model".into()
         }
+        Some(E::Overflow { .. }) => "the number exists but floating point cannot hold it".into(),
         Some(E::LimitReached { .. } | E::TooLarge { .. } | E::TooManyStates { .. }) => {
             "raise the limit named above, or ask for less (a smaller model or fewer steps)".into()
         }
@@ -245,7 +246,8 @@ fn exit_code(e: &anyhow::Error) -> u8 {
     match e.downcast_ref::<kolmo::Error>() {
         Some(kolmo::Error::Singular { .. })
         | Some(kolmo::Error::LimitReached { .. })
-        | Some(kolmo::Error::Uncertified { .. }) => 1,
+        | Some(kolmo::Error::Uncertified { .. })
+        | Some(kolmo::Error::Overflow { .. }) => 1,
         _ => 2,
     }
 }

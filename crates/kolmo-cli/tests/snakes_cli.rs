@@ -453,15 +453,34 @@ fn exact_players_on_a_small_board_and_a_note_on_a_large_one() {
 
 #[test]
 fn uncertifiable_results_exit_1_and_exact_limits_exit_2() {
-    for w in ["1e-150,1", "1e-17,1", "1e-300,1"] {
-        kolmo()
-            .args(["snakes", "--die", w, "--mc", "0"])
-            .assert()
-            .code(1)
-            .stdout("")
-            .stderr(predicate::str::contains("cannot be certified"))
-            .stderr(predicate::str::contains("probability below 1e-12"));
+    // A die that rolls 1 with probability about w: on the classic board (clamp) cell 99 needs
+    // a 1, so the game takes about 1/w rolls. Cancellation-free elimination solves these nearly
+    // closed chains to full precision (they were refused as uncertifiable before).
+    for (w, rolls) in [("1e-150,1", 1e150), ("1e-17,1", 1e17)] {
+        let v = json(&["snakes", "--die", w, "--mc", "0"]);
+        let e = v["expected_rolls"].as_f64().unwrap();
+        assert!((e / rolls - 1.0).abs() < 1e-14, "{w}: {e}");
+        assert!(v["error_bound"].as_f64().unwrap() < 1e-15, "{w}");
     }
+    // About 1e300 rolls: certified, but the variance (about 1e600) overflows.
+    kolmo()
+        .args(["snakes", "--die", "1e-300,1", "--mc", "0"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("exceeds the range of floating point"));
+    // A long board with a cycle (the snake 1999 -> 1) and the same die: beyond what the
+    // cancellation-free elimination takes, still refused.
+    let dir = tempfile::tempdir().unwrap();
+    let board = dir.path().join("loop.toml");
+    std::fs::write(&board, "size = 2000\nsnakes = [[1999, 1]]\n").unwrap();
+    kolmo()
+        .args(["snakes", board.to_str().unwrap(), "--die", "1e-17,1", "--mc", "0"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("cannot be certified"))
+        .stderr(predicate::str::contains("probability below 1e-12"));
     kolmo()
         .args(["snakes", "--distribution", "30000", "--exact", "--mc", "0"])
         .timeout(std::time::Duration::from_secs(60))

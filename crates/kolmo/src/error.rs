@@ -108,6 +108,13 @@ pub enum Error {
         /// Advice, starting with "; " (may be empty).
         hint: String,
     },
+    /// A result is certified but too large for `f64` (beyond about 1.8e308): the variance of a
+    /// time whose mean is beyond 1e154 steps.
+    #[error("{what} exceeds the range of floating point (about 1.8e308)")]
+    Overflow {
+        /// Which quantity.
+        what: &'static str,
+    },
     /// A problem is too large for the method that would solve it.
     #[error("{what}: {size} states is more than the {limit} this method handles")]
     TooLarge {

@@ -20,6 +20,19 @@ use crate::linsolve::{Factored, SolveMethod};
 use crate::model::{Dtmc, StateSet};
 use crate::{Error, Result, StateId};
 
+/// The variance `m₂ − t²` of a time with mean `t` and second moment `m₂`, clamped at 0 against
+/// round-off (a deterministic time has variance 0), and `+∞` where `m₂` or `t²` exceeds the range
+/// of `f64` (the variance is then at least of that order: nearly closed chains).
+#[must_use]
+pub(crate) fn variance_of(m2: f64, t: f64) -> f64 {
+    let square = t * t;
+    if m2.is_finite() && square.is_finite() {
+        (m2 - square).max(0.0)
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// A chain with a target set, factored once for all the absorbing-chain quantities.
 #[derive(Debug)]
 pub struct AbsorbingChain<'a> {
@@ -37,7 +50,8 @@ pub struct AbsorptionTime {
     /// reached with probability 1.
     #[serde(serialize_with = "crate::account::ser::scalars")]
     pub mean: Vec<f64>,
-    /// `Var[T]` from each state, in steps²; length `n`; 0 on the target; `+∞` as for `mean`.
+    /// `Var[T]` from each state, in steps²; length `n`; 0 on the target; `+∞` as for `mean`, and
+    /// where it exceeds the range of `f64`.
     #[serde(serialize_with = "crate::account::ser::scalars")]
     pub variance: Vec<f64>,
     /// Max-norm residual `‖(I − Q)t̂ − 1‖∞` of the expected-steps solve.
@@ -342,9 +356,8 @@ impl<'a> AbsorbingChain<'a> {
         let (m2, second_moment_residual) = self.transient.solve_refined(&self.lu, &rhs);
         let mut variance = self.scatter(&m2);
         for &s in &self.transient.states {
-            let (v, t) = (&mut variance[s as usize], mean[s as usize]);
-            // Var = m₂ − t², clamped at 0 against round-off (a deterministic time has Var 0).
-            *v = (*v - t * t).max(0.0);
+            let v = &mut variance[s as usize];
+            *v = variance_of(*v, mean[s as usize]);
         }
         // + one rounding of each value to f64.
         let error_bound = if residual < 1.0 {

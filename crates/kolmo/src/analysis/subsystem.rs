@@ -10,13 +10,19 @@
 //! is `1 − Σ_{j≠i} p_ij`.
 
 use crate::linsolve::Solvable;
-use crate::linsolve::{Factored, SolveMethod};
+use crate::linsolve::{Factored, GTH_LIMIT, SolveMethod};
 use crate::model::{Dtmc, StateSet};
 use crate::numeric::{Dot2, refine_pair, rows_with_fma};
 use crate::sparse::{CsrMatrix, RowSink, par_rows};
 use crate::{Error, Result, StateId};
 
 const NONE: u32 = u32::MAX;
+
+/// Expected time to leave (in steps, the largest entry of `(I − Q)⁻¹ 1`) beyond which a system of
+/// up to [`GTH_LIMIT`] unknowns is factored without cancellation ([`GthLu`](crate::linsolve::GthLu)):
+/// there pivoting loses about `log10(GTH_FROM)` of the 16 digits, and the certificate would
+/// need a residual beyond `f64`.
+pub(crate) const GTH_FROM: f64 = 1e6;
 
 /// The states of a sub-chain in ascending order, the inverse map, and `A = I − Q` (`k × k`, in
 /// subsystem positions, with exit-mass diagonal: see the module docs).
@@ -211,9 +217,41 @@ impl<T: Solvable> Subsystem<T> {
         self.factor_i_minus_q_with(what, SolveMethod::Auto)
     }
 
-    /// `I − Q` set up for solves by `method` (see [`Factored::with_method`]).
+    /// `I − Q` set up for solves by `method` (see [`Factored::with_method`]). With the automatic
+    /// choice in floating point, a system of up to [`GTH_LIMIT`] unknowns that pivoting cannot
+    /// factor, or whose expected time to leave (`(I − Q)⁻¹ 1`, which is `‖(I − Q)⁻¹‖∞`) exceeds
+    /// [`GTH_FROM`] steps, is factored by cancellation-free elimination ([`GthLu`]) instead:
+    /// nearly closed chains, where `1 − p_ii` and pivoting lose the digits that matter.
     pub fn factor_i_minus_q_with(&self, what: &'static str, method: SolveMethod) -> Result<Factored<T>> {
-        Factored::for_csr(self.len(), what, method, self.a.as_parts())
+        let k = self.len();
+        let f = Factored::for_csr(k, what, method, self.a.as_parts());
+        if T::EXACT || method != SolveMethod::Auto || k > GTH_LIMIT {
+            return f;
+        }
+        let slow = match &f {
+            Err(Error::Singular { .. }) => true,
+            Err(_) => false,
+            Ok(f) => {
+                let mut t = vec![T::one(); k];
+                f.solve_in_place(&mut t);
+                t.iter()
+                    .any(|x| x.to_f64().abs().is_nan() || x.to_f64().abs() > GTH_FROM)
+            }
+        };
+        if !slow {
+            return f;
+        }
+        let off = |i: usize| {
+            let (cols, vals) = self.a.row(i);
+            cols.iter()
+                .zip(vals)
+                .filter(move |(j, _)| **j as usize != i)
+                .map(|(&j, a)| (j, T::zero().minus(a)))
+        };
+        match T::gth_factor(k, what, off, &self.out) {
+            Some(lu) => Ok(Factored::Dense(lu?, k)),
+            None => f,
+        }
     }
 }
 

@@ -351,11 +351,14 @@ impl<T: Solvable> Factored<T> {
         }
     }
 
-    /// Whether solves are approximate (a Krylov method), so that callers must refine them.
+    /// Whether callers must refine solves with the solution carried as a pair of `f64`: a Krylov
+    /// method (its solves are approximate) or [`GthLu`](super::GthLu) (accurate, but on systems
+    /// so close to singular that only a residual in more than `f64` certifies the result).
     #[must_use]
     pub fn is_iterative(&self) -> bool {
         match self {
             Self::Iterative(..) => true,
+            Self::Dense(lu, _) => lu.is_iterative(),
             Self::Topological(t) => t.is_iterative(),
             _ => false,
         }

@@ -9,12 +9,16 @@
 //! - [`SparseLu`]: sparse LU with a fill-reducing ordering (faer), for large `f64` systems with
 //!   local structure;
 //! - [`Iterative`]: preconditioned GMRES or BiCGSTAB, for large systems with long-range structure;
+//! - [`GthLu`]: cancellation-free elimination for `I − Q` given by its off-diagonal entries and
+//!   leaving probabilities, for systems too close to singular for pivoting (nearly closed
+//!   chains);
 //! - [`Factored`]: whichever suits, chosen by [`Factored::new`] — beyond a few hundred unknowns
 //!   first block by block along the strongly connected components (topological solving).
 
 mod dense;
 mod factored;
 mod gauss;
+mod gth;
 mod krylov;
 mod solvable;
 mod sparse_lu;
@@ -24,6 +28,7 @@ mod woodbury;
 pub use dense::DenseLu;
 pub use factored::{Factored, MAX_DENSE, SPARSE_FROM, SolveMethod};
 pub use gauss::GaussLu;
+pub use gth::{GTH_LIMIT, GthLu};
 pub(crate) use krylov::prefetch;
 pub use krylov::{
     Iterative, KrylovMethod, KrylovOptions, KrylovStats, MatrixFree, Preconditioner, SplitOperator,

@@ -1,7 +1,7 @@
 //! The solver factory: which linear solvers an arithmetic has (Storm's
 //! `GeneralLinearEquationSolverFactory`, as a trait on the scalar type).
 
-use super::{DenseLu, GaussLu, Iterative, KrylovOptions, SparseLu};
+use super::{DenseLu, GaussLu, GthLu, Iterative, KrylovOptions, SparseLu};
 use crate::exact::{Rational, Scalar};
 use crate::{Error, Result};
 use std::fmt::Debug;
@@ -29,6 +29,21 @@ pub trait Solvable: Scalar {
         entries: &[(u32, u32, Self)],
     ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
         let _ = (n, what, entries);
+        None
+    }
+    /// [`GthLu`] for `I − Q` given by its off-diagonal magnitudes `off` and row sums `leave`, if
+    /// this arithmetic rounds (`f64`; exact arithmetic has no cancellation to avoid); `None`
+    /// otherwise.
+    ///
+    /// # Errors
+    /// As [`GthLu::new`].
+    fn gth_factor<I: Iterator<Item = (u32, Self)>>(
+        n: usize,
+        what: &'static str,
+        off: impl Fn(usize) -> I,
+        leave: &[Self],
+    ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
+        let _ = (n, what, off, leave);
         None
     }
     /// Sets up a Krylov solver ([`Iterative`]) for the `n × n` matrix
@@ -95,6 +110,14 @@ impl Solvable for f64 {
         entries: &[(u32, u32, Self)],
     ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
         Some(SparseLu::new(n, what, entries).map(|lu| Box::new(lu) as Box<dyn DenseSolve<Self>>))
+    }
+    fn gth_factor<I: Iterator<Item = (u32, Self)>>(
+        n: usize,
+        what: &'static str,
+        off: impl Fn(usize) -> I,
+        leave: &[Self],
+    ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
+        Some(GthLu::new(n, what, off, leave).map(|lu| Box::new(lu) as Box<dyn DenseSolve<Self>>))
     }
     fn iterative(
         n: usize,

@@ -177,8 +177,7 @@ impl Board {
         let rhs: Vec<f64> = mean.iter().map(|t| 2.0 * t - 1.0).collect();
         let (mut variance, second_moment_residual) = refined(&rhs);
         for (v, t) in variance.iter_mut().zip(&mean) {
-            // Var = m₂ − t², clamped at 0 against round-off.
-            *v = (*v - t * t).max(0.0);
+            *v = crate::analysis::absorbing::variance_of(*v, *t);
         }
         mean.push(0.0);
         variance.push(0.0);
@@ -243,13 +242,20 @@ impl Board {
     }
 
     /// `Ok` if the expected rolls are finite and certified to [`MAX_ERROR_BOUND`] relative.
+    ///
+    /// # Errors
+    /// [`Error::Uncertified`] if they are not; [`Error::Overflow`] if they are but their
+    /// variance exceeds the range of `f64`.
     fn certify(&self, solve: &AbsorptionTime) -> Result<()> {
         let init = self.initial_cell() as usize;
-        let ok = solve.error_bound <= MAX_ERROR_BOUND
-            && solve.mean[init].is_finite()
-            && solve.variance[init].is_finite();
-        if ok {
+        let ok = solve.error_bound <= MAX_ERROR_BOUND && solve.mean[init].is_finite();
+        if ok && solve.variance[init].is_finite() {
             return Ok(());
+        }
+        if ok {
+            return Err(Error::Overflow {
+                what: "the variance of the number of rolls",
+            });
         }
         Err(Error::Uncertified {
             what: "expected rolls",
