@@ -79,7 +79,7 @@ pub(crate) struct Stream<R> {
     ahead: Option<(usize, usize)>,
 }
 
-impl<R: Read> Stream<R> {
+impl<R: Read + Send> Stream<R> {
     /// A stream over `reader` (of `size` bytes, if known) reading `window` bytes at a time;
     /// nothing is read yet.
     pub fn new(reader: R, window: usize, size: Option<u64>) -> Self {
@@ -141,36 +141,11 @@ impl<R: Read> Stream<R> {
     /// # Errors
     /// [`Error::Io`] naming `path` if reading fails.
     pub fn read_more(&mut self, path: &Path) -> Result<()> {
-        if self.eof {
-            return Ok(());
+        if !self.eof {
+            self.read_ahead_while(path, 0, |_| ())?;
+            self.advance(0);
         }
-        let keep = self.end - self.begin;
-        self.buf.copy_within(self.begin..self.end, 0);
-        self.begin = 0;
-        let more = self.more(keep, self.offset + keep as u64);
-        let mut fill = Fill {
-            reader: &mut self.reader,
-            eof: &mut self.eof,
-            ends_with_newline: &mut self.ends_with_newline,
-        };
-        self.end = fill
-            .read_into(&mut self.buf, &[], keep, more)
-            .map_err(|error| Error::Io {
-                path: path.to_path_buf(),
-                error,
-            })?;
         Ok(())
-    }
-
-    /// How many bytes to read behind `keep` bytes kept: a window's worth (at least `keep`), but no
-    /// more than the file holds after byte `next` (plus one, to see its end without another read).
-    fn more(&self, keep: usize, next: u64) -> usize {
-        let mut more = self.window.max(keep);
-        if let Some(total) = self.size {
-            let left = total.saturating_sub(next);
-            more = more.min(usize::try_from(left).unwrap_or(usize::MAX).saturating_add(1));
-        }
-        more
     }
 
     /// Runs `work` on [`data`](Self::data) while, on another thread, the bytes from `from` on and
@@ -184,16 +159,15 @@ impl<R: Read> Stream<R> {
         path: &Path,
         from: usize,
         work: impl FnOnce(&[u8]) -> T + Send,
-    ) -> Result<T>
-    where
-        R: Send,
-    {
-        let keep = self.end - self.begin - from;
-        let more = if self.eof {
-            0
-        } else {
-            self.more(keep, self.offset + (self.end - self.begin) as u64)
-        };
+    ) -> Result<T> {
+        // A window's worth (at least the bytes kept), but no more than the file holds after the
+        // data (plus one, to see its end without another read).
+        let (len, keep) = (self.end - self.begin, self.end - self.begin - from);
+        let mut more = if self.eof { 0 } else { self.window.max(keep) };
+        if let Some(total) = self.size {
+            let left = total.saturating_sub(self.offset + len as u64);
+            more = more.min(usize::try_from(left).unwrap_or(usize::MAX).saturating_add(1));
+        }
         let Stream {
             reader,
             buf,
@@ -205,13 +179,8 @@ impl<R: Read> Stream<R> {
             ..
         } = self;
         let data = &buf[*begin..*end];
-        let tail = &data[from..];
-        let mut fill = Fill {
-            reader,
-            eof,
-            ends_with_newline,
-        };
-        let (result, read) = rayon::join(|| work(data), || fill.read_into(spare, tail, 0, more));
+        let fill = || fill(reader, (eof, ends_with_newline), spare, &data[from..], more);
+        let (result, read) = rayon::join(|| work(data), fill);
         let filled = read.map_err(|error| Error::Io {
             path: path.to_path_buf(),
             error,
@@ -263,51 +232,34 @@ impl<R: Read> Stream<R> {
     }
 }
 
-/// Reading into a buffer: the reader and the stream's flags it updates.
-struct Fill<'a, R> {
-    reader: &'a mut R,
-    eof: &'a mut bool,
-    ends_with_newline: &'a mut bool,
-}
-
-impl<R: Read> Fill<'_, R> {
-    /// Puts `head` at the start of `buf` (or keeps `buf[..keep]` when `head` is empty), then reads
-    /// up to `more` bytes behind it; returns the bytes `buf` holds.
-    fn read_into(
-        &mut self,
-        buf: &mut Vec<u8>,
-        head: &[u8],
-        keep: usize,
-        more: usize,
-    ) -> std::io::Result<usize> {
-        let keep = if head.is_empty() { keep } else { head.len() };
-        let size = keep + more;
-        if buf.len() < size {
-            // A fresh zeroed allocation (the system hands out zeroed pages) rather than zeroing by
-            // hand; the bytes kept move over.
-            let mut bigger = vec![0u8; size];
-            if head.is_empty() {
-                bigger[..keep].copy_from_slice(&buf[..keep]);
-            }
-            *buf = bigger;
-        }
-        if !head.is_empty() {
-            buf[..keep].copy_from_slice(head);
-        }
-        let mut end = keep;
-        while end < size && !*self.eof {
-            match self.reader.read(&mut buf[end..size]) {
-                Ok(0) => *self.eof = true,
-                Ok(k) => {
-                    end += k;
-                    *self.ends_with_newline = buf[end - 1] == b'\n';
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(end)
+/// Puts `head` at the start of `buf`, then reads up to `more` bytes of `reader` behind it, noting
+/// the end of the input and whether the last byte read is a newline; returns the bytes `buf` holds.
+fn fill<R: Read>(
+    reader: &mut R,
+    (eof, ends_with_newline): (&mut bool, &mut bool),
+    buf: &mut Vec<u8>,
+    head: &[u8],
+    more: usize,
+) -> std::io::Result<usize> {
+    let size = head.len() + more;
+    if buf.len() < size {
+        // A fresh zeroed allocation (the system hands out zeroed pages) rather than zeroing by hand.
+        *buf = vec![0u8; size];
     }
+    buf[..head.len()].copy_from_slice(head);
+    let mut end = head.len();
+    while end < size && !*eof {
+        match reader.read(&mut buf[end..size]) {
+            Ok(0) => *eof = true,
+            Ok(k) => {
+                end += k;
+                *ends_with_newline = buf[end - 1] == b'\n';
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(end)
 }
 
 /// The error for the invalid byte at `at` of `bytes`, whose first line is the file's line
@@ -337,7 +289,7 @@ pub(crate) enum HeaderRead<H> {
 /// `parse(text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
 /// `stream` after the header. Errors as if the whole file had been read as text first: a byte
 /// that is not UTF-8, or nothing but white space, is what is wrong with it.
-pub(crate) fn header_from<R: Read, H>(
+pub(crate) fn header_from<R: Read + Send, H>(
     path: &Path,
     stream: &mut Stream<R>,
     mut parse: impl FnMut(&str, bool) -> Result<HeaderRead<H>>,
@@ -345,12 +297,17 @@ pub(crate) fn header_from<R: Read, H>(
     stream.read_more(path)?;
     loop {
         let data = stream.data();
-        let WholeLines {
-            end,
-            complete,
-            valid,
-            bad,
-        } = whole_lines(data, stream.at_eof());
+        // The whole lines of valid UTF-8 read so far (all of them at the end of a valid file).
+        let (valid, bad) = match std::str::from_utf8(data) {
+            Ok(_) => (data.len(), false),
+            Err(e) => (e.valid_up_to(), e.error_len().is_some() || stream.at_eof()),
+        };
+        let complete = stream.at_eof() && !bad;
+        let end = if complete {
+            data.len()
+        } else {
+            memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1)
+        };
         let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
         match parse(text, complete) {
             Ok(HeaderRead::Done(header, used, newlines)) => {
@@ -370,40 +327,6 @@ pub(crate) fn header_from<R: Read, H>(
                 return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
             }
         }
-    }
-}
-
-/// How much of a window of the file can be read as text: see [`whole_lines`].
-pub(crate) struct WholeLines {
-    /// End of the longest prefix made of whole lines of valid UTF-8 (all of the window when it
-    /// runs to the end of the file and is valid).
-    pub end: usize,
-    /// Whether that is the whole rest of the file.
-    pub complete: bool,
-    /// End of the valid UTF-8 prefix.
-    pub valid: usize,
-    /// Whether the window holds invalid UTF-8 (not merely a character cut by the window's end).
-    pub bad: bool,
-}
-
-/// The whole lines of valid UTF-8 at the start of `data`, a window of the file (`eof`: it runs to
-/// the end of the file).
-pub(crate) fn whole_lines(data: &[u8], eof: bool) -> WholeLines {
-    let (valid, bad) = match std::str::from_utf8(data) {
-        Ok(_) => (data.len(), false),
-        Err(e) => (e.valid_up_to(), e.error_len().is_some() || eof),
-    };
-    let complete = eof && !bad;
-    let end = if complete {
-        data.len()
-    } else {
-        memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1)
-    };
-    WholeLines {
-        end,
-        complete,
-        valid,
-        bad,
     }
 }
 
@@ -440,6 +363,13 @@ pub(crate) fn line_at(data: &[u8], start: usize) -> (&[u8], usize, bool) {
         }
         None => (rest.strip_suffix(b"\r").unwrap_or(rest), data.len(), false),
     }
+}
+
+/// The line of `text` starting at `start`, as [`line_at`] cuts it, and where the next line starts.
+#[inline]
+pub(crate) fn text_line(text: &str, start: usize) -> (&str, usize) {
+    let (raw, next, _) = line_at(text.as_bytes(), start);
+    (text.get(start..start + raw.len()).unwrap_or_default(), next)
 }
 
 /// The lines of a text from byte `pos` on, as [`line_at`] cuts them: (number, text), numbered on
@@ -493,13 +423,12 @@ impl<'a> Iterator for TextLines<'a> {
             self.exhausted = true;
             return None;
         }
-        let (raw, next, newline) = line_at(self.text.as_bytes(), self.pos);
-        let mut line = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
+        let (mut line, next) = text_line(self.text, self.pos);
         if std::mem::take(&mut self.strip_bom) {
             line = line.strip_prefix('\u{feff}').unwrap_or(line);
         }
         self.number += 1;
-        self.newlines += usize::from(newline);
+        self.newlines += usize::from(self.text.as_bytes()[next - 1] == b'\n');
         self.pos = next;
         Some((self.number, line))
     }
@@ -547,6 +476,9 @@ pub(crate) type LineMap<'a> = &'a dyn Fn(usize) -> usize;
 /// in the file is known.
 pub(crate) type Message = Box<dyn FnOnce(LineMap) -> String + Send + Sync>;
 
+/// What parsing part of a chunk (or of a small file) comes to: errors in its own line numbers.
+pub(crate) type ChunkResult<T> = std::result::Result<T, ChunkError>;
+
 /// Where a chunk's error is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Place {
@@ -571,6 +503,14 @@ impl ChunkError {
             place: Place::Line(line),
             column,
             message: Box::new(move |_| message),
+        }
+    }
+
+    /// An error at the file's last line, column 1.
+    pub fn at_last_line(message: impl Into<String>) -> Self {
+        Self {
+            place: Place::LastLine,
+            ..Self::at(0, 1, message)
         }
     }
 
@@ -775,13 +715,7 @@ pub(crate) trait LineFormat: Send + Sync {
     ///
     /// # Errors
     /// The first malformed line, in the chunk's own line numbers (the chunk stops there).
-    fn parse(
-        &self,
-        chunk: &mut Self::Chunk,
-        text: &str,
-        first: bool,
-        build: bool,
-    ) -> std::result::Result<(), ChunkError>;
+    fn parse(&self, chunk: &mut Self::Chunk, text: &str, first: bool, build: bool) -> ChunkResult<()>;
 
     /// Whether a chunk may still learn something that the chunks after it need: then the body's
     /// first chunk is parsed alone, and once a chunk has learnt it ([`learn`](Self::learn)) the
@@ -1099,49 +1033,38 @@ impl ChunkRows {
         if self.row.is_empty() {
             return;
         }
-        match check_row(&mut self.row, normalize) {
-            Err(RowFault::Duplicate { second, first_line }) => {
+        let free = self.fault.is_none() && self.pending.is_none();
+        match (
+            check_row(&mut self.row, normalize),
+            expected.filter(|&e| e != choice),
+        ) {
+            (Err(RowFault::Duplicate { second, first_line }), _) => {
                 if self.duplicate.is_none() {
                     self.duplicate = Some(ChunkError::naming_lines(second.line, second.column, move |map| {
                         duplicate_message(state, second.target, choice, map(first_line))
                     }));
                 }
             }
-            result => {
-                if let Some(expected) = expected
-                    && choice != expected
-                {
-                    // Reported at the row's first entry by target.
-                    let first = self.row[0];
-                    if self.fault.is_none() && self.pending.is_none() {
-                        self.fault = Some(ChunkError::at(
-                            first.line,
-                            first.column,
-                            choice_gap_message(state, choice, expected),
-                        ));
-                    }
-                } else {
-                    match result {
-                        Ok(scale) => append_row(
-                            &self.row,
-                            &scale,
-                            build,
-                            (
-                                &mut self.block.cols,
-                                &mut self.block.vals,
-                                &mut self.block.row_ends,
-                            ),
-                            (&mut self.rescaled, &mut self.worst),
-                        ),
-                        Err(RowFault::Sum { at, fault }) => {
-                            if self.fault.is_none() && self.pending.is_none() {
-                                self.pending = Some((at, fault, choice));
-                            }
-                        }
-                        Err(RowFault::Duplicate { .. }) => {}
-                    }
-                }
+            // A choice out of order, reported at the row's first entry by target.
+            (_, Some(expected)) if free => {
+                let first = self.row[0];
+                let message = choice_gap_message(state, choice, expected);
+                self.fault = Some(ChunkError::at(first.line, first.column, message));
             }
+            (_, Some(_)) => {}
+            (Ok(scale), None) => append_row(
+                &self.row,
+                &scale,
+                build,
+                (
+                    &mut self.block.cols,
+                    &mut self.block.vals,
+                    &mut self.block.row_ends,
+                ),
+                (&mut self.rescaled, &mut self.worst),
+            ),
+            (Err(RowFault::Sum { at, fault }), None) if free => self.pending = Some((at, fault, choice)),
+            (Err(RowFault::Sum { .. }), None) => {}
         }
         self.row.clear();
     }
@@ -1163,36 +1086,43 @@ impl ChunkRows {
     }
 }
 
-/// Distinct names (a chunk's or a file's action labels) in order of first use, each referred to
-/// by its index.
+/// Action names per row (a chunk's or a file's), coded: below [`RowNames::NAMED`] the format's own
+/// codes (no name, the choice's index), `NAMED + i` for name `i`, the names in order of first use.
 #[derive(Default)]
-pub(crate) struct Names {
+pub(crate) struct RowNames {
+    /// Per row, its code.
+    pub codes: Vec<u32>,
     /// The names, by index.
     pub names: Vec<String>,
     index: std::collections::HashMap<String, u32>,
 }
 
-impl Names {
-    /// Empties the names (keeping the memory).
-    pub fn clear(&mut self) {
-        self.names.clear();
-        self.index.clear();
-    }
+impl RowNames {
+    /// The code of the first name.
+    pub const NAMED: u32 = 2;
 
-    /// The index of `name`, added if new.
-    pub fn index(&mut self, name: &str) -> u32 {
+    /// The code of `name`, added if new.
+    pub fn code(&mut self, name: &str) -> u32 {
         if let Some(&i) = self.index.get(name) {
-            return i;
+            return Self::NAMED + i;
         }
         let i = self.names.len() as u32;
         self.names.push(name.to_string());
         self.index.insert(name.to_string(), i);
-        i
+        Self::NAMED + i
     }
 
-    /// Adds the names of `other` (a later chunk's); returns the index here of each of them.
-    pub fn merge(&mut self, other: &Names) -> Vec<u32> {
-        other.names.iter().map(|name| self.index(name)).collect()
+    /// The name of `code`, if it is a name's.
+    pub fn name(&self, code: u32) -> Option<&str> {
+        let i = code.checked_sub(Self::NAMED)?;
+        self.names.get(i as usize).map(String::as_str)
+    }
+
+    /// Appends the rows of `other` (a later chunk's), its names renumbered as here.
+    pub fn append(&mut self, other: &RowNames) {
+        let map: Vec<u32> = other.names.iter().map(|name| self.code(name)).collect();
+        let named = |c: u32| c.checked_sub(Self::NAMED).map_or(c, |i| map[i as usize]);
+        self.codes.extend(other.codes.iter().map(|&c| named(c)));
     }
 }
 

@@ -64,9 +64,7 @@ use super::chunked::{HeaderRead, Stream, TextLines, Tuning, header_from};
 use super::text_out::{Numbers, push_uint, write_states};
 use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
-use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -342,77 +340,7 @@ pub(crate) fn read_from<R: Read + Send>(
     let header = header_from(path, &mut stream, |text, complete| {
         header_in(path, text, complete)
     })?;
-    let body = super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)?;
-    let n = header.nr_states;
-    let mut notes = body.notes;
-    let initial: Vec<StateId> = body.labels.get("init").cloned().unwrap_or_default();
-    if initial.is_empty() {
-        return Err(parse_error(
-            path,
-            header.model_line,
-            1,
-            "no initial state: no state has the label `init`",
-        ));
-    }
-    // Reward models: column i of the bracketed values.
-    let k = body.reward_count;
-    let mut state_rewards = body.state_rewards;
-    let mut action_rewards = body.action_rewards;
-    let mut rewards = Vec::with_capacity(k);
-    for i in 0..k {
-        let name = header
-            .reward_names
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| format!("rew{i}"));
-        let mut model = RewardModel {
-            state: reward_column(&mut state_rewards, i, k),
-            action: reward_column(&mut action_rewards, i, k),
-            transition: None,
-        };
-        if model.is_empty() {
-            model.state = Some(vec![0.0; n]);
-        }
-        rewards.push((name, model));
-    }
-    // State names from the comment lines after each `state` line, if every state has a distinct one.
-    let names = body.names.filter(|names| {
-        let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
-        sorted.par_sort_unstable();
-        let distinct = sorted.windows(2).all(|w| w[0] != w[1]);
-        if !distinct {
-            notes.push(
-                "the comment lines after the `state` lines are not distinct, so they are not used as state names"
-                    .to_string(),
-            );
-        }
-        distinct
-    });
-    let group_ptr = body
-        .group_ptr
-        .unwrap_or_else(|| (0..=n).into_par_iter().collect());
-    let matrix = CsrMatrix::from_grouped_parts(n, body.row_ptr, body.cols, body.vals, group_ptr);
-    if header.kind == Kind::Dtmc && body.named {
-        notes.push("the action names of a DTMC are not kept".to_string());
-    }
-    let is_mdp = header.kind == Kind::Mdp;
-    let labels = body
-        .labels
-        .into_iter()
-        .map(|(label, states)| (label, StateSet::from_states(n, states)));
-    let model = super::assemble(is_mdp, matrix, initial, labels, names, rewards, body.action_names)?;
-    Ok((model, notes))
-}
-
-/// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the
-/// part is absent). With a single reward model the array itself is taken.
-fn reward_column(flat: &mut Option<Vec<f64>>, i: usize, k: usize) -> Option<Vec<f64>> {
-    let part: Vec<f64> = if k == 1 {
-        flat.take()?
-    } else {
-        flat.as_ref()?.iter().skip(i).step_by(k).copied().collect()
-    };
-    part.par_iter().any(|&v| v != 0.0).then_some(part)
+    super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)
 }
 
 /// The parts of a model the writers need, for either kind.
