@@ -68,32 +68,24 @@ struct Flat {
 }
 
 impl Flat {
-    /// The values of item number `index` (counted in this store), `None` for no bracket (zeros).
-    fn push(&mut self, index: usize, k: usize, values: Option<&[f64]>) {
+    /// Appends `items` items to this store of `before` items: their values, `None` for zeros.
+    fn add(&mut self, before: usize, items: usize, k: usize, values: Option<&[f64]>) {
         match values {
             Some(v) => {
                 if !self.seen {
-                    self.values.resize(index * k, 0.0);
+                    self.values.resize(before * k, 0.0);
                     self.seen = true;
                 }
                 self.values.extend_from_slice(v);
             }
-            None if self.seen => self.values.resize(self.values.len() + k, 0.0),
+            None if self.seen => self.values.resize(self.values.len() + items * k, 0.0),
             None => {}
         }
     }
 
     /// Appends `other`, which holds `items` items, to this store of `before` items.
     fn append(&mut self, before: usize, items: usize, k: usize, other: &Flat) {
-        if other.seen {
-            if !self.seen {
-                self.values.resize(before * k, 0.0);
-                self.seen = true;
-            }
-            self.values.extend_from_slice(&other.values);
-        } else if self.seen {
-            self.values.resize(self.values.len() + items * k, 0.0);
-        }
+        self.add(before, items, k, other.seen.then_some(&other.values));
     }
 }
 
@@ -382,9 +374,9 @@ impl Chunk {
             );
             let p = &mut self.parts;
             if state {
-                p.state_rewards.push(p.states - 1, k, values);
+                p.state_rewards.add(p.states - 1, 1, k, values);
             } else {
-                p.action_rewards.push(p.rows - 1, k, values);
+                p.action_rewards.add(p.rows - 1, 1, k, values);
             }
         }
     }

@@ -461,12 +461,7 @@ impl Chunk {
                 let (earlier, label) = (earlier.to_string(), label.to_string());
                 let (state, choice, at) = (t.state, t.choice, self.row_label_line);
                 return Err(ChunkError::naming_lines(self.line, t.last_column, move |map| {
-                    format!(
-                        "choice {choice} of state {state} has action {} here but {} on line {}; a choice has one action",
-                        quote(&label),
-                        quote(&earlier),
-                        map(at)
-                    )
+                    action_mismatch(choice, state, &label, &earlier, map(at))
                 }));
             }
         }
@@ -526,6 +521,16 @@ impl Chunk {
         self.csr.close_state(self.state, self.rows_in_state, keep);
         self.last_state = Some(self.state);
     }
+}
+
+/// The error message for choice `choice` of `state` whose action is `label` here but `earlier` on
+/// line `at`.
+fn action_mismatch(choice: u32, state: StateId, label: &str, earlier: &str, at: usize) -> String {
+    format!(
+        "choice {choice} of state {state} has action {} here but {} on line {at}; a choice has one action",
+        quote(label),
+        quote(earlier)
+    )
 }
 
 /// What a `.tra` line of any form holds.
@@ -807,18 +812,8 @@ pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result
             let label = t.label.unwrap_or("");
             match labels.get(&(t.state, t.choice)) {
                 Some((earlier, at)) if earlier != label => {
-                    return Err(parse_error(
-                        path,
-                        number,
-                        t.last_column,
-                        format!(
-                            "choice {} of state {} has action {} here but {} on line {at}; a choice has one action",
-                            t.choice,
-                            t.state,
-                            quote(label),
-                            quote(earlier)
-                        ),
-                    ));
+                    let message = action_mismatch(t.choice, t.state, label, earlier, *at);
+                    return Err(parse_error(path, number, t.last_column, message));
                 }
                 Some(_) => {}
                 None => {
