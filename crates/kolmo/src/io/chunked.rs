@@ -348,31 +348,23 @@ pub(crate) fn line_start_from(data: &[u8], at: usize) -> Option<usize> {
     (start < data.len()).then_some(start)
 }
 
-/// The line starting at `start` of `data`, as `str::lines` and a stripped `\r` give it (a line ended
-/// by `\r\n` loses up to two `\r`, the last line without a newline one), and where the next line
-/// starts; whether the line ended with a newline.
+/// The line of `text` starting at `start`, as `str::lines` and a stripped `\r` give it (a line
+/// ended by `\r\n` loses up to two `\r`, the last line without a newline one), and where the next
+/// line starts.
 #[inline]
-pub(crate) fn line_at(data: &[u8], start: usize) -> (&[u8], usize, bool) {
-    let rest = &data[start..];
-    match memchr::memchr(b'\n', rest) {
+pub(crate) fn text_line(text: &str, start: usize) -> (&str, usize) {
+    let rest = &text[start..];
+    match memchr::memchr(b'\n', rest.as_bytes()) {
         Some(i) => {
-            let mut line = &rest[..i];
-            line = line.strip_suffix(b"\r").unwrap_or(line);
-            line = line.strip_suffix(b"\r").unwrap_or(line);
-            (line, start + i + 1, true)
+            let line = &rest[..i];
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            (line.strip_suffix('\r').unwrap_or(line), start + i + 1)
         }
-        None => (rest.strip_suffix(b"\r").unwrap_or(rest), data.len(), false),
+        None => (rest.strip_suffix('\r').unwrap_or(rest), text.len()),
     }
 }
 
-/// The line of `text` starting at `start`, as [`line_at`] cuts it, and where the next line starts.
-#[inline]
-pub(crate) fn text_line(text: &str, start: usize) -> (&str, usize) {
-    let (raw, next, _) = line_at(text.as_bytes(), start);
-    (text.get(start..start + raw.len()).unwrap_or_default(), next)
-}
-
-/// The lines of a text from byte `pos` on, as [`line_at`] cuts them: (number, text), numbered on
+/// The lines of a text from byte `pos` on, as [`text_line`] cuts them: (number, text), numbered on
 /// from `number`; a byte-order mark is dropped from the first line of a whole text.
 pub(crate) struct TextLines<'a> {
     text: &'a str,
@@ -1218,8 +1210,8 @@ mod tests {
             let mut at = 0;
             let b = text.as_bytes();
             while at < b.len() {
-                let (line, next, _) = line_at(b, at);
-                got.push(std::str::from_utf8(line).unwrap());
+                let (line, next) = text_line(&text, at);
+                got.push(line);
                 at = next;
             }
             assert_eq!(got, want, "{text:?}");

@@ -390,6 +390,11 @@ impl Chunk {
         ChunkError::at(self.line, column_of(line, at), message)
     }
 
+    /// [`err`](Self::err) at `at`, or at `or` if `at` is empty.
+    fn err_or(&self, line: &str, at: &str, or: &str, message: impl Into<String>) -> ChunkError {
+        self.err(line, if at.is_empty() { or } else { at }, message)
+    }
+
     /// A line of any form, as Storm's grammar reads it.
     fn general_line(&mut self, ctx: &Ctx, line: &str) -> ChunkResult<()> {
         let t = line.trim();
@@ -415,28 +420,19 @@ impl Chunk {
 
     fn state_line(&mut self, ctx: &Ctx, line: &str, t: &str, rest: &str) -> ChunkResult<()> {
         let (id, rest) = split_token(rest.trim_start());
-        let id_value = id.parse::<usize>().map_err(|_| {
-            self.err(
-                line,
-                if id.is_empty() { t } else { id },
-                format!("expected a state number after `state`, found {}", quote(id)),
-            )
-        })?;
+        let found = || format!("expected a state number after `state`, found {}", quote(id));
+        let id_value = id
+            .parse::<usize>()
+            .map_err(|_| self.err_or(line, id, t, found()))?;
         self.begin_state(ctx, id_value, column_of(line, id))?;
         let mut rest = rest.trim_start();
-        if rest.starts_with('{') {
-            return Err(self.err(
-                line,
-                rest,
-                "observations `{..}` belong to POMDPs, which kolmo does not read",
-            ));
-        }
-        if rest.starts_with('!') {
-            return Err(self.err(
-                line,
-                rest,
-                "exit rates `!..` belong to continuous-time models, which kolmo does not read",
-            ));
+        let refused = match rest.as_bytes().first() {
+            Some(b'{') => "observations `{..}` belong to POMDPs, which kolmo does not read",
+            Some(b'!') => "exit rates `!..` belong to continuous-time models, which kolmo does not read",
+            _ => "",
+        };
+        if !refused.is_empty() {
+            return Err(self.err(line, rest, refused));
         }
         let bracket = rest.starts_with('[');
         if bracket {
@@ -628,21 +624,13 @@ impl Chunk {
             ));
         };
         let target_text = target.trim();
-        let target_value = target_text.parse::<StateId>().map_err(|_| {
-            self.err(
-                line,
-                if target_text.is_empty() { t } else { target_text },
-                format!("expected a target state number, found {}", quote(target_text)),
-            )
-        })?;
+        let found = || format!("expected a target state number, found {}", quote(target_text));
+        let target_value = target_text
+            .parse::<StateId>()
+            .map_err(|_| self.err_or(line, target_text, t, found()))?;
         let p_text = p.trim();
-        let probability = value(p_text, &ctx.header.placeholders).map_err(|m| {
-            self.err(
-                line,
-                if p_text.is_empty() { t } else { p_text },
-                format!("probability: {m}"),
-            )
-        })?;
+        let probability = value(p_text, &ctx.header.placeholders)
+            .map_err(|m| self.err_or(line, p_text, t, format!("probability: {m}")))?;
         self.add_transition(ctx, target_value, probability, column_of(line, target_text));
         Ok(())
     }
@@ -680,8 +668,9 @@ impl Chunk {
         let state = self.state_id();
         let keep = ctx.build && ctx.header.kind == Kind::Mdp;
         self.csr.close_state(state, self.choices_in_state, keep);
-        if self.choices_in_state == 0 && self.csr.fault.is_none() {
-            self.csr.fault = Some(ChunkError::at(self.state_line, 1, no_transitions_message(state)));
+        if self.choices_in_state == 0 {
+            (self.csr.fault)
+                .get_or_insert_with(|| ChunkError::at(self.state_line, 1, no_transitions_message(state)));
         }
         let p = &mut self.parts;
         if !p.unnamed && p.names.len() != p.states {

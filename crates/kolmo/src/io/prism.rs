@@ -288,7 +288,6 @@ fn read_rewards(
 /// A reward line of any form (see [`read_rewards`]): where its reward goes (the state; the
 /// choice's row for an MDP; the transition's index in the matrix for a DTMC) and the reward.
 fn reward_entry(line: &Line, tra: &Tra, state: bool) -> ChunkResult<(usize, f64)> {
-    let (matrix, n) = (&tra.matrix, tra.n);
     let (ints, layout) = match (state, tra.is_mdp) {
         (true, _) => (1, "`state reward`"),
         (false, true) => (3, "`state choice target reward`"),
@@ -296,52 +295,63 @@ fn reward_entry(line: &Line, tra: &Tra, state: bool) -> ChunkResult<(usize, f64)
     };
     line.expect_tokens(&[ints + 1], layout)?;
     let s: StateId = line.int(0, "a state number")?;
-    if s as usize >= n {
-        return Err(line.error(0, format!("state {s} does not exist: the model has {n} states")));
-    }
+    let s = state_slot(tra, s).map_err(|m| line.error(0, m))?;
     if state {
-        return Ok((s as usize, line.number(1, "a reward")?));
+        return Ok((s, line.number(1, "a reward")?));
     }
-    let row = if tra.is_mdp {
-        let a: usize = line.int(1, "a choice number")?;
-        let rows = matrix.group_rows(s as usize);
-        if a >= rows.len() {
-            let message = format!("state {s} has {} choice(s); there is no choice {a}", rows.len());
-            return Err(line.error(1, message));
-        }
-        rows.start + a
-    } else {
-        s as usize
+    let row = match tra.is_mdp {
+        true => choice_row(tra, s, line.int(1, "a choice number")?).map_err(|m| line.error(1, m))?,
+        false => s,
     };
     let t: StateId = line.int(ints - 1, "a target state number")?;
     let r = line.number(ints, "a reward")?;
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let Ok(pos) = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t) else {
-        let message = format!("the .tra file has no transition to {t} here, so it cannot carry a reward");
-        return Err(line.error(ints - 1, message));
-    };
-    Ok((if tra.is_mdp { row } else { row_ptr[row] + pos }, r))
+    Ok((
+        transition_slot(tra, row, t).map_err(|m| line.error(ints - 1, m))?,
+        r,
+    ))
 }
 
 /// Where the reward of a reward line of plain numbers `v` goes (see [`reward_entry`]); `None` if
 /// the line is refused.
 fn reward_slot(tra: &Tra, state: bool, v: [u32; 3]) -> Option<usize> {
-    let matrix = &tra.matrix;
-    if v[0] as usize >= tra.n {
-        return None;
+    let s = state_slot(tra, v[0]).ok()?;
+    match (state, tra.is_mdp) {
+        (true, _) => Some(s),
+        (false, true) => transition_slot(tra, choice_row(tra, s, v[1] as usize).ok()?, v[2]).ok(),
+        (false, false) => transition_slot(tra, s, v[1]).ok(),
     }
-    let (row, t) = if state {
-        return Some(v[0] as usize);
-    } else if tra.is_mdp {
-        let rows = matrix.group_rows(v[0] as usize);
-        let a = v[1] as usize;
-        (a < rows.len()).then_some((rows.start + a, v[2]))?
-    } else {
-        (v[0] as usize, v[1])
-    };
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let pos = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t).ok()?;
-    Some(if tra.is_mdp { row } else { row_ptr[row] + pos })
+}
+
+/// State `s` of `tra`, or why there is none.
+fn state_slot(tra: &Tra, s: StateId) -> std::result::Result<usize, String> {
+    let n = tra.n;
+    ((s as usize) < n)
+        .then_some(s as usize)
+        .ok_or_else(|| format!("state {s} does not exist: the model has {n} states"))
+}
+
+/// The row of choice `a` of state `s` of the MDP `tra`, or why there is none.
+fn choice_row(tra: &Tra, s: usize, a: usize) -> std::result::Result<usize, String> {
+    let rows = tra.matrix.group_rows(s);
+    match a < rows.len() {
+        true => Ok(rows.start + a),
+        false => Err(format!(
+            "state {s} has {} choice(s); there is no choice {a}",
+            rows.len()
+        )),
+    }
+}
+
+/// Where the reward of the transition of `row` to `t` goes: the row for an MDP (PRISM's rewards
+/// belong to the choice), the transition's index in the matrix for a DTMC; or why there is none.
+fn transition_slot(tra: &Tra, row: usize, t: StateId) -> std::result::Result<usize, String> {
+    let (row_ptr, cols, _) = tra.matrix.as_parts();
+    match cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t) {
+        Ok(pos) => Ok(if tra.is_mdp { row } else { row_ptr[row] + pos }),
+        Err(_) => Err(format!(
+            "the .tra file has no transition to {t} here, so it cannot carry a reward"
+        )),
+    }
 }
 
 /// A line of plain numbers: `ints` integers (at most 3, each a `u32` of plain digits) and a plain
@@ -369,19 +379,15 @@ fn companions(path: &Path, ext: &str) -> (Vec<PathBuf>, bool) {
     if single.is_file() {
         return (vec![single], false);
     }
-    let stem = path
-        .file_stem()
+    let numbered = (1..).map(|i| path.with_file_name(format!("{}{i}.{ext}", stem(path))));
+    (numbered.take_while(|f| f.is_file()).collect(), true)
+}
+
+/// The file name of `path` without its extension.
+fn stem(path: &Path) -> String {
+    path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut files = Vec::new();
-    for i in 1.. {
-        let f = path.with_file_name(format!("{stem}{i}.{ext}"));
-        if !f.is_file() {
-            break;
-        }
-        files.push(f);
-    }
-    (files, true)
+        .unwrap_or_default()
 }
 
 /// Reads the `.tra` file `path` and the `.lab`, `.srew`, `.trew` files of the same stem beside it;
@@ -476,33 +482,24 @@ fn with_companions(
     let mut rewards: BTreeMap<String, RewardModel> = BTreeMap::new();
     for i in 0..count {
         let mut model = RewardModel::default();
-        let mut name: Option<(String, PathBuf)> = None;
-        if let Some(f) = srew.get(i) {
-            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, true, Tuning::FILES.chunk)?;
-            model.state = part;
-            name = nm.map(|nm| (nm, f.clone()));
-            files.push(f.clone());
-        }
-        if let Some(f) = trew.get(i) {
-            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, false, Tuning::FILES.chunk)?;
-            if tra.is_mdp {
-                model.action = part;
-            } else {
-                model.transition = part;
+        let mut name: Option<(String, &PathBuf)> = None;
+        for (f, state) in [(srew.get(i), true), (trew.get(i), false)] {
+            let Some(f) = f else { continue };
+            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, state, Tuning::FILES.chunk)?;
+            match (state, tra.is_mdp) {
+                (true, _) => model.state = part,
+                (false, true) => model.action = part,
+                (false, false) => model.transition = part,
             }
             match (&name, nm) {
                 (Some((a, other)), Some(b)) if *a != b => {
-                    return Err(parse_error(
-                        f,
-                        1,
-                        1,
-                        format!(
-                            "reward structure {b:?} here but {a:?} in {}, which pairs with this file",
-                            other.display()
-                        ),
-                    ));
+                    let message = format!(
+                        "reward structure {b:?} here but {a:?} in {}, which pairs with this file",
+                        other.display()
+                    );
+                    return Err(parse_error(f, 1, 1, message));
                 }
-                (None, Some(b)) => name = Some((b, f.clone())),
+                (None, Some(b)) => name = Some((b, f)),
                 _ => {}
             }
             files.push(f.clone());
@@ -632,21 +629,17 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
     let matrix = v.matrix;
     let n = matrix.row_groups();
     let (row_ptr, _, _) = matrix.as_parts();
-    for label in v.labels.keys() {
-        if label.is_empty() || label.contains(['"', '\n', '\r']) {
-            return Err(Error::arg(
-                "label",
-                format!("{label:?}: a PRISM label cannot be empty or hold `\"` or a line break"),
-            ));
-        }
+    if let Some(label) = v
+        .labels
+        .keys()
+        .find(|l| l.is_empty() || l.contains(['"', '\n', '\r']))
+    {
+        let message = format!("{label:?}: a PRISM label cannot be empty or hold `\"` or a line break");
+        return Err(Error::arg("label", message));
     }
-    for name in v.rewards.keys() {
-        if name.contains(['"', '\n', '\r']) {
-            return Err(Error::arg(
-                "reward model",
-                format!("{name:?}: a PRISM reward structure name cannot hold `\"` or a line break"),
-            ));
-        }
+    if let Some(name) = v.rewards.keys().find(|r| r.contains(['"', '\n', '\r'])) {
+        let message = format!("{name:?}: a PRISM reward structure name cannot hold `\"` or a line break");
+        return Err(Error::arg("reward model", message));
     }
     check_action_names(&v)?;
     let mut files = Vec::new();
@@ -690,10 +683,7 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
         })
     })?);
     let several = v.rewards.len() > 1;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = stem(path);
     for (i, (name, r)) in v.rewards.iter().enumerate() {
         let file = |ext: &str| {
             if several {

@@ -448,8 +448,11 @@ impl Chunk {
             } else {
                 self.close_state(ctx);
                 // t.state > self.state here, so self.state + 1 does not overflow.
-                if t.state > self.state + 1 && self.csr.fault.is_none() {
-                    self.csr.fault = Some(ChunkError::at_last_line(no_transitions_message(self.state + 1)));
+                if t.state > self.state + 1 {
+                    let missing = no_transitions_message(self.state + 1);
+                    self.csr
+                        .fault
+                        .get_or_insert_with(|| ChunkError::at_last_line(missing));
                 }
                 self.rows_in_state = 0;
             }
