@@ -27,7 +27,7 @@ use super::rows::{
     RowFault, SumFault, Written, append_row, check_row, choice_gap_message, duplicate_message, entry_fault,
     normalized_note, sum_message,
 };
-use crate::sparse::{CsrParts, RowBlock};
+use crate::sparse::{CsrMatrix, CsrParts, RowBlock};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
 use std::io::Read;
@@ -277,13 +277,9 @@ pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usi
     )
 }
 
-/// What a header parse of the text read so far came to.
-pub(crate) enum HeaderRead<H> {
-    /// The header, and the bytes and newlines up to the end of its last line.
-    Done(H, usize, usize),
-    /// The text ran out before the header did.
-    More,
-}
+/// A header parse of the text read so far: the header, and the bytes and newlines up to the end
+/// of its last line; `None` when the text ran out before the header did.
+pub(crate) type HeaderRead<H> = Option<(H, usize, usize)>;
 
 /// Reads a file's header from the start of `stream`, reading on while it is not complete;
 /// `parse(text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
@@ -310,11 +306,11 @@ pub(crate) fn header_from<R: Read + Send, H>(
         };
         let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
         match parse(text, complete) {
-            Ok(HeaderRead::Done(header, used, newlines)) => {
+            Ok(Some((header, used, newlines))) => {
                 stream.consume(used, newlines);
                 return Ok(header);
             }
-            Ok(HeaderRead::More) => {
+            Ok(None) => {
                 if bad {
                     return Err(utf8_error(path, 0, data, valid));
                 }
@@ -696,7 +692,7 @@ pub(crate) fn end_of_line(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
 /// (in file order, on the reader's thread).
 pub(crate) trait LineFormat: Send + Sync {
     /// One chunk's parse, reused from window to window.
-    type Chunk: Default + Send;
+    type Chunk: Default + Send + Sync;
 
     /// The start of the first line at or after `at` of `data` where a chunk may start without
     /// knowing the lines before it (below `data.len()`), or `None` if `data` shows none.
@@ -730,8 +726,15 @@ pub(crate) trait LineFormat: Send + Sync {
     /// Whether the model is known to be refused (only counts matter then).
     fn refused(&self) -> bool;
 
+    /// The rows of `chunk` (checked, in CSR form), which the driver appends to the model.
+    fn rows(chunk: &Self::Chunk) -> &ChunkRows;
+
+    /// Whether the rows are grouped by state (an MDP: the rows per state are kept).
+    fn grouped(&self) -> bool;
+
     /// Checks `chunk` against the chunks before it, in file order, with the error that stopped it
-    /// (if any); its first line is the file's line `lines_before + 1`.
+    /// (if any), and takes what it holds besides its rows; its first line is the file's line
+    /// `lines_before + 1`.
     ///
     /// # Errors
     /// [`Halt`]: stop reading here.
@@ -741,13 +744,43 @@ pub(crate) trait LineFormat: Send + Sync {
         stop: Option<ChunkError>,
         lines_before: usize,
     ) -> std::result::Result<(), Halt>;
+}
 
-    /// Adds the window's chunks, all taken, to the model; `build`: they were parsed to be kept and
-    /// the model is not refused.
-    fn append(&mut self, chunks: &mut [Self::Chunk], build: bool);
+/// The rows read: the CSR arrays as they grow and, for grouped rows, the rows of each state.
+#[derive(Default)]
+pub(crate) struct Rows {
+    pub matrix: CsrParts<f64>,
+    pub group_ptr: Option<Vec<usize>>,
+}
 
-    /// The CSR arrays as they grow (reserved once the size of the whole file can be estimated).
-    fn matrix(&mut self) -> &mut CsrParts<f64>;
+impl Rows {
+    /// The matrix of the rows over `n` states (one row per state when they are not grouped).
+    pub fn into_matrix(self, n: usize) -> CsrMatrix {
+        let (row_ptr, cols, vals) = self.matrix.into_arrays();
+        let group_ptr = self
+            .group_ptr
+            .unwrap_or_else(|| (0..=n).into_par_iter().collect());
+        CsrMatrix::from_grouped_parts(n, row_ptr, cols, vals, group_ptr)
+    }
+
+    /// Appends the rows of `chunks`, the large arrays on all cores.
+    fn append<F: LineFormat>(&mut self, chunks: &[F::Chunk]) {
+        let Rows { matrix, group_ptr } = self;
+        rayon::join(
+            || matrix.append(chunks, |c| &F::rows(c).block),
+            || {
+                if let Some(group_ptr) = group_ptr {
+                    let mut last = group_ptr.last().copied().unwrap_or(0);
+                    for c in chunks {
+                        group_ptr.extend(F::rows(c).state_rows.iter().map(|&r| {
+                            last += r as usize;
+                            last
+                        }));
+                    }
+                }
+            },
+        );
+    }
 }
 
 /// Why [`LineFormat::take`] stops the reading.
@@ -791,9 +824,9 @@ fn parse_one<F: LineFormat>(
     meta.stop = match std::str::from_utf8(bytes) {
         Ok(text) => format.parse(chunk, text, first, build).err(),
         Err(e) => {
+            // Reported as it is, before anything the chunk holds.
             meta.utf8 = Some(e.valid_up_to());
-            // Only to clear what the chunk held.
-            format.parse(chunk, "", first, build).err()
+            None
         }
     };
 }
@@ -810,7 +843,7 @@ impl<C: Default + Send> Pool<C> {
     fn window<F: LineFormat<Chunk = C>>(
         &mut self,
         path: &Path,
-        format: &mut F,
+        (format, rows): (&mut F, &mut Rows),
         (data, cuts): (&[u8], &[usize]),
         lines_before: usize,
         first: bool,
@@ -838,13 +871,12 @@ impl<C: Default + Send> Pool<C> {
             .enumerate()
             .for_each(|(i, c)| parse_one(shared, c, piece(done + i), first && done + i == 0, build));
         // Chunks' line numbers start at the window's plus the newlines of the chunks before.
-        let mut starts = Vec::with_capacity(count);
-        let mut lines = lines_before;
-        for m in meta.iter() {
-            starts.push(lines);
-            lines += m.newlines;
-        }
-        let newlines = lines - lines_before;
+        let starts: Vec<usize> = (meta.iter())
+            .scan(lines_before, |lines, m| {
+                Some(std::mem::replace(lines, *lines + m.newlines))
+            })
+            .collect();
+        let newlines = meta.iter().map(|m| m.newlines).sum();
         if learning && let Some(j) = (done..count).find(|&j| format.learn(&chunks[j], starts[j])) {
             // Chunks after `j` that went without what `j` learnt are read again knowing it.
             let shared = &*format;
@@ -866,16 +898,17 @@ impl<C: Default + Send> Pool<C> {
                 Err(Halt::Abandon) => return Window::Abandoned,
             }
         }
-        let build = build && !format.refused();
-        format.append(chunks, build);
+        if build && !format.refused() {
+            rows.append::<F>(chunks);
+        }
         Window::Read(newlines)
     }
 }
 
 /// Reads the body of a file in `format` from `stream` (positioned at the body's first line), `size`
 /// being the file's length if known: windows of `tuning.window` bytes, each cut into chunks at
-/// [`LineFormat::cut_at`] and parsed on all cores while the next window is read. Returns `false` if
-/// the format abandoned ([`Halt::Abandon`]).
+/// [`LineFormat::cut_at`] and parsed on all cores while the next window is read. Returns the rows,
+/// or `None` if the format abandoned ([`Halt::Abandon`]).
 ///
 /// # Errors
 /// The first malformed line in file order (or, before it, a byte anywhere that is not UTF-8), as a
@@ -886,10 +919,14 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
     format: &mut F,
     tuning: Tuning,
     size: Option<u64>,
-) -> Result<bool> {
+) -> Result<Option<Rows>> {
     let mut pool = Pool::<F::Chunk> {
         chunks: Vec::new(),
         meta: Vec::new(),
+    };
+    let mut rows = Rows {
+        group_ptr: format.grouped().then(|| vec![0]),
+        ..Rows::default()
     };
     let (mut first, mut reserved) = (true, false);
     loop {
@@ -906,7 +943,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         );
         if cuts.len() < 2 {
             if stream.at_eof() {
-                return Ok(true);
+                return Ok(Some(rows));
             }
             stream.read_more(path)?;
             continue;
@@ -914,7 +951,13 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         let end = cuts[cuts.len() - 1];
         let lines_before = stream.lines_before();
         let outcome = stream.read_ahead_while(path, end, |data| {
-            pool.window(path, format, (data, &cuts), lines_before, first)
+            pool.window(
+                path,
+                (&mut *format, &mut rows),
+                (data, &cuts),
+                lines_before,
+                first,
+            )
         })?;
         match outcome {
             Window::Read(newlines) => stream.advance(newlines),
@@ -925,7 +968,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
                 return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
             }
             Window::Failed(e) => return Err(e),
-            Window::Abandoned => return Ok(false),
+            Window::Abandoned => return Ok(None),
         }
         first = false;
         // Room for the whole model, estimated from the share of the file read so far.
@@ -936,7 +979,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
             && size > read
         {
             reserved = true;
-            format.matrix().reserve_for(size as f64 / read as f64 * 1.02);
+            rows.matrix.reserve_for(size as f64 / read as f64 * 1.02);
         }
     }
 }
@@ -1161,32 +1204,6 @@ impl Faults {
         }
         Ok((self.rescaled > 0).then(|| normalized_note(self.rescaled, self.worst)))
     }
-}
-
-/// Appends the CSR rows of `chunks` (`rows` gives each one's) to `matrix` and, for an MDP
-/// (`groups`), their rows per state to `group_ptr`; `also` runs beside.
-pub(crate) fn append_rows<C: Sync>(
-    matrix: &mut CsrParts<f64>,
-    group_ptr: Option<&mut Vec<usize>>,
-    chunks: &[C],
-    rows: impl Fn(&C) -> &ChunkRows + Sync,
-    also: impl FnOnce() + Send,
-) {
-    rayon::join(
-        || matrix.append(chunks, |c| &rows(c).block),
-        || {
-            if let Some(group_ptr) = group_ptr {
-                let mut last = group_ptr.last().copied().unwrap_or(0);
-                for c in chunks {
-                    group_ptr.extend(rows(c).state_rows.iter().map(|&r| {
-                        last += r as usize;
-                        last
-                    }));
-                }
-            }
-            also();
-        },
-    );
 }
 
 #[cfg(test)]

@@ -281,13 +281,13 @@ pub(super) fn split_token(s: &str) -> (&str, &str) {
 }
 
 /// The header in `text` (whole lines from the file's start; `complete`: the whole file), up to and
-/// including the `@model` line, or [`HeaderRead::More`] if the text ends first.
+/// including the `@model` line, or `None` if the text ends first.
 fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Header>> {
     let mut lines = TextLines::of(text);
     let mut numbered = lines.by_ref().map(|(number, text)| Line::of(number, text));
     match read_header(path, &mut numbered) {
-        Ok(header) => Ok(HeaderRead::Done(header, lines.pos, lines.newlines)),
-        Err(_) if lines.exhausted && !complete => Ok(HeaderRead::More),
+        Ok(header) => Ok(Some((header, lines.pos, lines.newlines))),
+        Err(_) if lines.exhausted && !complete => Ok(None),
         Err(e) => Err(e),
     }
 }

@@ -15,14 +15,12 @@
 
 use super::chunked::{
     ChunkError, ChunkResult, ChunkRows, Faults, Halt, LineFormat, NumberCache, RowNames, Stream, Tuning,
-    append_rows, column_of, digits_u32, end_of_line, line_start_from, quote, read_chunked, skip_blanks,
-    text_line,
+    column_of, digits_u32, end_of_line, line_start_from, quote, read_chunked, skip_blanks, text_line,
 };
 use super::drn::{Header, Kind, split_token, value};
 use super::rows::no_transitions_message;
 use super::{Model, parse_error};
 use crate::model::{RewardModel, StateSet};
-use crate::sparse::{CsrMatrix, CsrParts};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -693,8 +691,7 @@ struct Reader<'a> {
     /// The first action without transitions; transitions out of range, duplicates, rows refused.
     empty_action: Option<Error>,
     faults: Faults,
-    matrix: CsrParts<f64>,
-    group_ptr: Vec<usize>,
+    /// What the chunks taken hold besides their rows (kept while the model is not refused).
     parts: Parts,
 }
 
@@ -786,33 +783,19 @@ impl LineFormat for Reader<'_> {
             ));
         }
         self.faults.keep(&mut c.csr, lines_before);
+        if !self.refused() {
+            // The count as this window leaves it (a chunk may have set it).
+            self.parts.append(&mut c.parts, self.count.map_or(0, Count::k));
+        }
         Ok(())
     }
 
-    /// Appends the chunks' results (in order), the large arrays on all cores.
-    fn append(&mut self, chunks: &mut [Chunk], build: bool) {
-        if !build {
-            return;
-        }
-        // The count as this window leaves it (a chunk may have set it).
-        let k = self.count.map_or(0, Count::k);
-        let groups = (self.header.kind == Kind::Mdp).then_some(&mut self.group_ptr);
-        let (rows, parts): (Vec<&ChunkRows>, Vec<&mut Parts>) =
-            chunks.iter_mut().map(|c| (&c.csr, &mut c.parts)).unzip();
-        let all = &mut self.parts;
-        append_rows(
-            &mut self.matrix,
-            groups,
-            &rows,
-            |c| *c,
-            || {
-                parts.into_iter().for_each(|c| all.append(c, k));
-            },
-        );
+    fn rows(chunk: &Chunk) -> &ChunkRows {
+        &chunk.csr
     }
 
-    fn matrix(&mut self) -> &mut CsrParts<f64> {
-        &mut self.matrix
+    fn grouped(&self) -> bool {
+        self.header.kind == Kind::Mdp
     }
 }
 
@@ -843,11 +826,9 @@ pub(super) fn read_body<R: Read + Send>(
         taken: (0, 0),
         empty_action: None,
         faults: Faults::default(),
-        matrix: CsrParts::default(),
-        group_ptr: vec![0],
         parts: Parts::default(),
     };
-    read_chunked(path, stream, &mut r, tuning, size)?;
+    let csr = read_chunked(path, stream, &mut r, tuning, size)?.unwrap_or_default();
     let last_line = stream.total_lines();
     let (states, rows) = r.taken;
     if states != n {
@@ -886,7 +867,7 @@ pub(super) fn read_body<R: Read + Send>(
     let actions = &parts.actions;
     let action_names = (is_mdp && !actions.names.is_empty()).then(|| {
         let mut out = Vec::with_capacity(parts.rows);
-        for g in r.group_ptr.windows(2) {
+        for g in csr.group_ptr.as_deref().unwrap_or_default().windows(2) {
             out.extend(
                 actions.codes[g[0]..g[1]]
                     .iter()
@@ -940,13 +921,7 @@ pub(super) fn read_body<R: Read + Send>(
         }
         distinct
     });
-    let group_ptr = if is_mdp {
-        r.group_ptr
-    } else {
-        (0..=n).into_par_iter().collect()
-    };
-    let (row_ptr, cols, vals) = r.matrix.into_arrays();
-    let matrix = CsrMatrix::from_grouped_parts(n, row_ptr, cols, vals, group_ptr);
+    let matrix = csr.into_matrix(n);
     if !is_mdp && parts.named {
         notes.push("the action names of a DTMC are not kept".to_string());
     }

@@ -13,14 +13,13 @@
 
 use super::chunked::{
     ChunkError, ChunkResult, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, RowNames,
-    Stream, TextLines, Tuning, append_rows, column_of, digits_u32, end_of_line, header_from, line_start_from,
-    quote, read_chunked, skip_blanks, text_line,
+    Stream, TextLines, Tuning, column_of, digits_u32, end_of_line, header_from, line_start_from, quote,
+    read_chunked, skip_blanks, text_line,
 };
 use super::rows::no_transitions_message;
 use super::{Entry, build_matrix, parse_error, parse_number};
-use crate::sparse::{CsrMatrix, CsrParts};
+use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
@@ -269,7 +268,7 @@ fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Heade
     let mut lines = DataLines::of(text);
     let first = lines.next();
     if first.is_none() && !complete {
-        return Ok(HeaderRead::More);
+        return Ok(None);
     }
     let header = check_comments(&lines.comments).and_then(|()| match &first {
         Some(line) => read_header(line),
@@ -280,7 +279,7 @@ fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Heade
         )),
     });
     let header = header.map_err(|e| e.into_error(path, 0, 0))?;
-    Ok(HeaderRead::Done(header, lines.lines.pos, lines.lines.newlines))
+    Ok(Some((header, lines.lines.pos, lines.lines.newlines)))
 }
 
 /// What every chunk of a window shares.
@@ -602,9 +601,7 @@ struct Reader<'a> {
     path: &'a Path,
     header: &'a Header,
     normalize: bool,
-    matrix: CsrParts<f64>,
-    group_ptr: Vec<usize>,
-    /// Per row (MDP): 0 or the label.
+    /// Per row (MDP): 0 or the label (kept while the model is not refused).
     actions: RowNames,
     initial: Vec<StateId>,
     entries: usize,
@@ -696,28 +693,18 @@ impl LineFormat for Reader<'_> {
         self.rows += c.rows;
         self.dtmc_labels |= c.dtmc_labels;
         self.initial.extend_from_slice(&c.initial);
+        if !self.faults.any() {
+            self.actions.append(&c.actions);
+        }
         Ok(())
     }
 
-    /// Appends the chunks' rows, the large arrays on all cores.
-    fn append(&mut self, chunks: &mut [Chunk], build: bool) {
-        if build {
-            let groups = self.header.is_mdp.then_some(&mut self.group_ptr);
-            let actions = &mut self.actions;
-            append_rows(
-                &mut self.matrix,
-                groups,
-                chunks,
-                |c| &c.csr,
-                || {
-                    chunks.iter().for_each(|c| actions.append(&c.actions));
-                },
-            );
-        }
+    fn rows(chunk: &Chunk) -> &ChunkRows {
+        &chunk.csr
     }
 
-    fn matrix(&mut self) -> &mut CsrParts<f64> {
-        &mut self.matrix
+    fn grouped(&self) -> bool {
+        self.header.is_mdp
     }
 }
 
@@ -745,8 +732,6 @@ pub(super) fn read_from<R: Read + Send>(
         path,
         header: &header,
         normalize,
-        matrix: CsrParts::default(),
-        group_ptr: vec![0],
         actions: RowNames::default(),
         initial: Vec::new(),
         entries: 0,
@@ -755,9 +740,9 @@ pub(super) fn read_from<R: Read + Send>(
         last_state: None,
         faults: Faults::default(),
     };
-    if !read_chunked(path, &mut stream, &mut r, tuning, size)? {
+    let Some(rows) = read_chunked(path, &mut stream, &mut r, tuning, size)? else {
         return Ok(None);
-    }
+    };
     let last_line = stream.total_lines();
     check_counts(path, &header, r.entries, r.rows)?;
     let missing = r.last_state.map_or(0, |l| l as usize + 1);
@@ -772,16 +757,10 @@ pub(super) fn read_from<R: Read + Send>(
         actions.codes.iter().map(name).collect()
     });
     let initial = finish(path, &mut notes, r.dtmc_labels, r.initial);
-    let (row_ptr, cols, vals) = r.matrix.into_arrays();
-    let group_ptr = if is_mdp {
-        r.group_ptr
-    } else {
-        (0..=n).into_par_iter().collect()
-    };
     Ok(Some(Tra {
         is_mdp,
         n,
-        matrix: CsrMatrix::from_grouped_parts(n, row_ptr, cols, vals, group_ptr),
+        matrix: rows.into_matrix(n),
         action_names,
         initial,
         notes,
@@ -793,7 +772,7 @@ pub(super) fn read_from<R: Read + Send>(
 /// transitions collected and sorted into rows by [`build_matrix`]. Errors come in the same order:
 /// malformed lines (in file order), the header's counts, then the matrix's faults.
 pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
-    let HeaderRead::Done(header, pos, _) = header_in(path, text, true)? else {
+    let Some((header, pos, _)) = header_in(path, text, true)? else {
         unreachable!("the whole text is given")
     };
     let (n, is_mdp) = (header.n, header.is_mdp);
