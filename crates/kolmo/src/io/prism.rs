@@ -441,27 +441,17 @@ fn with_companions(
         let mut init: Vec<StateId> = lab.get("init").cloned().unwrap_or_default();
         init.sort_unstable();
         init.dedup();
-        if init.is_empty() && initial.is_empty() {
-            return Err(parse_error(
-                &lab_path,
-                decl_line,
-                1,
-                "no initial state: no state has the label \"init\"",
-            ));
-        }
-        if !init.is_empty() && !initial.is_empty() && init != initial {
-            return Err(parse_error(
-                &lab_path,
-                decl_line,
-                1,
-                format!(
+        let refuse = |message: String| Err(parse_error(&lab_path, decl_line, 1, message));
+        match (init.is_empty(), initial.is_empty()) {
+            (true, true) => return refuse("no initial state: no state has the label \"init\"".into()),
+            (false, false) if init != initial => {
+                return refuse(format!(
                     "the initial states of the label \"init\" differ from those of the `- s -` lines of {}",
                     path.display()
-                ),
-            ));
-        }
-        if initial.is_empty() {
-            initial = init;
+                ));
+            }
+            (false, true) => initial = init,
+            _ => {}
         }
         labels = lab;
         files.push(lab_path);
@@ -664,19 +654,16 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
         writeln!(w, "{}", decl.join(" "))?;
         write_states(w, n, |states, out, _| {
             for s in states {
-                let mut first = true;
-                for (i, (_, set)) in labels.iter().enumerate() {
-                    if set.contains(s as StateId) {
-                        if first {
-                            push_uint(out, s as u64);
-                            out.push(':');
-                            first = false;
-                        }
+                let mut ids = (0..labels.len())
+                    .filter(|&i| labels[i].1.contains(s as StateId))
+                    .peekable();
+                if ids.peek().is_some() {
+                    push_uint(out, s as u64);
+                    out.push(':');
+                    for i in ids {
                         out.push(' ');
                         push_uint(out, i as u64);
                     }
-                }
-                if !first {
                     out.push('\n');
                 }
             }
