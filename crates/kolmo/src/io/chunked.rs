@@ -1,26 +1,23 @@
 //! Big text files read in windows, each window cut into chunks that are parsed in parallel: one
 //! driver, [`read_chunked`], for every line format ([`LineFormat`]: the DRN body, PRISM's `.tra`,
-//! and what comes later). It reads from any `impl Read` ([`Stream`]), not only from files.
+//! and what comes later), reading from any `impl Read` ([`Stream`]).
 //!
-//! A [`Stream`] holds a window of the input (4 MiB by default, [`Tuning`]); [`plan_cuts`] cuts it
-//! into chunks of about 256 KiB at lines where the format lets a chunk start without knowing what
-//! came before ([`LineFormat::cut_at`]: a `state` line in DRN; a line whose source state differs
-//! from the line before in `.tra`). Each chunk is checked to be UTF-8 and parsed on its own thread
-//! into its own reusable buffers (rows checked and stored in CSR form by [`ChunkRows`]), counting
-//! lines from its first line, while the next window is read; the driver then hands the chunks to
-//! the format in file order ([`LineFormat::take`]), which turns chunk-local line numbers into the
-//! file's ([`ChunkError`]), and the buffers are appended to the model
-//! ([`CsrParts::append`](crate::sparse::CsrParts::append)). The bytes after the last cut move to
-//! the front of the window and the next window is read behind them. Memory: two windows, the chunk
-//! buffers (about a window's worth of transitions), and the model itself. Newlines are found and
+//! A window (4 MiB, [`Tuning`]) is cut into chunks of about 256 KiB at lines where the format lets a
+//! chunk start without knowing what came before ([`LineFormat::cut_at`]), so that each chunk holds
+//! whole states. Each chunk is checked to be UTF-8 and parsed on its own thread into reused buffers
+//! (rows checked as they close and stored in CSR form, [`ChunkRows`]), its lines counted from its
+//! first, while the next window is read. Lines of the common forms take fast paths over the bytes
+//! ([`NumberCache`] remembers the number tokens parsed lately), the others a general path that
+//! gives the format's messages. The format takes the chunks in file order ([`LineFormat::take`];
+//! [`ChunkError`] turns chunk lines into file lines) and the driver appends their rows to the model
+//! ([`Rows`]). Memory: two windows, the chunks' buffers and the model. Newlines are found and
 //! counted with `memchr`.
 //!
-//! Every probability and reward token is turned into a number by [`super::parse_number`] (the
-//! fast paths' [`NumberCache`] remembers the tokens it parsed, with their text).
-//!
-//! Errors are those of reading the whole file as text first: an invalid UTF-8 byte anywhere wins
-//! over every parse error ([`Stream::utf8_error_in_rest`] looks at the rest of the file before a
-//! parse error is returned), and it is reported at its line and column (counting characters).
+//! Errors are those of reading the file front to back: a malformed line stops its chunk and the
+//! first in file order is reported; the faults found as rows and states close (transitions out of
+//! range, duplicates, refused rows) are kept per chunk, first of each kind ([`Faults`]), and come
+//! after the counts the formats check at the end. An invalid UTF-8 byte anywhere wins over every
+//! parse error ([`Stream::utf8_error_in_rest`]) and is reported at its line and column.
 
 use super::parse_error;
 use super::rows::{
@@ -75,8 +72,6 @@ pub(crate) struct Stream<R> {
     size: Option<u64>,
     /// The buffer the next window is read into while the current one is parsed.
     spare: Vec<u8>,
-    /// After a read ahead: the bytes of the window before it and the bytes in `spare`.
-    ahead: Option<(usize, usize)>,
 }
 
 impl<R: Read + Send> Stream<R> {
@@ -95,7 +90,6 @@ impl<R: Read + Send> Stream<R> {
             window: window.max(1),
             size,
             spare: Vec::new(),
-            ahead: None,
         }
     }
 
@@ -142,15 +136,14 @@ impl<R: Read + Send> Stream<R> {
     /// [`Error::Io`] naming `path` if reading fails.
     pub fn read_more(&mut self, path: &Path) -> Result<()> {
         if !self.eof {
-            self.read_ahead_while(path, 0, |_| ())?;
-            self.advance(0);
+            self.read_ahead_while(path, 0, |_| ((), 0))?;
         }
         Ok(())
     }
 
     /// Runs `work` on [`data`](Self::data) while, on another thread, the bytes from `from` on and
-    /// the next window of the file are read into a second buffer; returns what `work` returned.
-    /// The caller then calls [`advance`](Self::advance) to move to that buffer.
+    /// the next window of the file are read into a second buffer, which then becomes the data;
+    /// `work` returns its result and the newlines of the bytes before `from`.
     ///
     /// # Errors
     /// [`Error::Io`] naming `path` if reading fails (after `work` is done).
@@ -158,7 +151,7 @@ impl<R: Read + Send> Stream<R> {
         &mut self,
         path: &Path,
         from: usize,
-        work: impl FnOnce(&[u8]) -> T + Send,
+        work: impl FnOnce(&[u8]) -> (T, usize) + Send,
     ) -> Result<T> {
         // A window's worth (at least the bytes kept), but no more than the file holds after the
         // data (plus one, to see its end without another read).
@@ -180,25 +173,16 @@ impl<R: Read + Send> Stream<R> {
         } = self;
         let data = &buf[*begin..*end];
         let fill = || fill(reader, (eof, ends_with_newline), spare, &data[from..], more);
-        let (result, read) = rayon::join(|| work(data), fill);
-        let filled = read.map_err(|error| Error::Io {
+        let ((result, newlines), read) = rayon::join(|| work(data), fill);
+        self.end = read.map_err(|error| Error::Io {
             path: path.to_path_buf(),
             error,
         })?;
-        self.ahead = Some((from, filled));
+        std::mem::swap(&mut self.buf, &mut self.spare);
+        self.offset += from as u64;
+        self.lines_before += newlines;
+        self.begin = 0;
         Ok(result)
-    }
-
-    /// After [`read_ahead_while`](Self::read_ahead_while): drops the first `from` bytes of the old
-    /// window, holding `newlines` newlines, and makes the buffer read ahead the window.
-    pub fn advance(&mut self, newlines: usize) {
-        if let Some((from, filled)) = self.ahead.take() {
-            std::mem::swap(&mut self.buf, &mut self.spare);
-            self.offset += from as u64;
-            self.lines_before += newlines;
-            self.begin = 0;
-            self.end = filled;
-        }
     }
 
     /// The first byte from here to the end of the file that is not UTF-8, as the error reading the
@@ -569,6 +553,22 @@ pub(crate) fn digits_u32(b: &[u8], i: usize) -> Option<(u32, usize)> {
     u32::try_from(v).ok().map(|v| (v, j))
 }
 
+/// `k` (at most 3) decimal `u32`s of plain digits from `i` on, after blanks, each followed by
+/// blanks: their values and where the blanks after the last end.
+#[inline]
+pub(crate) fn plain_ints(b: &[u8], mut i: usize, k: usize) -> Option<([u32; 3], usize)> {
+    let mut out = [0u32; 3];
+    for slot in out.iter_mut().take(k) {
+        let (v, j) = digits_u32(b, skip_blanks(b, i))?;
+        i = skip_blanks(b, j);
+        if i == j {
+            return None;
+        }
+        *slot = v;
+    }
+    Some((out, i))
+}
+
 /// A plain decimal number token starting at `i` (digits, `.`, `e`, `E`, `+`, `-`), parsed as
 /// [`parse_number`](super::parse_number) would; `None` for anything else (a fraction, a placeholder,
 /// a malformed or infinite number), which the caller's general path then handles.
@@ -764,14 +764,14 @@ impl Rows {
     }
 
     /// Appends the rows of `chunks`, the large arrays on all cores.
-    fn append<F: LineFormat>(&mut self, chunks: &[F::Chunk]) {
+    fn append<F: LineFormat>(&mut self, chunks: &[(F::Chunk, Meta)]) {
         let Rows { matrix, group_ptr } = self;
         rayon::join(
-            || matrix.append(chunks, |c| &F::rows(c).block),
+            || matrix.append(chunks, |c| &F::rows(&c.0).block),
             || {
                 if let Some(group_ptr) = group_ptr {
                     let mut last = group_ptr.last().copied().unwrap_or(0);
-                    for c in chunks {
+                    for (c, _) in chunks {
                         group_ptr.extend(F::rows(c).state_rows.iter().map(|&r| {
                             last += r as usize;
                             last
@@ -802,10 +802,10 @@ struct Meta {
 
 /// What one window came to.
 enum Window {
-    /// All its chunks were read; they hold this many newlines.
-    Read(usize),
-    /// A malformed line; the window holds this many newlines.
-    Stopped(Error, usize),
+    /// All its chunks were read.
+    Read,
+    /// A malformed line.
+    Stopped(Error),
     /// An error to report as it is.
     Failed(Error),
     Abandoned,
@@ -814,7 +814,7 @@ enum Window {
 /// Parses chunk `bytes` with `format`.
 fn parse_one<F: LineFormat>(
     format: &F,
-    (chunk, meta): (&mut F::Chunk, &mut Meta),
+    (chunk, meta): &mut (F::Chunk, Meta),
     bytes: &[u8],
     first: bool,
     build: bool,
@@ -831,78 +831,62 @@ fn parse_one<F: LineFormat>(
     };
 }
 
-/// The chunks a driver reuses from window to window.
-struct Pool<C> {
-    chunks: Vec<C>,
-    meta: Vec<Meta>,
-}
-
-impl<C: Default + Send> Pool<C> {
-    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`; `first`:
-    /// it starts the body) on all cores and hands them to `format` in file order.
-    fn window<F: LineFormat<Chunk = C>>(
-        &mut self,
-        path: &Path,
-        (format, rows): (&mut F, &mut Rows),
-        (data, cuts): (&[u8], &[usize]),
-        lines_before: usize,
-        first: bool,
-    ) -> Window {
-        let count = cuts.len() - 1;
-        if self.chunks.len() < count {
-            self.chunks.resize_with(count, C::default);
-            self.meta.resize_with(count, Meta::default);
-        }
-        let (chunks, meta) = (&mut self.chunks[..count], &mut self.meta[..count]);
-        let build = !format.refused();
-        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
-        let mut done = 0;
-        if first && format.learning() {
-            // The first chunk alone: it most likely teaches what the others need.
-            parse_one(&*format, (&mut chunks[0], &mut meta[0]), piece(0), true, build);
-            format.learn(&chunks[0], lines_before);
-            done = 1;
-        }
-        let learning = format.learning();
-        let shared = &*format;
-        chunks[done..]
-            .par_iter_mut()
-            .zip(&mut meta[done..])
-            .enumerate()
-            .for_each(|(i, c)| parse_one(shared, c, piece(done + i), first && done + i == 0, build));
-        // Chunks' line numbers start at the window's plus the newlines of the chunks before.
-        let starts: Vec<usize> = (meta.iter())
-            .scan(lines_before, |lines, m| {
-                Some(std::mem::replace(lines, *lines + m.newlines))
-            })
-            .collect();
-        let newlines = meta.iter().map(|m| m.newlines).sum();
-        if learning && let Some(j) = (done..count).find(|&j| format.learn(&chunks[j], starts[j])) {
-            // Chunks after `j` that went without what `j` learnt are read again knowing it.
-            let shared = &*format;
-            chunks[j + 1..]
-                .par_iter_mut()
-                .zip(&mut meta[j + 1..])
-                .enumerate()
-                .filter(|(_, (c, _))| shared.relearn(c))
-                .for_each(|(i, c)| parse_one(shared, c, piece(j + 1 + i), false, build));
-        }
-        if let Some(i) = (0..count).find(|&i| meta[i].utf8.is_some()) {
-            let at = meta[i].utf8.expect("found above");
-            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
-        }
-        for (i, (c, m)) in chunks.iter_mut().zip(meta.iter_mut()).enumerate() {
-            match format.take(c, m.stop.take(), starts[i]) {
-                Ok(()) => {}
-                Err(Halt::Stop(e)) => return Window::Stopped(e, newlines),
-                Err(Halt::Abandon) => return Window::Abandoned,
-            }
-        }
-        if build && !format.refused() {
-            rows.append::<F>(chunks);
-        }
-        Window::Read(newlines)
+/// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`; `first`:
+/// it starts the body) on all cores, in the chunks of `pool` (reused from window to window), and
+/// hands them to `format` in file order; with the newlines of the chunks read.
+fn window<F: LineFormat>(
+    pool: &mut Vec<(F::Chunk, Meta)>,
+    path: &Path,
+    (format, rows): (&mut F, &mut Rows),
+    (data, cuts): (&[u8], &[usize]),
+    (lines_before, first): (usize, bool),
+) -> (Window, usize) {
+    let count = cuts.len() - 1;
+    if pool.len() < count {
+        pool.resize_with(count, Default::default);
     }
+    let chunks = &mut pool[..count];
+    let build = !format.refused();
+    let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
+    let mut done = 0;
+    if first && format.learning() {
+        // The first chunk alone: it most likely teaches what the others need.
+        parse_one(&*format, &mut chunks[0], piece(0), true, build);
+        format.learn(&chunks[0].0, lines_before);
+        done = 1;
+    }
+    let learning = format.learning();
+    let shared = &*format;
+    (chunks[done..].par_iter_mut().enumerate())
+        .for_each(|(i, c)| parse_one(shared, c, piece(done + i), first && done + i == 0, build));
+    // Chunks' line numbers start at the window's plus the newlines of the chunks before.
+    let starts: Vec<usize> = (chunks.iter())
+        .scan(lines_before, |lines, (_, m)| {
+            Some(std::mem::replace(lines, *lines + m.newlines))
+        })
+        .collect();
+    let newlines = chunks.iter().map(|(_, m)| m.newlines).sum();
+    if learning && let Some(j) = (done..count).find(|&j| format.learn(&chunks[j].0, starts[j])) {
+        // Chunks after `j` that went without what `j` learnt are read again knowing it.
+        let shared = &*format;
+        (chunks[j + 1..].par_iter_mut().enumerate())
+            .filter(|(_, c)| shared.relearn(&c.0))
+            .for_each(|(i, c)| parse_one(shared, c, piece(j + 1 + i), false, build));
+    }
+    if let Some((i, at)) = (0..count).find_map(|i| Some((i, chunks[i].1.utf8?))) {
+        return (Window::Failed(utf8_error(path, starts[i], piece(i), at)), 0);
+    }
+    for (i, (c, m)) in chunks.iter_mut().enumerate() {
+        match format.take(c, m.stop.take(), starts[i]) {
+            Ok(()) => {}
+            Err(Halt::Stop(e)) => return (Window::Stopped(e), newlines),
+            Err(Halt::Abandon) => return (Window::Abandoned, 0),
+        }
+    }
+    if build && !format.refused() {
+        rows.append::<F>(chunks);
+    }
+    (Window::Read, newlines)
 }
 
 /// Reads the body of a file in `format` from `stream` (positioned at the body's first line), `size`
@@ -920,10 +904,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
     tuning: Tuning,
     size: Option<u64>,
 ) -> Result<Option<Rows>> {
-    let mut pool = Pool::<F::Chunk> {
-        chunks: Vec::new(),
-        meta: Vec::new(),
-    };
+    let mut pool = Vec::new();
     let mut rows = Rows {
         group_ptr: format.grouped().then(|| vec![0]),
         ..Rows::default()
@@ -951,22 +932,13 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         let end = cuts[cuts.len() - 1];
         let lines_before = stream.lines_before();
         let outcome = stream.read_ahead_while(path, end, |data| {
-            pool.window(
-                path,
-                (&mut *format, &mut rows),
-                (data, &cuts),
-                lines_before,
-                first,
-            )
+            let format = (&mut *format, &mut rows);
+            window(&mut pool, path, format, (data, &cuts), (lines_before, first))
         })?;
         match outcome {
-            Window::Read(newlines) => stream.advance(newlines),
-            Window::Stopped(e, newlines) => {
-                // Reading the file as text first would have found a byte that is not UTF-8
-                // anywhere.
-                stream.advance(newlines);
-                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-            }
+            Window::Read => {}
+            // Reading the file as text first would have found a byte that is not UTF-8 anywhere.
+            Window::Stopped(e) => return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e)),
             Window::Failed(e) => return Err(e),
             Window::Abandoned => return Ok(None),
         }

@@ -1,17 +1,9 @@
-//! The `@model` section of a DRN file, read window by window and parsed in chunks on all cores
-//! (see [`super::chunked`]): chunks start at `state` lines, so each one is a run of whole states.
-//!
-//! A chunk parses its lines into its own buffers: rows checked as they close and stored in CSR form
-//! ([`ChunkRows`]), rewards in flat arrays (one value per reward model per state or choice), labels,
-//! state names, action names. Nothing is allocated per line or per row, and numbers of the common
-//! form (`target : 0.25`) take a fast path that reads the bytes directly. Lines of any
-//! other form take the general path, which follows Storm's grammar and kolmo's messages exactly.
-//!
-//! Errors keep the order of a sequential read: a malformed line stops its chunk, and the first one
-//! in file order is reported; checks that a sequential reader makes after the whole section (state
-//! and choice counts, actions without transitions, then transitions out of range, duplicates, and
-//! row sums in state order) are kept per chunk, first of each kind, and reported in that order
-//! once every chunk has been read.
+//! The `@model` section of a DRN file for the chunked driver ([`super::chunked`]): chunks start at
+//! `state` lines. Besides its rows a chunk keeps rewards in flat arrays (one value per reward model
+//! per state or choice), labels, state names and action names ([`Parts`]), nothing allocated per
+//! line or row. The general path follows Storm's grammar. The checks a sequential reader makes
+//! after the section (state and choice counts, actions without transitions) come before the rows'
+//! faults.
 
 use super::chunked::{
     ChunkError, ChunkResult, ChunkRows, Faults, Halt, LineFormat, NumberCache, RowNames, Stream, Tuning,
@@ -81,9 +73,9 @@ impl Flat {
         }
     }
 
-    /// Appends `other`, which holds `items` items, to this store of `before` items.
-    fn append(&mut self, before: usize, items: usize, k: usize, other: &Flat) {
-        self.add(before, items, k, other.seen.then_some(&other.values));
+    /// The values stored, if a bracket was seen.
+    fn seen(&self) -> Option<&[f64]> {
+        self.seen.then_some(&self.values)
     }
 }
 
@@ -118,9 +110,9 @@ impl Parts {
             states.extend(members.into_iter().map(|s| base + s));
         }
         self.state_rewards
-            .append(self.states, c.states, k, &c.state_rewards);
+            .add(self.states, c.states, k, c.state_rewards.seen());
         self.action_rewards
-            .append(self.rows, c.rows, k, &c.action_rewards);
+            .add(self.rows, c.rows, k, c.action_rewards.seen());
         self.unnamed |= c.unnamed;
         if self.unnamed {
             self.names = Vec::new();
@@ -171,17 +163,15 @@ struct Chunk {
 #[inline]
 fn is_decimal(name: &str, v: u32) -> bool {
     let b = name.as_bytes();
-    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
-        return false;
-    }
-    let mut x = 0u64;
-    for &c in b {
-        if !c.is_ascii_digit() {
-            return false;
+    let (mut x, mut i) = (v, b.len());
+    // The digits of `v` from the last, each at its place, and nothing before the first.
+    while i > 0 && b[i - 1] == b'0' + (x % 10) as u8 {
+        (x, i) = (x / 10, i - 1);
+        if x == 0 {
+            return i == 0;
         }
-        x = x * 10 + u64::from(c - b'0');
     }
-    x == u64::from(v)
+    false
 }
 
 /// A transition line of the common form `target : number` (blanks anywhere between), read from

@@ -44,7 +44,7 @@
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
 use super::chunked::{
-    ChunkError, ChunkResult, TextLines, Tuning, count_newlines, digits_u32, line_start_from, plain_number,
+    ChunkError, ChunkResult, TextLines, Tuning, count_newlines, line_start_from, plain_ints, plain_number,
     plan_cuts, quote, skip_blanks,
 };
 use super::drn::{View, column_of, folded_action_rewards};
@@ -54,7 +54,6 @@ use super::{Model, ReadOptions, parse_error, read_text};
 use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -358,16 +357,7 @@ fn transition_slot(tra: &Tra, row: usize, t: StateId) -> std::result::Result<usi
 /// decimal, separated by blanks; `None` for any other line (the general path reads it).
 fn plain_line(text: &str, ints: usize) -> Option<([u32; 3], f64)> {
     let b = text.as_bytes();
-    let mut out = [0u32; 3];
-    let mut i = skip_blanks(b, 0);
-    for slot in out.iter_mut().take(ints) {
-        let (v, j) = digits_u32(b, i)?;
-        *slot = v;
-        i = skip_blanks(b, j);
-        if i == j {
-            return None;
-        }
-    }
+    let (out, i) = plain_ints(b, 0, ints)?;
     let (r, j) = plain_number(text, i)?;
     (skip_blanks(b, j) == b.len()).then_some((out, r))
 }
@@ -391,34 +381,26 @@ fn stem(path: &Path) -> String {
 }
 
 /// Reads the `.tra` file `path` and the `.lab`, `.srew`, `.trew` files of the same stem beside it;
-/// returns the model, every file read, and notes for the user.
+/// returns the model, every file read, and notes for the user. The transitions are read in chunks;
+/// if they are not grouped by source state, from the whole text again, sorted.
 pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
     let (file, size) = super::open(path)?;
-    let tra = read_tra(path, file, size, options, || read_text(path).map(Cow::Owned))?;
+    let tra = match super::tra::read_from(path, file, Some(size), options.normalize, Tuning::FILES)? {
+        Some(tra) => tra,
+        None => super::tra::read_any_order(path, &read_text(path)?, options.normalize)?,
+    };
     with_companions(path, tra, true)
 }
 
 /// The model of the `.tra` text `text` alone (read from a stream: no `.lab`, `.srew`, `.trew`
 /// files, so state 0 is the initial state unless `- s -` lines say otherwise); with notes.
 pub(super) fn read_tra_text(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    let size = text.len() as u64;
-    let tra = read_tra(path, text.as_bytes(), size, options, || Ok(Cow::Borrowed(text)))?;
+    let size = Some(text.len() as u64);
+    let tra = match super::tra::read_from(path, text.as_bytes(), size, options.normalize, Tuning::FILES)? {
+        Some(tra) => tra,
+        None => super::tra::read_any_order(path, text, options.normalize)?,
+    };
     with_companions(path, tra, false).map(|(model, _, notes)| (model, notes))
-}
-
-/// The `.tra` transitions in `reader` (`size` bytes), read in chunks; if they are not grouped by
-/// source state, from the whole `text` again, sorted.
-fn read_tra<'t, R: std::io::Read + Send>(
-    path: &Path,
-    reader: R,
-    size: u64,
-    options: &ReadOptions,
-    text: impl FnOnce() -> Result<Cow<'t, str>>,
-) -> Result<Tra> {
-    match super::tra::read_from(path, reader, Some(size), options.normalize, Tuning::FILES)? {
-        Some(tra) => Ok(tra),
-        None => super::tra::read_any_order(path, &text()?, options.normalize),
-    }
 }
 
 /// The model of `tra`, read from `path`, with the labels and rewards of the `.lab`, `.srew` and

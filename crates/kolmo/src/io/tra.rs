@@ -1,19 +1,16 @@
-//! The transitions file of PRISM's explicit format (`.tra`), read window by window and parsed in
-//! chunks on all cores (see [`super::chunked`]), and the lines of PRISM's explicit files.
+//! The transitions file of PRISM's explicit format (`.tra`) for the chunked driver
+//! ([`super::chunked`]), and the lines of PRISM's explicit files ([`Line`], [`DataLines`]).
 //!
-//! PRISM writes the transitions grouped by source state in increasing order (then by choice). A
-//! chunk starts at a line whose source state differs from the line before, so each chunk holds
-//! whole states, and rows are built, checked and stored in CSR form as they close, as in the DRN
-//! reader ([`super::drn_body`]). The format allows any order, though: a chunk that meets a state or
-//! choice out of order (or a chunk starting at a state not above the previous chunk's last) gives
-//! up, and the file is read again by the sequential reader, which sorts the transitions
-//! ([`read_any_order`]). Errors keep the order of the sequential reader: malformed lines first (in
-//! file order), then the counts the header announces, then transitions out of range, duplicates,
-//! and rows in state order.
+//! PRISM writes the transitions grouped by source state in increasing order, then by choice; a
+//! chunk starts at a line whose source state differs from the line before. The format allows any
+//! order, though: a chunk that meets a state or choice out of order (or starts at a state not above
+//! the previous chunk's last) gives up, and the file is read again by [`read_any_order`], which
+//! sorts. Errors come in that reader's order: malformed lines (in file order), the header's counts,
+//! then transitions out of range, duplicates and rows in state order.
 
 use super::chunked::{
     ChunkError, ChunkResult, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, RowNames,
-    Stream, TextLines, Tuning, column_of, digits_u32, end_of_line, header_from, line_start_from, quote,
+    Stream, TextLines, Tuning, column_of, end_of_line, header_from, line_start_from, plain_ints, quote,
     read_chunked, skip_blanks, text_line,
 };
 use super::rows::no_transitions_message;
@@ -332,26 +329,12 @@ fn fast_transition<'t>(
     numbers: &mut NumberCache,
 ) -> Option<(Transition<'t>, usize)> {
     let b = text.as_bytes();
-    let blank = |i: usize| matches!(b.get(i), Some(b' ' | b'\t'));
-    let i = skip_blanks(b, start);
-    let (state, j) = digits_u32(b, i)?;
-    if !blank(j) {
-        return None;
-    }
-    let (choice, j) = if is_mdp {
-        let (c, k) = digits_u32(b, skip_blanks(b, j))?;
-        if !blank(k) {
-            return None;
-        }
-        (c, k)
+    let (ints, v) = plain_ints(b, start, if is_mdp { 3 } else { 2 })?;
+    let (state, choice, target) = if is_mdp {
+        (ints[0], ints[1], ints[2])
     } else {
-        (0, j)
+        (ints[0], 0, ints[1])
     };
-    let (target, j) = digits_u32(b, skip_blanks(b, j))?;
-    if !blank(j) {
-        return None;
-    }
-    let v = skip_blanks(b, j);
     let (value, j) = numbers.plain_number(text, v)?;
     let mut k = skip_blanks(b, j);
     // The line's last token (the label, or else the value) starts at `last`; the line is ASCII up
