@@ -553,22 +553,6 @@ pub(crate) fn digits_u32(b: &[u8], i: usize) -> Option<(u32, usize)> {
     u32::try_from(v).ok().map(|v| (v, j))
 }
 
-/// `k` (at most 3) decimal `u32`s of plain digits from `i` on, after blanks, each followed by
-/// blanks: their values and where the blanks after the last end.
-#[inline]
-pub(crate) fn plain_ints(b: &[u8], mut i: usize, k: usize) -> Option<([u32; 3], usize)> {
-    let mut out = [0u32; 3];
-    for slot in out.iter_mut().take(k) {
-        let (v, j) = digits_u32(b, skip_blanks(b, i))?;
-        i = skip_blanks(b, j);
-        if i == j {
-            return None;
-        }
-        *slot = v;
-    }
-    Some((out, i))
-}
-
 /// A plain decimal number token starting at `i` (digits, `.`, `e`, `E`, `+`, `-`), parsed as
 /// [`parse_number`](super::parse_number) would; `None` for anything else (a fraction, a placeholder,
 /// a malformed or infinite number), which the caller's general path then handles.

@@ -44,7 +44,7 @@
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
 use super::chunked::{
-    ChunkError, ChunkResult, TextLines, Tuning, count_newlines, line_start_from, plain_ints, plain_number,
+    ChunkError, ChunkResult, TextLines, Tuning, count_newlines, digits_u32, line_start_from, plain_number,
     plan_cuts, quote, skip_blanks,
 };
 use super::drn::{View, column_of, folded_action_rewards};
@@ -357,7 +357,16 @@ fn transition_slot(tra: &Tra, row: usize, t: StateId) -> std::result::Result<usi
 /// decimal, separated by blanks; `None` for any other line (the general path reads it).
 fn plain_line(text: &str, ints: usize) -> Option<([u32; 3], f64)> {
     let b = text.as_bytes();
-    let (out, i) = plain_ints(b, 0, ints)?;
+    let mut out = [0u32; 3];
+    let mut i = skip_blanks(b, 0);
+    for slot in out.iter_mut().take(ints) {
+        let (v, j) = digits_u32(b, i)?;
+        *slot = v;
+        i = skip_blanks(b, j);
+        if i == j {
+            return None;
+        }
+    }
     let (r, j) = plain_number(text, i)?;
     (skip_blanks(b, j) == b.len()).then_some((out, r))
 }
@@ -448,8 +457,10 @@ fn with_companions(
             "no labels with a .tra read from a stream: state 0 is the initial state (PRISM's default)".into()
         });
     }
-    let find = |ext| companions_too.then(|| companions(path, ext)).unwrap_or_default();
-    let ((srew, srew_numbered), (trew, trew_numbered)) = (find("srew"), find("trew"));
+    let ((srew, srew_numbered), (trew, trew_numbered)) = match companions_too {
+        true => (companions(path, "srew"), companions(path, "trew")),
+        false => Default::default(),
+    };
     let count = srew.len().max(trew.len());
     let mut rewards: BTreeMap<String, RewardModel> = BTreeMap::new();
     for i in 0..count {

@@ -10,7 +10,7 @@
 
 use super::chunked::{
     ChunkError, ChunkResult, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, RowNames,
-    Stream, TextLines, Tuning, column_of, end_of_line, header_from, line_start_from, plain_ints, quote,
+    Stream, TextLines, Tuning, column_of, digits_u32, end_of_line, header_from, line_start_from, quote,
     read_chunked, skip_blanks, text_line,
 };
 use super::rows::no_transitions_message;
@@ -329,12 +329,25 @@ fn fast_transition<'t>(
     numbers: &mut NumberCache,
 ) -> Option<(Transition<'t>, usize)> {
     let b = text.as_bytes();
-    let (ints, v) = plain_ints(b, start, if is_mdp { 3 } else { 2 })?;
-    let (state, choice, target) = if is_mdp {
-        (ints[0], ints[1], ints[2])
+    let blank = |i: usize| matches!(b.get(i), Some(b' ' | b'\t'));
+    let (state, j) = digits_u32(b, skip_blanks(b, start))?;
+    if !blank(j) {
+        return None;
+    }
+    let (choice, j) = if is_mdp {
+        let (c, k) = digits_u32(b, skip_blanks(b, j))?;
+        if !blank(k) {
+            return None;
+        }
+        (c, k)
     } else {
-        (ints[0], 0, ints[1])
+        (0, j)
     };
+    let (target, j) = digits_u32(b, skip_blanks(b, j))?;
+    if !blank(j) {
+        return None;
+    }
+    let v = skip_blanks(b, j);
     let (value, j) = numbers.plain_number(text, v)?;
     let mut k = skip_blanks(b, j);
     // The line's last token (the label, or else the value) starts at `last`; the line is ASCII up
@@ -377,20 +390,21 @@ impl Chunk {
     fn run(&mut self, text: &str, ctx: &Ctx) -> ChunkResult<()> {
         let b = text.as_bytes();
         let mut pos = 0;
+        let is_mdp = ctx.header.is_mdp;
         while pos < b.len() {
             self.line += 1;
-            let fast = match b.get(skip_blanks(b, pos)) {
-                Some(b'0'..=b'9') => fast_transition(text, pos, ctx.header.is_mdp, &mut self.csr.numbers),
-                _ => None,
-            };
-            let (in_order, next) = match fast {
-                Some((t, next)) => (self.transition(ctx, t)?, next),
-                None => {
-                    let (line, next) = text_line(text, pos);
-                    (self.general_line(ctx, line)?, next)
+            if matches!(b.get(skip_blanks(b, pos)), Some(b'0'..=b'9'))
+                && let Some((t, next)) = fast_transition(text, pos, is_mdp, &mut self.csr.numbers)
+            {
+                if !self.transition(ctx, t)? {
+                    self.disorder = Some(self.line);
+                    return Ok(());
                 }
-            };
-            if !in_order {
+                pos = next;
+                continue;
+            }
+            let (line, next) = text_line(text, pos);
+            if !self.general_line(ctx, line)? {
                 self.disorder = Some(self.line);
                 return Ok(());
             }
@@ -819,23 +833,16 @@ pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result
 /// Refuses a file whose transitions (`entries`) or, for an MDP, choices (`rows`) are not as many
 /// as the header announces.
 fn check_counts(path: &Path, header: &Header, entries: usize, rows: usize) -> Result<()> {
-    if entries != header.m {
-        let m_index = if header.is_mdp { 2 } else { 1 };
-        return Err(header.error(
-            path,
-            m_index,
-            format!(
-                "the header announces {} transitions but the file has {entries}",
-                header.m
-            ),
-        ));
+    let m = header.m;
+    if entries != m {
+        let message = format!("the header announces {m} transitions but the file has {entries}");
+        return Err(header.error(path, if header.is_mdp { 2 } else { 1 }, message));
     }
     match header.choices {
-        Some(c) if c != rows => Err(header.error(
-            path,
-            1,
-            format!("the header announces {c} choices but the file has {rows}"),
-        )),
+        Some(c) if c != rows => {
+            let message = format!("the header announces {c} choices but the file has {rows}");
+            Err(header.error(path, 1, message))
+        }
         _ => Ok(()),
     }
 }
