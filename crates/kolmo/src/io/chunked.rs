@@ -1,33 +1,30 @@
 //! Big text files read in windows, each window cut into chunks that are parsed in parallel: one
 //! driver, [`read_chunked`], for every line format ([`LineFormat`]: the DRN body, PRISM's `.tra`,
-//! and what comes later). It reads from any `impl Read` ([`Stream`]), not only from files.
+//! and what comes later), reading from any `impl Read` ([`Stream`]).
 //!
-//! A [`Stream`] holds a window of the input (4 MiB by default, [`Tuning`]); [`plan_cuts`] cuts it
-//! into chunks of about 256 KiB at lines where the format lets a chunk start without knowing what
-//! came before ([`LineFormat::cut_at`]: a `state` line in DRN; a line whose source state differs
-//! from the line before in `.tra`). Each chunk is checked to be UTF-8 and parsed on its own thread
-//! into its own reusable buffers (rows checked and stored in CSR form by [`ChunkRows`]), counting
-//! lines from its first line, while the next window is read; the driver then hands the chunks to
-//! the format in file order ([`LineFormat::take`]), which turns chunk-local line numbers into the
-//! file's ([`ChunkError`]), and the buffers are appended to the model
-//! ([`CsrParts::append`](crate::sparse::CsrParts::append)). The bytes after the last cut move to
-//! the front of the window and the next window is read behind them. Memory: two windows, the chunk
-//! buffers (about a window's worth of transitions), and the model itself. Newlines are found and
+//! A window (4 MiB, [`Tuning`]) is cut into chunks of about 256 KiB at lines where the format lets a
+//! chunk start without knowing what came before ([`LineFormat::cut_at`]), so that each chunk holds
+//! whole states. Each chunk is checked to be UTF-8 and parsed on its own thread into reused buffers
+//! (rows checked as they close and stored in CSR form, [`ChunkRows`]), its lines counted from its
+//! first, while the next window is read. Lines of the common forms take fast paths over the bytes
+//! ([`NumberCache`] remembers the number tokens parsed lately), the others a general path that
+//! gives the format's messages. The format takes the chunks in file order ([`LineFormat::take`];
+//! [`ChunkError`] turns chunk lines into file lines) and the driver appends their rows to the model
+//! ([`Rows`]). Memory: two windows, the chunks' buffers and the model. Newlines are found and
 //! counted with `memchr`.
 //!
-//! Every probability and reward token is turned into a number by [`super::parse_number`] (the
-//! fast paths' [`NumberCache`] remembers the tokens it parsed, with their text).
-//!
-//! Errors are those of reading the whole file as text first: an invalid UTF-8 byte anywhere wins
-//! over every parse error ([`Stream::utf8_error_in_rest`] looks at the rest of the file before a
-//! parse error is returned), and it is reported at its line and column (counting characters).
+//! Errors are those of reading the file front to back: a malformed line stops its chunk and the
+//! first in file order is reported; the faults found as rows and states close (transitions out of
+//! range, duplicates, refused rows) are kept per chunk, first of each kind ([`Faults`]), and come
+//! after the counts the formats check at the end. An invalid UTF-8 byte anywhere wins over every
+//! parse error ([`Stream::utf8_error_in_rest`]) and is reported at its line and column.
 
 use super::parse_error;
 use super::rows::{
     RowFault, SumFault, Written, append_row, check_row, choice_gap_message, duplicate_message, entry_fault,
     normalized_note, sum_message,
 };
-use crate::sparse::{CsrParts, RowBlock};
+use crate::sparse::{CsrMatrix, CsrParts, RowBlock};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
 use std::io::Read;
@@ -75,11 +72,9 @@ pub(crate) struct Stream<R> {
     size: Option<u64>,
     /// The buffer the next window is read into while the current one is parsed.
     spare: Vec<u8>,
-    /// After a read ahead: the bytes of the window before it and the bytes in `spare`.
-    ahead: Option<(usize, usize)>,
 }
 
-impl<R: Read> Stream<R> {
+impl<R: Read + Send> Stream<R> {
     /// A stream over `reader` (of `size` bytes, if known) reading `window` bytes at a time;
     /// nothing is read yet.
     pub fn new(reader: R, window: usize, size: Option<u64>) -> Self {
@@ -95,7 +90,6 @@ impl<R: Read> Stream<R> {
             window: window.max(1),
             size,
             spare: Vec::new(),
-            ahead: None,
         }
     }
 
@@ -141,41 +135,15 @@ impl<R: Read> Stream<R> {
     /// # Errors
     /// [`Error::Io`] naming `path` if reading fails.
     pub fn read_more(&mut self, path: &Path) -> Result<()> {
-        if self.eof {
-            return Ok(());
+        if !self.eof {
+            self.read_ahead_while(path, 0, |_| ((), 0))?;
         }
-        let keep = self.end - self.begin;
-        self.buf.copy_within(self.begin..self.end, 0);
-        self.begin = 0;
-        let more = self.more(keep, self.offset + keep as u64);
-        let mut fill = Fill {
-            reader: &mut self.reader,
-            eof: &mut self.eof,
-            ends_with_newline: &mut self.ends_with_newline,
-        };
-        self.end = fill
-            .read_into(&mut self.buf, &[], keep, more)
-            .map_err(|error| Error::Io {
-                path: path.to_path_buf(),
-                error,
-            })?;
         Ok(())
     }
 
-    /// How many bytes to read behind `keep` bytes kept: a window's worth (at least `keep`), but no
-    /// more than the file holds after byte `next` (plus one, to see its end without another read).
-    fn more(&self, keep: usize, next: u64) -> usize {
-        let mut more = self.window.max(keep);
-        if let Some(total) = self.size {
-            let left = total.saturating_sub(next);
-            more = more.min(usize::try_from(left).unwrap_or(usize::MAX).saturating_add(1));
-        }
-        more
-    }
-
     /// Runs `work` on [`data`](Self::data) while, on another thread, the bytes from `from` on and
-    /// the next window of the file are read into a second buffer; returns what `work` returned.
-    /// The caller then calls [`advance`](Self::advance) to move to that buffer.
+    /// the next window of the file are read into a second buffer, which then becomes the data;
+    /// `work` returns its result and the newlines of the bytes before `from`.
     ///
     /// # Errors
     /// [`Error::Io`] naming `path` if reading fails (after `work` is done).
@@ -183,17 +151,16 @@ impl<R: Read> Stream<R> {
         &mut self,
         path: &Path,
         from: usize,
-        work: impl FnOnce(&[u8]) -> T + Send,
-    ) -> Result<T>
-    where
-        R: Send,
-    {
-        let keep = self.end - self.begin - from;
-        let more = if self.eof {
-            0
-        } else {
-            self.more(keep, self.offset + (self.end - self.begin) as u64)
-        };
+        work: impl FnOnce(&[u8]) -> (T, usize) + Send,
+    ) -> Result<T> {
+        // A window's worth (at least the bytes kept), but no more than the file holds after the
+        // data (plus one, to see its end without another read).
+        let (len, keep) = (self.end - self.begin, self.end - self.begin - from);
+        let mut more = if self.eof { 0 } else { self.window.max(keep) };
+        if let Some(total) = self.size {
+            let left = total.saturating_sub(self.offset + len as u64);
+            more = more.min(usize::try_from(left).unwrap_or(usize::MAX).saturating_add(1));
+        }
         let Stream {
             reader,
             buf,
@@ -205,31 +172,17 @@ impl<R: Read> Stream<R> {
             ..
         } = self;
         let data = &buf[*begin..*end];
-        let tail = &data[from..];
-        let mut fill = Fill {
-            reader,
-            eof,
-            ends_with_newline,
-        };
-        let (result, read) = rayon::join(|| work(data), || fill.read_into(spare, tail, 0, more));
-        let filled = read.map_err(|error| Error::Io {
+        let fill = || fill(reader, (eof, ends_with_newline), spare, &data[from..], more);
+        let ((result, newlines), read) = rayon::join(|| work(data), fill);
+        self.end = read.map_err(|error| Error::Io {
             path: path.to_path_buf(),
             error,
         })?;
-        self.ahead = Some((from, filled));
+        std::mem::swap(&mut self.buf, &mut self.spare);
+        self.offset += from as u64;
+        self.lines_before += newlines;
+        self.begin = 0;
         Ok(result)
-    }
-
-    /// After [`read_ahead_while`](Self::read_ahead_while): drops the first `from` bytes of the old
-    /// window, holding `newlines` newlines, and makes the buffer read ahead the window.
-    pub fn advance(&mut self, newlines: usize) {
-        if let Some((from, filled)) = self.ahead.take() {
-            std::mem::swap(&mut self.buf, &mut self.spare);
-            self.offset += from as u64;
-            self.lines_before += newlines;
-            self.begin = 0;
-            self.end = filled;
-        }
     }
 
     /// The first byte from here to the end of the file that is not UTF-8, as the error reading the
@@ -263,51 +216,34 @@ impl<R: Read> Stream<R> {
     }
 }
 
-/// Reading into a buffer: the reader and the stream's flags it updates.
-struct Fill<'a, R> {
-    reader: &'a mut R,
-    eof: &'a mut bool,
-    ends_with_newline: &'a mut bool,
-}
-
-impl<R: Read> Fill<'_, R> {
-    /// Puts `head` at the start of `buf` (or keeps `buf[..keep]` when `head` is empty), then reads
-    /// up to `more` bytes behind it; returns the bytes `buf` holds.
-    fn read_into(
-        &mut self,
-        buf: &mut Vec<u8>,
-        head: &[u8],
-        keep: usize,
-        more: usize,
-    ) -> std::io::Result<usize> {
-        let keep = if head.is_empty() { keep } else { head.len() };
-        let size = keep + more;
-        if buf.len() < size {
-            // A fresh zeroed allocation (the system hands out zeroed pages) rather than zeroing by
-            // hand; the bytes kept move over.
-            let mut bigger = vec![0u8; size];
-            if head.is_empty() {
-                bigger[..keep].copy_from_slice(&buf[..keep]);
-            }
-            *buf = bigger;
-        }
-        if !head.is_empty() {
-            buf[..keep].copy_from_slice(head);
-        }
-        let mut end = keep;
-        while end < size && !*self.eof {
-            match self.reader.read(&mut buf[end..size]) {
-                Ok(0) => *self.eof = true,
-                Ok(k) => {
-                    end += k;
-                    *self.ends_with_newline = buf[end - 1] == b'\n';
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(end)
+/// Puts `head` at the start of `buf`, then reads up to `more` bytes of `reader` behind it, noting
+/// the end of the input and whether the last byte read is a newline; returns the bytes `buf` holds.
+fn fill<R: Read>(
+    reader: &mut R,
+    (eof, ends_with_newline): (&mut bool, &mut bool),
+    buf: &mut Vec<u8>,
+    head: &[u8],
+    more: usize,
+) -> std::io::Result<usize> {
+    let size = head.len() + more;
+    if buf.len() < size {
+        // A fresh zeroed allocation (the system hands out zeroed pages) rather than zeroing by hand.
+        *buf = vec![0u8; size];
     }
+    buf[..head.len()].copy_from_slice(head);
+    let mut end = head.len();
+    while end < size && !*eof {
+        match reader.read(&mut buf[end..size]) {
+            Ok(0) => *eof = true,
+            Ok(k) => {
+                end += k;
+                *ends_with_newline = buf[end - 1] == b'\n';
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(end)
 }
 
 /// The error for the invalid byte at `at` of `bytes`, whose first line is the file's line
@@ -325,19 +261,15 @@ pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usi
     )
 }
 
-/// What a header parse of the text read so far came to.
-pub(crate) enum HeaderRead<H> {
-    /// The header, and the bytes and newlines up to the end of its last line.
-    Done(H, usize, usize),
-    /// The text ran out before the header did.
-    More,
-}
+/// A header parse of the text read so far: the header, and the bytes and newlines up to the end
+/// of its last line; `None` when the text ran out before the header did.
+pub(crate) type HeaderRead<H> = Option<(H, usize, usize)>;
 
 /// Reads a file's header from the start of `stream`, reading on while it is not complete;
 /// `parse(text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
 /// `stream` after the header. Errors as if the whole file had been read as text first: a byte
 /// that is not UTF-8, or nothing but white space, is what is wrong with it.
-pub(crate) fn header_from<R: Read, H>(
+pub(crate) fn header_from<R: Read + Send, H>(
     path: &Path,
     stream: &mut Stream<R>,
     mut parse: impl FnMut(&str, bool) -> Result<HeaderRead<H>>,
@@ -345,19 +277,24 @@ pub(crate) fn header_from<R: Read, H>(
     stream.read_more(path)?;
     loop {
         let data = stream.data();
-        let WholeLines {
-            end,
-            complete,
-            valid,
-            bad,
-        } = whole_lines(data, stream.at_eof());
+        // The whole lines of valid UTF-8 read so far (all of them at the end of a valid file).
+        let (valid, bad) = match std::str::from_utf8(data) {
+            Ok(_) => (data.len(), false),
+            Err(e) => (e.valid_up_to(), e.error_len().is_some() || stream.at_eof()),
+        };
+        let complete = stream.at_eof() && !bad;
+        let end = if complete {
+            data.len()
+        } else {
+            memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1)
+        };
         let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
         match parse(text, complete) {
-            Ok(HeaderRead::Done(header, used, newlines)) => {
+            Ok(Some((header, used, newlines))) => {
                 stream.consume(used, newlines);
                 return Ok(header);
             }
-            Ok(HeaderRead::More) => {
+            Ok(None) => {
                 if bad {
                     return Err(utf8_error(path, 0, data, valid));
                 }
@@ -370,40 +307,6 @@ pub(crate) fn header_from<R: Read, H>(
                 return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
             }
         }
-    }
-}
-
-/// How much of a window of the file can be read as text: see [`whole_lines`].
-pub(crate) struct WholeLines {
-    /// End of the longest prefix made of whole lines of valid UTF-8 (all of the window when it
-    /// runs to the end of the file and is valid).
-    pub end: usize,
-    /// Whether that is the whole rest of the file.
-    pub complete: bool,
-    /// End of the valid UTF-8 prefix.
-    pub valid: usize,
-    /// Whether the window holds invalid UTF-8 (not merely a character cut by the window's end).
-    pub bad: bool,
-}
-
-/// The whole lines of valid UTF-8 at the start of `data`, a window of the file (`eof`: it runs to
-/// the end of the file).
-pub(crate) fn whole_lines(data: &[u8], eof: bool) -> WholeLines {
-    let (valid, bad) = match std::str::from_utf8(data) {
-        Ok(_) => (data.len(), false),
-        Err(e) => (e.valid_up_to(), e.error_len().is_some() || eof),
-    };
-    let complete = eof && !bad;
-    let end = if complete {
-        data.len()
-    } else {
-        memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1)
-    };
-    WholeLines {
-        end,
-        complete,
-        valid,
-        bad,
     }
 }
 
@@ -425,24 +328,23 @@ pub(crate) fn line_start_from(data: &[u8], at: usize) -> Option<usize> {
     (start < data.len()).then_some(start)
 }
 
-/// The line starting at `start` of `data`, as `str::lines` and a stripped `\r` give it (a line ended
-/// by `\r\n` loses up to two `\r`, the last line without a newline one), and where the next line
-/// starts; whether the line ended with a newline.
+/// The line of `text` starting at `start`, as `str::lines` and a stripped `\r` give it (a line
+/// ended by `\r\n` loses up to two `\r`, the last line without a newline one), and where the next
+/// line starts.
 #[inline]
-pub(crate) fn line_at(data: &[u8], start: usize) -> (&[u8], usize, bool) {
-    let rest = &data[start..];
-    match memchr::memchr(b'\n', rest) {
+pub(crate) fn text_line(text: &str, start: usize) -> (&str, usize) {
+    let rest = &text[start..];
+    match memchr::memchr(b'\n', rest.as_bytes()) {
         Some(i) => {
-            let mut line = &rest[..i];
-            line = line.strip_suffix(b"\r").unwrap_or(line);
-            line = line.strip_suffix(b"\r").unwrap_or(line);
-            (line, start + i + 1, true)
+            let line = &rest[..i];
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            (line.strip_suffix('\r').unwrap_or(line), start + i + 1)
         }
-        None => (rest.strip_suffix(b"\r").unwrap_or(rest), data.len(), false),
+        None => (rest.strip_suffix('\r').unwrap_or(rest), text.len()),
     }
 }
 
-/// The lines of a text from byte `pos` on, as [`line_at`] cuts them: (number, text), numbered on
+/// The lines of a text from byte `pos` on, as [`text_line`] cuts them: (number, text), numbered on
 /// from `number`; a byte-order mark is dropped from the first line of a whole text.
 pub(crate) struct TextLines<'a> {
     text: &'a str,
@@ -493,13 +395,12 @@ impl<'a> Iterator for TextLines<'a> {
             self.exhausted = true;
             return None;
         }
-        let (raw, next, newline) = line_at(self.text.as_bytes(), self.pos);
-        let mut line = self.text.get(self.pos..self.pos + raw.len()).unwrap_or_default();
+        let (mut line, next) = text_line(self.text, self.pos);
         if std::mem::take(&mut self.strip_bom) {
             line = line.strip_prefix('\u{feff}').unwrap_or(line);
         }
         self.number += 1;
-        self.newlines += usize::from(newline);
+        self.newlines += usize::from(self.text.as_bytes()[next - 1] == b'\n');
         self.pos = next;
         Some((self.number, line))
     }
@@ -547,6 +448,9 @@ pub(crate) type LineMap<'a> = &'a dyn Fn(usize) -> usize;
 /// in the file is known.
 pub(crate) type Message = Box<dyn FnOnce(LineMap) -> String + Send + Sync>;
 
+/// What parsing part of a chunk (or of a small file) comes to: errors in its own line numbers.
+pub(crate) type ChunkResult<T> = std::result::Result<T, ChunkError>;
+
 /// Where a chunk's error is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Place {
@@ -571,6 +475,14 @@ impl ChunkError {
             place: Place::Line(line),
             column,
             message: Box::new(move |_| message),
+        }
+    }
+
+    /// An error at the file's last line, column 1.
+    pub fn at_last_line(message: impl Into<String>) -> Self {
+        Self {
+            place: Place::LastLine,
+            ..Self::at(0, 1, message)
         }
     }
 
@@ -764,7 +676,7 @@ pub(crate) fn end_of_line(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
 /// (in file order, on the reader's thread).
 pub(crate) trait LineFormat: Send + Sync {
     /// One chunk's parse, reused from window to window.
-    type Chunk: Default + Send;
+    type Chunk: Default + Send + Sync;
 
     /// The start of the first line at or after `at` of `data` where a chunk may start without
     /// knowing the lines before it (below `data.len()`), or `None` if `data` shows none.
@@ -775,13 +687,7 @@ pub(crate) trait LineFormat: Send + Sync {
     ///
     /// # Errors
     /// The first malformed line, in the chunk's own line numbers (the chunk stops there).
-    fn parse(
-        &self,
-        chunk: &mut Self::Chunk,
-        text: &str,
-        first: bool,
-        build: bool,
-    ) -> std::result::Result<(), ChunkError>;
+    fn parse(&self, chunk: &mut Self::Chunk, text: &str, first: bool, build: bool) -> ChunkResult<()>;
 
     /// Whether a chunk may still learn something that the chunks after it need: then the body's
     /// first chunk is parsed alone, and once a chunk has learnt it ([`learn`](Self::learn)) the
@@ -804,8 +710,15 @@ pub(crate) trait LineFormat: Send + Sync {
     /// Whether the model is known to be refused (only counts matter then).
     fn refused(&self) -> bool;
 
+    /// The rows of `chunk` (checked, in CSR form), which the driver appends to the model.
+    fn rows(chunk: &Self::Chunk) -> &ChunkRows;
+
+    /// Whether the rows are grouped by state (an MDP: the rows per state are kept).
+    fn grouped(&self) -> bool;
+
     /// Checks `chunk` against the chunks before it, in file order, with the error that stopped it
-    /// (if any); its first line is the file's line `lines_before + 1`.
+    /// (if any), and takes what it holds besides its rows; its first line is the file's line
+    /// `lines_before + 1`.
     ///
     /// # Errors
     /// [`Halt`]: stop reading here.
@@ -815,13 +728,43 @@ pub(crate) trait LineFormat: Send + Sync {
         stop: Option<ChunkError>,
         lines_before: usize,
     ) -> std::result::Result<(), Halt>;
+}
 
-    /// Adds the window's chunks, all taken, to the model; `build`: they were parsed to be kept and
-    /// the model is not refused.
-    fn append(&mut self, chunks: &mut [Self::Chunk], build: bool);
+/// The rows read: the CSR arrays as they grow and, for grouped rows, the rows of each state.
+#[derive(Default)]
+pub(crate) struct Rows {
+    pub matrix: CsrParts<f64>,
+    pub group_ptr: Option<Vec<usize>>,
+}
 
-    /// The CSR arrays as they grow (reserved once the size of the whole file can be estimated).
-    fn matrix(&mut self) -> &mut CsrParts<f64>;
+impl Rows {
+    /// The matrix of the rows over `n` states (one row per state when they are not grouped).
+    pub fn into_matrix(self, n: usize) -> CsrMatrix {
+        let (row_ptr, cols, vals) = self.matrix.into_arrays();
+        let group_ptr = self
+            .group_ptr
+            .unwrap_or_else(|| (0..=n).into_par_iter().collect());
+        CsrMatrix::from_grouped_parts(n, row_ptr, cols, vals, group_ptr)
+    }
+
+    /// Appends the rows of `chunks`, the large arrays on all cores.
+    fn append<F: LineFormat>(&mut self, chunks: &[(F::Chunk, Meta)]) {
+        let Rows { matrix, group_ptr } = self;
+        rayon::join(
+            || matrix.append(chunks, |c| &F::rows(&c.0).block),
+            || {
+                if let Some(group_ptr) = group_ptr {
+                    let mut last = group_ptr.last().copied().unwrap_or(0);
+                    for (c, _) in chunks {
+                        group_ptr.extend(F::rows(c).state_rows.iter().map(|&r| {
+                            last += r as usize;
+                            last
+                        }));
+                    }
+                }
+            },
+        );
+    }
 }
 
 /// Why [`LineFormat::take`] stops the reading.
@@ -843,10 +786,10 @@ struct Meta {
 
 /// What one window came to.
 enum Window {
-    /// All its chunks were read; they hold this many newlines.
-    Read(usize),
-    /// A malformed line; the window holds this many newlines.
-    Stopped(Error, usize),
+    /// All its chunks were read.
+    Read,
+    /// A malformed line.
+    Stopped(Error),
     /// An error to report as it is.
     Failed(Error),
     Abandoned,
@@ -855,7 +798,7 @@ enum Window {
 /// Parses chunk `bytes` with `format`.
 fn parse_one<F: LineFormat>(
     format: &F,
-    (chunk, meta): (&mut F::Chunk, &mut Meta),
+    (chunk, meta): &mut (F::Chunk, Meta),
     bytes: &[u8],
     first: bool,
     build: bool,
@@ -865,91 +808,75 @@ fn parse_one<F: LineFormat>(
     meta.stop = match std::str::from_utf8(bytes) {
         Ok(text) => format.parse(chunk, text, first, build).err(),
         Err(e) => {
+            // Reported as it is, before anything the chunk holds.
             meta.utf8 = Some(e.valid_up_to());
-            // Only to clear what the chunk held.
-            format.parse(chunk, "", first, build).err()
+            None
         }
     };
 }
 
-/// The chunks a driver reuses from window to window.
-struct Pool<C> {
-    chunks: Vec<C>,
-    meta: Vec<Meta>,
-}
-
-impl<C: Default + Send> Pool<C> {
-    /// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`; `first`:
-    /// it starts the body) on all cores and hands them to `format` in file order.
-    fn window<F: LineFormat<Chunk = C>>(
-        &mut self,
-        path: &Path,
-        format: &mut F,
-        (data, cuts): (&[u8], &[usize]),
-        lines_before: usize,
-        first: bool,
-    ) -> Window {
-        let count = cuts.len() - 1;
-        if self.chunks.len() < count {
-            self.chunks.resize_with(count, C::default);
-            self.meta.resize_with(count, Meta::default);
-        }
-        let (chunks, meta) = (&mut self.chunks[..count], &mut self.meta[..count]);
-        let build = !format.refused();
-        let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
-        let mut done = 0;
-        if first && format.learning() {
-            // The first chunk alone: it most likely teaches what the others need.
-            parse_one(&*format, (&mut chunks[0], &mut meta[0]), piece(0), true, build);
-            format.learn(&chunks[0], lines_before);
-            done = 1;
-        }
-        let learning = format.learning();
-        let shared = &*format;
-        chunks[done..]
-            .par_iter_mut()
-            .zip(&mut meta[done..])
-            .enumerate()
-            .for_each(|(i, c)| parse_one(shared, c, piece(done + i), first && done + i == 0, build));
-        // Chunks' line numbers start at the window's plus the newlines of the chunks before.
-        let mut starts = Vec::with_capacity(count);
-        let mut lines = lines_before;
-        for m in meta.iter() {
-            starts.push(lines);
-            lines += m.newlines;
-        }
-        let newlines = lines - lines_before;
-        if learning && let Some(j) = (done..count).find(|&j| format.learn(&chunks[j], starts[j])) {
-            // Chunks after `j` that went without what `j` learnt are read again knowing it.
-            let shared = &*format;
-            chunks[j + 1..]
-                .par_iter_mut()
-                .zip(&mut meta[j + 1..])
-                .enumerate()
-                .filter(|(_, (c, _))| shared.relearn(c))
-                .for_each(|(i, c)| parse_one(shared, c, piece(j + 1 + i), false, build));
-        }
-        if let Some(i) = (0..count).find(|&i| meta[i].utf8.is_some()) {
-            let at = meta[i].utf8.expect("found above");
-            return Window::Failed(utf8_error(path, starts[i], piece(i), at));
-        }
-        for (i, (c, m)) in chunks.iter_mut().zip(meta.iter_mut()).enumerate() {
-            match format.take(c, m.stop.take(), starts[i]) {
-                Ok(()) => {}
-                Err(Halt::Stop(e)) => return Window::Stopped(e, newlines),
-                Err(Halt::Abandon) => return Window::Abandoned,
-            }
-        }
-        let build = build && !format.refused();
-        format.append(chunks, build);
-        Window::Read(newlines)
+/// Parses the chunks of `data` between `cuts` (its first line is line `lines_before + 1`; `first`:
+/// it starts the body) on all cores, in the chunks of `pool` (reused from window to window), and
+/// hands them to `format` in file order; with the newlines of the chunks read.
+fn window<F: LineFormat>(
+    pool: &mut Vec<(F::Chunk, Meta)>,
+    path: &Path,
+    (format, rows): (&mut F, &mut Rows),
+    (data, cuts): (&[u8], &[usize]),
+    (lines_before, first): (usize, bool),
+) -> (Window, usize) {
+    let count = cuts.len() - 1;
+    if pool.len() < count {
+        pool.resize_with(count, Default::default);
     }
+    let chunks = &mut pool[..count];
+    let build = !format.refused();
+    let piece = |i: usize| &data[cuts[i]..cuts[i + 1]];
+    let mut done = 0;
+    if first && format.learning() {
+        // The first chunk alone: it most likely teaches what the others need.
+        parse_one(&*format, &mut chunks[0], piece(0), true, build);
+        format.learn(&chunks[0].0, lines_before);
+        done = 1;
+    }
+    let learning = format.learning();
+    let shared = &*format;
+    (chunks[done..].par_iter_mut().enumerate())
+        .for_each(|(i, c)| parse_one(shared, c, piece(done + i), first && done + i == 0, build));
+    // Chunks' line numbers start at the window's plus the newlines of the chunks before.
+    let starts: Vec<usize> = (chunks.iter())
+        .scan(lines_before, |lines, (_, m)| {
+            Some(std::mem::replace(lines, *lines + m.newlines))
+        })
+        .collect();
+    let newlines = chunks.iter().map(|(_, m)| m.newlines).sum();
+    if learning && let Some(j) = (done..count).find(|&j| format.learn(&chunks[j].0, starts[j])) {
+        // Chunks after `j` that went without what `j` learnt are read again knowing it.
+        let shared = &*format;
+        (chunks[j + 1..].par_iter_mut().enumerate())
+            .filter(|(_, c)| shared.relearn(&c.0))
+            .for_each(|(i, c)| parse_one(shared, c, piece(j + 1 + i), false, build));
+    }
+    if let Some((i, at)) = (0..count).find_map(|i| Some((i, chunks[i].1.utf8?))) {
+        return (Window::Failed(utf8_error(path, starts[i], piece(i), at)), 0);
+    }
+    for (i, (c, m)) in chunks.iter_mut().enumerate() {
+        match format.take(c, m.stop.take(), starts[i]) {
+            Ok(()) => {}
+            Err(Halt::Stop(e)) => return (Window::Stopped(e), newlines),
+            Err(Halt::Abandon) => return (Window::Abandoned, 0),
+        }
+    }
+    if build && !format.refused() {
+        rows.append::<F>(chunks);
+    }
+    (Window::Read, newlines)
 }
 
 /// Reads the body of a file in `format` from `stream` (positioned at the body's first line), `size`
 /// being the file's length if known: windows of `tuning.window` bytes, each cut into chunks at
-/// [`LineFormat::cut_at`] and parsed on all cores while the next window is read. Returns `false` if
-/// the format abandoned ([`Halt::Abandon`]).
+/// [`LineFormat::cut_at`] and parsed on all cores while the next window is read. Returns the rows,
+/// or `None` if the format abandoned ([`Halt::Abandon`]).
 ///
 /// # Errors
 /// The first malformed line in file order (or, before it, a byte anywhere that is not UTF-8), as a
@@ -960,10 +887,11 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
     format: &mut F,
     tuning: Tuning,
     size: Option<u64>,
-) -> Result<bool> {
-    let mut pool = Pool::<F::Chunk> {
-        chunks: Vec::new(),
-        meta: Vec::new(),
+) -> Result<Option<Rows>> {
+    let mut pool = Vec::new();
+    let mut rows = Rows {
+        group_ptr: format.grouped().then(|| vec![0]),
+        ..Rows::default()
     };
     let (mut first, mut reserved) = (true, false);
     loop {
@@ -980,7 +908,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         );
         if cuts.len() < 2 {
             if stream.at_eof() {
-                return Ok(true);
+                return Ok(Some(rows));
             }
             stream.read_more(path)?;
             continue;
@@ -988,18 +916,15 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         let end = cuts[cuts.len() - 1];
         let lines_before = stream.lines_before();
         let outcome = stream.read_ahead_while(path, end, |data| {
-            pool.window(path, format, (data, &cuts), lines_before, first)
+            let format = (&mut *format, &mut rows);
+            window(&mut pool, path, format, (data, &cuts), (lines_before, first))
         })?;
         match outcome {
-            Window::Read(newlines) => stream.advance(newlines),
-            Window::Stopped(e, newlines) => {
-                // Reading the file as text first would have found a byte that is not UTF-8
-                // anywhere.
-                stream.advance(newlines);
-                return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e));
-            }
+            Window::Read => {}
+            // Reading the file as text first would have found a byte that is not UTF-8 anywhere.
+            Window::Stopped(e) => return Err(stream.utf8_error_in_rest(path)?.unwrap_or(e)),
             Window::Failed(e) => return Err(e),
-            Window::Abandoned => return Ok(false),
+            Window::Abandoned => return Ok(None),
         }
         first = false;
         // Room for the whole model, estimated from the share of the file read so far.
@@ -1010,7 +935,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
             && size > read
         {
             reserved = true;
-            format.matrix().reserve_for(size as f64 / read as f64 * 1.02);
+            rows.matrix.reserve_for(size as f64 / read as f64 * 1.02);
         }
     }
 }
@@ -1099,49 +1024,38 @@ impl ChunkRows {
         if self.row.is_empty() {
             return;
         }
-        match check_row(&mut self.row, normalize) {
-            Err(RowFault::Duplicate { second, first_line }) => {
+        let free = self.fault.is_none() && self.pending.is_none();
+        match (
+            check_row(&mut self.row, normalize),
+            expected.filter(|&e| e != choice),
+        ) {
+            (Err(RowFault::Duplicate { second, first_line }), _) => {
                 if self.duplicate.is_none() {
                     self.duplicate = Some(ChunkError::naming_lines(second.line, second.column, move |map| {
                         duplicate_message(state, second.target, choice, map(first_line))
                     }));
                 }
             }
-            result => {
-                if let Some(expected) = expected
-                    && choice != expected
-                {
-                    // Reported at the row's first entry by target.
-                    let first = self.row[0];
-                    if self.fault.is_none() && self.pending.is_none() {
-                        self.fault = Some(ChunkError::at(
-                            first.line,
-                            first.column,
-                            choice_gap_message(state, choice, expected),
-                        ));
-                    }
-                } else {
-                    match result {
-                        Ok(scale) => append_row(
-                            &self.row,
-                            &scale,
-                            build,
-                            (
-                                &mut self.block.cols,
-                                &mut self.block.vals,
-                                &mut self.block.row_ends,
-                            ),
-                            (&mut self.rescaled, &mut self.worst),
-                        ),
-                        Err(RowFault::Sum { at, fault }) => {
-                            if self.fault.is_none() && self.pending.is_none() {
-                                self.pending = Some((at, fault, choice));
-                            }
-                        }
-                        Err(RowFault::Duplicate { .. }) => {}
-                    }
-                }
+            // A choice out of order, reported at the row's first entry by target.
+            (_, Some(expected)) if free => {
+                let first = self.row[0];
+                let message = choice_gap_message(state, choice, expected);
+                self.fault = Some(ChunkError::at(first.line, first.column, message));
             }
+            (_, Some(_)) => {}
+            (Ok(scale), None) => append_row(
+                &self.row,
+                &scale,
+                build,
+                (
+                    &mut self.block.cols,
+                    &mut self.block.vals,
+                    &mut self.block.row_ends,
+                ),
+                (&mut self.rescaled, &mut self.worst),
+            ),
+            (Err(RowFault::Sum { at, fault }), None) if free => self.pending = Some((at, fault, choice)),
+            (Err(RowFault::Sum { .. }), None) => {}
         }
         self.row.clear();
     }
@@ -1163,36 +1077,43 @@ impl ChunkRows {
     }
 }
 
-/// Distinct names (a chunk's or a file's action labels) in order of first use, each referred to
-/// by its index.
+/// Action names per row (a chunk's or a file's), coded: below [`RowNames::NAMED`] the format's own
+/// codes (no name, the choice's index), `NAMED + i` for name `i`, the names in order of first use.
 #[derive(Default)]
-pub(crate) struct Names {
+pub(crate) struct RowNames {
+    /// Per row, its code.
+    pub codes: Vec<u32>,
     /// The names, by index.
     pub names: Vec<String>,
     index: std::collections::HashMap<String, u32>,
 }
 
-impl Names {
-    /// Empties the names (keeping the memory).
-    pub fn clear(&mut self) {
-        self.names.clear();
-        self.index.clear();
-    }
+impl RowNames {
+    /// The code of the first name.
+    pub const NAMED: u32 = 2;
 
-    /// The index of `name`, added if new.
-    pub fn index(&mut self, name: &str) -> u32 {
+    /// The code of `name`, added if new.
+    pub fn code(&mut self, name: &str) -> u32 {
         if let Some(&i) = self.index.get(name) {
-            return i;
+            return Self::NAMED + i;
         }
         let i = self.names.len() as u32;
         self.names.push(name.to_string());
         self.index.insert(name.to_string(), i);
-        i
+        Self::NAMED + i
     }
 
-    /// Adds the names of `other` (a later chunk's); returns the index here of each of them.
-    pub fn merge(&mut self, other: &Names) -> Vec<u32> {
-        other.names.iter().map(|name| self.index(name)).collect()
+    /// The name of `code`, if it is a name's.
+    pub fn name(&self, code: u32) -> Option<&str> {
+        let i = code.checked_sub(Self::NAMED)?;
+        self.names.get(i as usize).map(String::as_str)
+    }
+
+    /// Appends the rows of `other` (a later chunk's), its names renumbered as here.
+    pub fn append(&mut self, other: &RowNames) {
+        let map: Vec<u32> = other.names.iter().map(|name| self.code(name)).collect();
+        let named = |c: u32| c.checked_sub(Self::NAMED).map_or(c, |i| map[i as usize]);
+        self.codes.extend(other.codes.iter().map(|&c| named(c)));
     }
 }
 
@@ -1241,32 +1162,6 @@ impl Faults {
     }
 }
 
-/// Appends the CSR rows of `chunks` (`rows` gives each one's) to `matrix` and, for an MDP
-/// (`groups`), their rows per state to `group_ptr`; `also` runs beside.
-pub(crate) fn append_rows<C: Sync>(
-    matrix: &mut CsrParts<f64>,
-    group_ptr: Option<&mut Vec<usize>>,
-    chunks: &[C],
-    rows: impl Fn(&C) -> &ChunkRows + Sync,
-    also: impl FnOnce() + Send,
-) {
-    rayon::join(
-        || matrix.append(chunks, |c| &rows(c).block),
-        || {
-            if let Some(group_ptr) = group_ptr {
-                let mut last = group_ptr.last().copied().unwrap_or(0);
-                for c in chunks {
-                    group_ptr.extend(rows(c).state_rows.iter().map(|&r| {
-                        last += r as usize;
-                        last
-                    }));
-                }
-            }
-            also();
-        },
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1288,8 +1183,8 @@ mod tests {
             let mut at = 0;
             let b = text.as_bytes();
             while at < b.len() {
-                let (line, next, _) = line_at(b, at);
-                got.push(std::str::from_utf8(line).unwrap());
+                let (line, next) = text_line(&text, at);
+                got.push(line);
                 at = next;
             }
             assert_eq!(got, want, "{text:?}");

@@ -62,22 +62,15 @@
 
 use super::chunked::{HeaderRead, Stream, TextLines, Tuning, header_from};
 use super::text_out::{Numbers, push_uint, write_states};
+use super::tra::Line;
 use super::{Model, ReadOptions, parse_error, parse_number};
-use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
-use crate::sparse::CsrMatrix;
+use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
 
 pub(super) use super::chunked::{column_of, quote};
-
-/// A line of the file: its number (from 1) and text without the line end.
-struct Line<'a> {
-    number: usize,
-    text: &'a str,
-}
 
 /// Model types kolmo reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,12 +117,10 @@ fn count(path: &Path, line: &Line) -> Result<usize> {
 
 fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> Result<Header> {
     let mut kind = None;
-    let mut value_type_seen = false;
-    let mut parameters_seen = false;
-    let mut reward_names: Option<Vec<String>> = None;
-    let mut nr_states: Option<(usize, usize)> = None;
-    let mut nr_choices = None;
+    let mut reward_names = Vec::new();
+    let (mut nr_states, mut nr_choices): (Option<(usize, usize)>, _) = (None, None);
     let mut placeholders = HashMap::new();
+    let mut seen = HashSet::new();
     let mut last_line = 1;
     let mut pending: Option<Line<'a>> = None;
     loop {
@@ -142,38 +133,47 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
             continue;
         }
         let err = |message: String| parse_error(path, line.number, column_of(line.text, t), message);
-        let twice = |what: &str| err(format!("{what} is declared twice"));
         // The line after a keyword that takes its value on the next line.
         let mut next_line = |what: &str| -> Result<Line<'a>> {
             lines
                 .next()
                 .ok_or_else(|| parse_error(path, line.number, 1, format!("the file ends after `{what}`")))
         };
-        if let Some(ty) = t.strip_prefix("@type:") {
-            if kind.is_some() {
-                return Err(twice("@type"));
+        // `@type:` and `@value_type:` take their value on the same line.
+        let (key, arg) = match t.split_once(':') {
+            Some((key @ ("@type" | "@value_type"), arg)) => (&t[..=key.len()], arg.trim()),
+            _ => (t, ""),
+        };
+        let once = [
+            "@type:",
+            "@value_type:",
+            "@parameters",
+            "@reward_models",
+            "@nr_states",
+            "@nr_choices",
+        ];
+        if once.contains(&key) && !seen.insert(key) {
+            return Err(err(format!("{} is declared twice", key.trim_end_matches(':'))));
+        }
+        match key {
+            "@type:" => {
+                kind = Some(match arg {
+                    "DTMC" => Kind::Dtmc,
+                    "MDP" => Kind::Mdp,
+                    other @ ("CTMC" | "Markov Automaton" | "MA" | "POMDP" | "S2PG" | "SMG") => {
+                        return Err(err(format!(
+                            "model type {other} is not supported: kolmo reads DTMCs and MDPs"
+                        )));
+                    }
+                    other => {
+                        return Err(err(format!(
+                            "unknown model type {}; expected DTMC or MDP",
+                            quote(other)
+                        )));
+                    }
+                });
             }
-            kind = Some(match ty.trim() {
-                "DTMC" => Kind::Dtmc,
-                "MDP" => Kind::Mdp,
-                other @ ("CTMC" | "Markov Automaton" | "MA" | "POMDP" | "S2PG" | "SMG") => {
-                    return Err(err(format!(
-                        "model type {other} is not supported: kolmo reads DTMCs and MDPs"
-                    )));
-                }
-                other => {
-                    return Err(err(format!(
-                        "unknown model type {}; expected DTMC or MDP",
-                        quote(other)
-                    )));
-                }
-            });
-        } else if let Some(vt) = t.strip_prefix("@value_type:") {
-            if value_type_seen {
-                return Err(twice("@value_type"));
-            }
-            value_type_seen = true;
-            match vt.trim() {
+            "@value_type:" => match arg {
                 "double" | "rational" => {}
                 other @ ("double-interval" | "rational-interval" | "parametric") => {
                     return Err(err(format!(
@@ -181,113 +181,95 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                     )));
                 }
                 other => return Err(err(format!("unknown value type {}", quote(other)))),
-            }
-        } else if t == "@parameters" {
-            if parameters_seen {
-                return Err(twice("@parameters"));
-            }
-            parameters_seen = true;
-            let p = next_line("@parameters")?;
-            let names = p.text.trim();
-            if !names.is_empty() {
-                return Err(parse_error(
-                    path,
-                    p.number,
-                    column_of(p.text, names),
-                    format!(
+            },
+            "@parameters" => {
+                let p = next_line(key)?;
+                let names = p.text.trim();
+                if !names.is_empty() {
+                    let message = format!(
                         "parametric models are not supported (parameters {})",
                         quote(names)
-                    ),
-                ));
+                    );
+                    return Err(parse_error(path, p.number, column_of(p.text, names), message));
+                }
             }
-        } else if t == "@placeholders" {
-            for p in lines.by_ref() {
-                let pt = p.text.trim();
-                if pt.starts_with('@') {
-                    pending = Some(p);
-                    break;
+            "@placeholders" => {
+                for p in lines.by_ref() {
+                    let pt = p.text.trim();
+                    if pt.starts_with('@') {
+                        pending = Some(p);
+                        break;
+                    }
+                    if pt.is_empty() || pt.starts_with("//") {
+                        continue;
+                    }
+                    let perr = |col: &str, message: String| {
+                        parse_error(path, p.number, column_of(p.text, col), message)
+                    };
+                    let Some((name, v)) = pt.split_once(':') else {
+                        return Err(perr(pt, "expected a placeholder `$name : value`".into()));
+                    };
+                    let Some(name) = name.trim().strip_prefix('$') else {
+                        return Err(perr(pt, "a placeholder's name starts with `$`".into()));
+                    };
+                    let v = value(v, &placeholders).map_err(|m| perr(v.trim_start(), m))?;
+                    if placeholders.insert(name.to_string(), v).is_some() {
+                        return Err(perr(pt, format!("placeholder ${name} is defined twice")));
+                    }
                 }
-                if pt.is_empty() || pt.starts_with("//") {
-                    continue;
+            }
+            "@reward_models" => {
+                let r = next_line(key)?;
+                let mut names = HashSet::new();
+                if let Some(d) = r.text.split_whitespace().find(|n| !names.insert(*n)) {
+                    let message = format!("reward model {} is declared twice", quote(d));
+                    return Err(parse_error(path, r.number, column_of(r.text, d), message));
                 }
-                let perr =
-                    |col: &str, message: String| parse_error(path, p.number, column_of(p.text, col), message);
-                let Some((name, v)) = pt.split_once(':') else {
-                    return Err(perr(pt, "expected a placeholder `$name : value`".into()));
+                reward_names = r.text.split_whitespace().map(str::to_string).collect();
+            }
+            "@nr_states" | "@nr_choices" => {
+                let c = next_line(key)?;
+                let counted = Some((count(path, &c)?, c.number));
+                if key == "@nr_states" {
+                    nr_states = counted;
+                } else {
+                    nr_choices = counted;
+                }
+            }
+            "@model" => {
+                let Some(kind) = kind else {
+                    return Err(err("`@type:` must come before `@model`".into()));
                 };
-                let Some(name) = name.trim().strip_prefix('$') else {
-                    return Err(perr(pt, "a placeholder's name starts with `$`".into()));
+                let Some((nr_states, nr_states_line)) = nr_states else {
+                    return Err(err("`@nr_states` must come before `@model`".into()));
                 };
-                let v = value(v, &placeholders).map_err(|m| perr(v.trim_start(), m))?;
-                if placeholders.insert(name.to_string(), v).is_some() {
-                    return Err(perr(pt, format!("placeholder ${name} is defined twice")));
+                let refuse = |message: String| Err(parse_error(path, nr_states_line, 1, message));
+                if nr_states == 0 {
+                    return refuse("the model has no states".into());
                 }
-            }
-        } else if t == "@reward_models" {
-            if reward_names.is_some() {
-                return Err(twice("@reward_models"));
-            }
-            let r = next_line("@reward_models")?;
-            let names: Vec<String> = r.text.split_whitespace().map(str::to_string).collect();
-            let mut seen = HashSet::new();
-            if let Some(d) = r.text.split_whitespace().find(|n| !seen.insert(*n)) {
-                return Err(parse_error(
-                    path,
-                    r.number,
-                    column_of(r.text, d),
-                    format!("reward model {} is declared twice", quote(d)),
-                ));
-            }
-            reward_names = Some(names);
-        } else if t == "@nr_states" {
-            if nr_states.is_some() {
-                return Err(twice("@nr_states"));
-            }
-            let c = next_line("@nr_states")?;
-            nr_states = Some((count(path, &c)?, c.number));
-        } else if t == "@nr_choices" {
-            if nr_choices.is_some() {
-                return Err(twice("@nr_choices"));
-            }
-            let c = next_line("@nr_choices")?;
-            nr_choices = Some((count(path, &c)?, c.number));
-        } else if t == "@model" {
-            let Some(kind) = kind else {
-                return Err(err("`@type:` must come before `@model`".into()));
-            };
-            let Some((nr_states, nr_states_line)) = nr_states else {
-                return Err(err("`@nr_states` must come before `@model`".into()));
-            };
-            if nr_states == 0 {
-                return Err(parse_error(path, nr_states_line, 1, "the model has no states"));
-            }
-            if nr_states > StateId::MAX as usize {
-                return Err(parse_error(
-                    path,
-                    nr_states_line,
-                    1,
-                    format!(
+                if nr_states > StateId::MAX as usize {
+                    return refuse(format!(
                         "{nr_states} states is more than kolmo's limit of {}",
                         StateId::MAX
-                    ),
-                ));
+                    ));
+                }
+                return Ok(Header {
+                    kind,
+                    reward_names,
+                    nr_states,
+                    nr_states_line,
+                    nr_choices,
+                    model_line: line.number,
+                    placeholders,
+                });
             }
-            return Ok(Header {
-                kind,
-                reward_names: reward_names.unwrap_or_default(),
-                nr_states,
-                nr_states_line,
-                nr_choices,
-                model_line: line.number,
-                placeholders,
-            });
-        } else if t.starts_with('@') {
-            return Err(err(format!("unknown header line {}", quote(t))));
-        } else {
-            return Err(err(format!(
-                "expected a header line (`@type:`, `@nr_states`, ..., `@model`), found {}",
-                quote(t)
-            )));
+            _ if t.starts_with('@') => return Err(err(format!("unknown header line {}", quote(t)))),
+            _ => {
+                return Err(err(format!(
+                    "expected a header line (`@type:`, `@nr_states`, ..., `@model`), found {}",
+                    quote(t)
+                )));
+            }
         }
     }
 }
@@ -299,13 +281,13 @@ pub(super) fn split_token(s: &str) -> (&str, &str) {
 }
 
 /// The header in `text` (whole lines from the file's start; `complete`: the whole file), up to and
-/// including the `@model` line, or [`HeaderRead::More`] if the text ends first.
+/// including the `@model` line, or `None` if the text ends first.
 fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Header>> {
     let mut lines = TextLines::of(text);
-    let mut numbered = lines.by_ref().map(|(number, text)| Line { number, text });
+    let mut numbered = lines.by_ref().map(|(number, text)| Line::of(number, text));
     match read_header(path, &mut numbered) {
-        Ok(header) => Ok(HeaderRead::Done(header, lines.pos, lines.newlines)),
-        Err(_) if lines.exhausted && !complete => Ok(HeaderRead::More),
+        Ok(header) => Ok(Some((header, lines.pos, lines.newlines))),
+        Err(_) if lines.exhausted && !complete => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -342,77 +324,7 @@ pub(crate) fn read_from<R: Read + Send>(
     let header = header_from(path, &mut stream, |text, complete| {
         header_in(path, text, complete)
     })?;
-    let body = super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)?;
-    let n = header.nr_states;
-    let mut notes = body.notes;
-    let initial: Vec<StateId> = body.labels.get("init").cloned().unwrap_or_default();
-    if initial.is_empty() {
-        return Err(parse_error(
-            path,
-            header.model_line,
-            1,
-            "no initial state: no state has the label `init`",
-        ));
-    }
-    // Reward models: column i of the bracketed values.
-    let k = body.reward_count;
-    let mut state_rewards = body.state_rewards;
-    let mut action_rewards = body.action_rewards;
-    let mut rewards = Vec::with_capacity(k);
-    for i in 0..k {
-        let name = header
-            .reward_names
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| format!("rew{i}"));
-        let mut model = RewardModel {
-            state: reward_column(&mut state_rewards, i, k),
-            action: reward_column(&mut action_rewards, i, k),
-            transition: None,
-        };
-        if model.is_empty() {
-            model.state = Some(vec![0.0; n]);
-        }
-        rewards.push((name, model));
-    }
-    // State names from the comment lines after each `state` line, if every state has a distinct one.
-    let names = body.names.filter(|names| {
-        let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
-        sorted.par_sort_unstable();
-        let distinct = sorted.windows(2).all(|w| w[0] != w[1]);
-        if !distinct {
-            notes.push(
-                "the comment lines after the `state` lines are not distinct, so they are not used as state names"
-                    .to_string(),
-            );
-        }
-        distinct
-    });
-    let group_ptr = body
-        .group_ptr
-        .unwrap_or_else(|| (0..=n).into_par_iter().collect());
-    let matrix = CsrMatrix::from_grouped_parts(n, body.row_ptr, body.cols, body.vals, group_ptr);
-    if header.kind == Kind::Dtmc && body.named {
-        notes.push("the action names of a DTMC are not kept".to_string());
-    }
-    let is_mdp = header.kind == Kind::Mdp;
-    let labels = body
-        .labels
-        .into_iter()
-        .map(|(label, states)| (label, StateSet::from_states(n, states)));
-    let model = super::assemble(is_mdp, matrix, initial, labels, names, rewards, body.action_names)?;
-    Ok((model, notes))
-}
-
-/// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the
-/// part is absent). With a single reward model the array itself is taken.
-fn reward_column(flat: &mut Option<Vec<f64>>, i: usize, k: usize) -> Option<Vec<f64>> {
-    let part: Vec<f64> = if k == 1 {
-        flat.take()?
-    } else {
-        flat.as_ref()?.iter().skip(i).step_by(k).copied().collect()
-    };
-    part.par_iter().any(|&v| v != 0.0).then_some(part)
+    super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)
 }
 
 /// The parts of a model the writers need, for either kind.
@@ -429,33 +341,22 @@ pub(super) struct View<'a> {
 impl<'a> View<'a> {
     /// The view of `model`.
     pub fn of(model: &'a Model) -> Self {
+        macro_rules! view {
+            ($m:expr, $action_names:expr, $is_mdp:expr) => {
+                Self {
+                    matrix: $m.matrix(),
+                    initial: $m.initial(),
+                    labels: $m.labels(),
+                    names: $m.names(),
+                    action_names: $action_names,
+                    rewards: $m.reward_models(),
+                    is_mdp: $is_mdp,
+                }
+            };
+        }
         match model {
-            Model::Dtmc(d) => Self::dtmc(d),
-            Model::Mdp(m) => Self::mdp(m),
-        }
-    }
-
-    fn dtmc(d: &'a Dtmc) -> Self {
-        Self {
-            matrix: d.matrix(),
-            initial: d.initial(),
-            labels: d.labels(),
-            names: d.names(),
-            action_names: None,
-            rewards: d.reward_models(),
-            is_mdp: false,
-        }
-    }
-
-    fn mdp(m: &'a Mdp) -> Self {
-        Self {
-            matrix: m.matrix(),
-            initial: m.initial(),
-            labels: m.labels(),
-            names: m.names(),
-            action_names: m.action_names(),
-            rewards: m.reward_models(),
-            is_mdp: true,
+            Model::Dtmc(d) => view!(d, None, false),
+            Model::Mdp(m) => view!(m, m.action_names(), true),
         }
     }
 }
@@ -521,13 +422,11 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         .values()
         .map(|r| folded_action_rewards(r, matrix))
         .collect();
-    let mut init_label = v.labels.get("init").cloned();
-    if init_label.is_none() {
-        init_label = Some(StateSet::from_states(n, v.initial.iter().copied()));
-    }
+    // The label `init` if the model has one, else its initial states.
+    let init = StateSet::from_states(n, v.initial.iter().copied());
     let mut labels: Vec<(&str, &StateSet)> = v.labels.iter().map(|(k, s)| (k.as_str(), s)).collect();
     if !v.labels.contains_key("init") {
-        labels.insert(0, ("init", init_label.as_ref().expect("set above")));
+        labels.insert(0, ("init", &init));
     }
     let mut out = String::new();
     out.push_str("// Written by kolmo\n");

@@ -1,56 +1,33 @@
-//! The `@model` section of a DRN file, read window by window and parsed in chunks on all cores
-//! (see [`super::chunked`]): chunks start at `state` lines, so each one is a run of whole states.
-//!
-//! A chunk parses its lines into its own buffers: rows checked as they close and stored in CSR form
-//! ([`ChunkRows`]), rewards in flat arrays (one value per reward model per state or choice), labels,
-//! state names, action names. Nothing is allocated per line or per row, and numbers of the common
-//! form (`target : 0.25`) take a fast path that reads the bytes directly. Lines of any
-//! other form take the general path, which follows Storm's grammar and kolmo's messages exactly.
-//!
-//! Errors keep the order of a sequential read: a malformed line stops its chunk, and the first one
-//! in file order is reported; checks that a sequential reader makes after the whole section (state
-//! and choice counts, actions without transitions, then transitions out of range, duplicates, and
-//! row sums in state order) are kept per chunk, first of each kind, and reported in that order
-//! once every chunk has been read.
+//! The `@model` section of a DRN file for the chunked driver ([`super::chunked`]): chunks start at
+//! `state` lines. Besides its rows a chunk keeps rewards in flat arrays (one value per reward model
+//! per state or choice), labels, state names and action names ([`Parts`]), nothing allocated per
+//! line or row. The general path follows Storm's grammar. The checks a sequential reader makes
+//! after the section (state and choice counts, actions without transitions) come before the rows'
+//! faults.
 
 use super::chunked::{
-    ChunkError, ChunkRows, Faults, Halt, LineFormat, Names, NumberCache, Stream, Tuning, append_rows,
-    column_of, digits_u32, end_of_line, line_at, line_start_from, quote, read_chunked, skip_blanks,
+    ChunkError, ChunkResult, ChunkRows, Faults, Halt, LineFormat, NumberCache, RowNames, Stream, Tuning,
+    column_of, digits_u32, end_of_line, line_start_from, quote, read_chunked, skip_blanks, text_line,
 };
 use super::drn::{Header, Kind, split_token, value};
-use super::parse_error;
 use super::rows::no_transitions_message;
-use crate::sparse::CsrParts;
+use super::{Model, parse_error};
+use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-/// What a chunk knows, when it starts, about the number of values in reward brackets.
-#[derive(Clone, Copy, Debug)]
-enum Brackets {
-    /// `@reward_models` declares this many names.
-    Declared(usize),
-    /// The file's first bracket, on this line of the file, holds this many values.
-    Seen { k: usize, line: usize },
-    /// No bracket so far: the chunk's first bracket sets the count.
-    Unknown,
-}
-
-/// The count a chunk checks brackets against, and where it comes from (for messages).
+/// The count of values in reward brackets, and where it comes from (for messages).
 #[derive(Clone, Copy, Debug)]
 enum Count {
+    /// `@reward_models` declares this many names.
     Declared(usize),
-    /// Set by a bracket on this line of the file.
-    File {
-        k: usize,
-        line: usize,
-    },
+    /// Set by the file's first bracket, on this line of the file.
+    File { k: usize, line: usize },
     /// Set by a bracket on this line of the chunk.
-    Chunk {
-        k: usize,
-        line: usize,
-    },
+    Chunk { k: usize, line: usize },
 }
 
 impl Count {
@@ -64,7 +41,6 @@ impl Count {
 /// What every chunk of a window shares.
 struct Ctx<'a> {
     header: &'a Header,
-    brackets: Brackets,
     /// The chunk is the first of the `@model` section (states count from 0 there, and lines before
     /// the first `state` line are possible).
     starts_body: bool,
@@ -82,79 +58,94 @@ struct Flat {
 }
 
 impl Flat {
-    fn clear(&mut self) {
-        self.values.clear();
-        self.seen = false;
-    }
-
-    /// The values of item number `index` (counted in this store), `None` for no bracket (zeros).
-    fn push(&mut self, index: usize, k: usize, values: Option<&[f64]>) {
+    /// Appends `items` items to this store of `before` items: their values, `None` for zeros.
+    fn add(&mut self, before: usize, items: usize, k: usize, values: Option<&[f64]>) {
         match values {
             Some(v) => {
                 if !self.seen {
-                    self.values.resize(index * k, 0.0);
+                    self.values.resize(before * k, 0.0);
                     self.seen = true;
                 }
                 self.values.extend_from_slice(v);
             }
-            None if self.seen => self.values.resize(self.values.len() + k, 0.0),
+            None if self.seen => self.values.resize(self.values.len() + items * k, 0.0),
             None => {}
         }
     }
 
-    /// Appends `other`, which holds `items` items, to this store of `before` items.
-    fn append(&mut self, before: usize, items: usize, k: usize, other: &Flat) {
-        if other.seen {
-            if !self.seen {
-                self.values.resize(before * k, 0.0);
-                self.seen = true;
-            }
-            self.values.extend_from_slice(&other.values);
-        } else if self.seen {
-            self.values.resize(self.values.len() + items * k, 0.0);
-        }
+    /// The values stored, if a bracket was seen.
+    fn seen(&self) -> Option<&[f64]> {
+        self.seen.then_some(&self.values)
     }
 }
 
-/// Action names per row, for an MDP: codes [`NOLABEL`], [`INDEX`] or `FIRST_NAME + i` for name `i`.
+/// Action codes of [`RowNames`]: no name (`__NOLABEL__`), and the choice's index as its name.
 const NOLABEL: u32 = 0;
 const INDEX: u32 = 1;
-const FIRST_NAME: u32 = 2;
+
+/// What states hold besides their rows: a chunk's (states counted from its first) or the file's.
+#[derive(Default)]
+struct Parts {
+    states: usize,
+    rows: usize,
+    state_rewards: Flat,
+    action_rewards: Flat,
+    labels: BTreeMap<String, Vec<StateId>>,
+    /// State names (comment lines after `state` lines) while every state has one.
+    names: Vec<String>,
+    /// Some state has no name.
+    unnamed: bool,
+    /// Per row (MDPs): [`NOLABEL`], [`INDEX`] or a name.
+    actions: RowNames,
+    /// Whether some row's action name is not just its index (or `__NOLABEL__`).
+    named: bool,
+}
+
+impl Parts {
+    /// Appends `c`, the states after these, with `k` values per bracket.
+    fn append(&mut self, c: &mut Parts, k: usize) {
+        let base = self.states as StateId;
+        for (label, members) in std::mem::take(&mut c.labels) {
+            let states = self.labels.entry(label).or_default();
+            states.extend(members.into_iter().map(|s| base + s));
+        }
+        self.state_rewards
+            .add(self.states, c.states, k, c.state_rewards.seen());
+        self.action_rewards
+            .add(self.rows, c.rows, k, c.action_rewards.seen());
+        self.unnamed |= c.unnamed;
+        if self.unnamed {
+            self.names = Vec::new();
+        } else {
+            self.names.append(&mut c.names);
+        }
+        self.actions.append(&c.actions);
+        self.named |= c.named;
+        self.states += c.states;
+        self.rows += c.rows;
+    }
+}
 
 /// One chunk's parse: its results (in chunk-local line numbers and state indices) and the reader's
 /// position while parsing. Reused from window to window.
 #[derive(Default)]
 struct Chunk {
-    // Results.
+    parts: Parts,
     /// The number and its column on the first `state` line of a chunk that does not start the
     /// body (checked against the states before it when the chunks are put together).
     first_id: Option<(usize, usize)>,
-    states: usize,
-    rows: usize,
     /// The rows (CSR, checked), rows per state, and the first faults of each kind.
     csr: ChunkRows,
-    state_rewards: Flat,
-    action_rewards: Flat,
     /// The bracket count this chunk set, `(k, chunk line)`, when it started without one.
     defined: Option<(usize, usize)>,
     /// Whether the chunk holds any bracket.
     bracket_seen: bool,
-    labels: BTreeMap<String, Vec<StateId>>,
-    /// State names (comment lines after `state` lines) while every state has one.
-    names: Vec<String>,
-    names_ok: bool,
-    /// Action codes per row (MDPs), the names they refer to, and the names' index.
-    codes: Vec<u32>,
-    action_names: Names,
-    /// Whether some row's action name is not just its index (or `__NOLABEL__`).
-    named: bool,
     /// Line of the first action without transitions.
     empty_action: Option<usize>,
 
     // Position.
     line: usize,
     base: usize,
-    has_state: bool,
     state_line: usize,
     choices_in_state: u32,
     row_open: bool,
@@ -163,6 +154,7 @@ struct Chunk {
     name_slot: bool,
     /// The line just read by a fast path opened the name slot.
     name_slot_kept: bool,
+    /// The bracket count (`None`: the chunk's first bracket sets it).
     count: Option<Count>,
     bracket: Vec<f64>,
 }
@@ -171,28 +163,26 @@ struct Chunk {
 #[inline]
 fn is_decimal(name: &str, v: u32) -> bool {
     let b = name.as_bytes();
-    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
-        return false;
-    }
-    let mut x = 0u64;
-    for &c in b {
-        if !c.is_ascii_digit() {
-            return false;
+    let (mut x, mut i) = (v, b.len());
+    // The digits of `v` from the last, each at its place, and nothing before the first.
+    while i > 0 && b[i - 1] == b'0' + (x % 10) as u8 {
+        (x, i) = (x / 10, i - 1);
+        if x == 0 {
+            return i == 0;
         }
-        x = x * 10 + u64::from(c - b'0');
     }
-    x == u64::from(v)
+    false
 }
 
 /// A transition line of the common form `target : number` (blanks anywhere between), read from
-/// the bytes: the target, its column, the probability, where the next line starts and whether a
-/// newline ended this one. `None` sends the line to the general path.
+/// the bytes: the target, its column, the probability and where the next line starts. `None`
+/// sends the line to the general path.
 #[inline]
 fn fast_transition(
     text: &str,
     start: usize,
     numbers: &mut NumberCache,
-) -> Option<(StateId, usize, f64, usize, bool)> {
+) -> Option<(StateId, usize, f64, usize)> {
     let b = text.as_bytes();
     let i = skip_blanks(b, start);
     let (target, j) = digits_u32(b, i)?;
@@ -202,71 +192,51 @@ fn fast_transition(
     }
     let k = skip_blanks(b, k + 1);
     let (value, e) = numbers.plain_number(text, k)?;
-    let e = skip_blanks(b, e);
-    let (next, newline) = end_of_line(b, e)?;
-    Some((target, i - start + 1, value, next, newline))
+    let (next, _) = end_of_line(b, skip_blanks(b, e))?;
+    Some((target, i - start + 1, value, next))
+}
+
+/// What is wrong with a `state` line numbered `id` where state `expected` comes next, if anything.
+fn misnumbered(header: &Header, expected: usize, id: usize) -> Option<String> {
+    let n = header.nr_states;
+    if expected >= n {
+        let line = header.nr_states_line;
+        Some(format!(
+            "more states than the {n} that @nr_states declares (line {line})"
+        ))
+    } else {
+        (id != expected).then(|| {
+            format!("states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id}")
+        })
+    }
 }
 
 impl Chunk {
-    fn reset(&mut self, ctx: &Ctx) {
-        self.first_id = None;
-        self.states = 0;
-        self.rows = 0;
-        self.csr.clear();
-        self.state_rewards.clear();
-        self.action_rewards.clear();
-        self.defined = None;
-        self.bracket_seen = false;
-        self.labels.clear();
-        self.names.clear();
-        self.names_ok = true;
-        self.codes.clear();
-        self.action_names.clear();
-        self.named = false;
-        self.empty_action = None;
-        self.line = 0;
-        self.base = 0;
-        self.has_state = false;
-        self.state_line = 0;
-        self.choices_in_state = 0;
-        self.row_open = false;
-        self.row_has_transition = false;
-        self.row_line = 0;
-        self.name_slot = false;
-        self.name_slot_kept = false;
-        self.count = match ctx.brackets {
-            Brackets::Declared(k) => Some(Count::Declared(k)),
-            Brackets::Seen { k, line } => Some(Count::File { k, line }),
-            Brackets::Unknown => None,
-        };
-    }
-
-    fn run(&mut self, text: &str, ctx: &Ctx) -> std::result::Result<(), ChunkError> {
+    fn run(&mut self, text: &str, ctx: &Ctx) -> ChunkResult<()> {
         let b = text.as_bytes();
         let mut pos = 0;
         while pos < b.len() {
             self.line += 1;
             // Fast paths for the common forms of the three kinds of lines.
             let fast = match b.get(skip_blanks(b, pos)) {
-                Some(b'0'..=b'9') if self.row_open => fast_transition(text, pos, &mut self.csr.numbers).map(
-                    |(target, column, value, next, newline)| {
+                Some(b'0'..=b'9') if self.row_open => {
+                    fast_transition(text, pos, &mut self.csr.numbers).map(|(target, column, value, next)| {
                         self.add_transition(ctx, target, value, column);
-                        (next, newline)
-                    },
-                ),
+                        next
+                    })
+                }
                 Some(b's') => self.fast_state(ctx, text, pos)?,
                 Some(b'a') => self.fast_action(ctx, text, pos),
                 _ => None,
             };
-            if let Some((next, _)) = fast {
+            if let Some(next) = fast {
                 if !std::mem::take(&mut self.name_slot_kept) {
                     self.name_slot = false;
                 }
                 pos = next;
                 continue;
             }
-            let (raw, next, _) = line_at(b, pos);
-            let line = text.get(pos..pos + raw.len()).unwrap_or_default();
+            let (line, next) = text_line(text, pos);
             self.general_line(ctx, line)?;
             pos = next;
         }
@@ -294,15 +264,10 @@ impl Chunk {
         (self.count?.k() == self.bracket.len()).then_some(p + 1)
     }
 
-    /// A `state` line of the common form (`state <n> [r, ...] labels`, numbered as expected, plain
-    /// numbers in the bracket): where the next line starts and whether a newline ended this one.
-    /// `Ok(None)` leaves the line to the general path, before anything was changed.
-    fn fast_state(
-        &mut self,
-        ctx: &Ctx,
-        text: &str,
-        start: usize,
-    ) -> std::result::Result<Option<(usize, bool)>, ChunkError> {
+    /// A `state` line of the common form (`state <n> [r, ...] labels`, plain numbers in the
+    /// bracket): where the next line starts. `Ok(None)` leaves the line to the general path, before
+    /// anything was changed.
+    fn fast_state(&mut self, ctx: &Ctx, text: &str, start: usize) -> ChunkResult<Option<usize>> {
         let b = text.as_bytes();
         let i = skip_blanks(b, start);
         if !(b[i..].starts_with(b"state") && matches!(b.get(i + 5), Some(b' ' | b'\t'))) {
@@ -315,14 +280,6 @@ impl Chunk {
         if !matches!(b.get(k), None | Some(b' ' | b'\t' | b'\r' | b'\n')) {
             return Ok(None);
         }
-        let id = id as usize;
-        let first_of_chunk = self.states == 0 && !ctx.starts_body;
-        if !first_of_chunk {
-            let expected = self.base.saturating_add(self.states);
-            if expected >= ctx.header.nr_states || id != expected {
-                return Ok(None);
-            }
-        }
         let mut p = skip_blanks(b, k);
         let bracket = b.get(p) == Some(&b'[');
         if bracket {
@@ -333,51 +290,31 @@ impl Chunk {
         } else if matches!(b.get(p), Some(b'{' | b'!')) {
             return Ok(None);
         }
-        // Commit.
-        if first_of_chunk {
-            self.base = id;
-            self.first_id = Some((id, j - start + 1));
-        }
-        self.close_state(ctx);
-        self.states += 1;
-        self.has_state = true;
-        self.state_line = self.line;
-        self.choices_in_state = 0;
-        if ctx.build {
-            let index = self.states - 1;
-            if bracket {
-                let k = self.bracket.len();
-                self.state_rewards.push(index, k, Some(&self.bracket));
-            } else {
-                let k = self.count.map_or(0, Count::k);
-                self.state_rewards.push(index, k, None);
-            }
-        }
-        let q = skip_blanks(b, p);
-        let end = match end_of_line(b, q) {
-            Some(end) => end,
+        // The line is ASCII up to the number: its byte offset is its column.
+        self.begin_state(ctx, id as usize, j - start + 1)?;
+        self.push_rewards(ctx, true, bracket);
+        let next = match end_of_line(b, skip_blanks(b, p)) {
+            Some((next, _)) => next,
             None => {
-                let (raw, next, newline) = line_at(b, start);
-                let line = text.get(start..start + raw.len()).unwrap_or_default();
-                let rest = text.get(p..start + raw.len()).unwrap_or_default();
-                self.labels(ctx, line, rest)?;
-                (next, newline)
+                let (line, next) = text_line(text, start);
+                self.labels(ctx, line, text.get(p..start + line.len()).unwrap_or_default())?;
+                next
             }
         };
         self.name_slot = true;
         self.name_slot_kept = true;
-        Ok(Some(end))
+        Ok(Some(next))
     }
 
     /// An `action` line of the common form (`action <name>` and perhaps a bracket of plain
     /// numbers): as [`fast_state`](Self::fast_state).
-    fn fast_action(&mut self, ctx: &Ctx, text: &str, start: usize) -> Option<(usize, bool)> {
+    fn fast_action(&mut self, ctx: &Ctx, text: &str, start: usize) -> Option<usize> {
         let b = text.as_bytes();
         let i = skip_blanks(b, start);
         if !(b[i..].starts_with(b"action") && matches!(b.get(i + 6), Some(b' ' | b'\t'))) {
             return None;
         }
-        if !self.has_state || (ctx.header.kind == Kind::Dtmc && self.choices_in_state > 0) {
+        if self.parts.states == 0 || (ctx.header.kind == Kind::Dtmc && self.choices_in_state > 0) {
             return None;
         }
         let j = skip_blanks(b, i + 6);
@@ -391,37 +328,72 @@ impl Chunk {
         let mut p = skip_blanks(b, e);
         let bracket = b.get(p) == Some(&b'[');
         if bracket {
-            p = self.fast_bracket(text, p)?;
-            p = skip_blanks(b, p);
+            p = skip_blanks(b, self.fast_bracket(text, p)?);
         }
-        let end = end_of_line(b, p)?;
-        let name = text.get(j..e)?;
-        self.open_row(ctx, name, bracket);
-        Some(end)
+        let (next, _) = end_of_line(b, p)?;
+        self.open_row(ctx, text.get(j..e)?, bracket);
+        Some(next)
+    }
+
+    /// Starts state `id`, whose number is at `column` of the current line, once it is checked to
+    /// be the next state (the first of a chunk that does not start the body is checked later).
+    fn begin_state(&mut self, ctx: &Ctx, id: usize, column: usize) -> ChunkResult<()> {
+        if self.parts.states == 0 && !ctx.starts_body {
+            self.base = id;
+            self.first_id = Some((id, column));
+        } else if let Some(message) = misnumbered(ctx.header, self.base.saturating_add(self.parts.states), id)
+        {
+            return Err(ChunkError::at(self.line, column, message));
+        }
+        self.close_state(ctx);
+        self.parts.states += 1;
+        self.state_line = self.line;
+        self.choices_in_state = 0;
+        Ok(())
+    }
+
+    /// Stores the rewards of the state (`state`) or choice just begun: the values of the bracket
+    /// just read if `bracket`, else none.
+    fn push_rewards(&mut self, ctx: &Ctx, state: bool, bracket: bool) {
+        if ctx.build {
+            let (k, values) = (
+                self.count.map_or(0, Count::k),
+                bracket.then_some(&self.bracket[..]),
+            );
+            let p = &mut self.parts;
+            if state {
+                p.state_rewards.add(p.states - 1, 1, k, values);
+            } else {
+                p.action_rewards.add(p.rows - 1, 1, k, values);
+            }
+        }
     }
 
     /// The number of the current state.
     fn state_id(&self) -> StateId {
-        StateId::try_from(self.base + self.states.saturating_sub(1)).unwrap_or(StateId::MAX)
+        StateId::try_from(self.base + self.parts.states.saturating_sub(1)).unwrap_or(StateId::MAX)
     }
 
     fn err(&self, line: &str, at: &str, message: impl Into<String>) -> ChunkError {
         ChunkError::at(self.line, column_of(line, at), message)
     }
 
+    /// [`err`](Self::err) at `at`, or at `or` if `at` is empty.
+    fn err_or(&self, line: &str, at: &str, or: &str, message: impl Into<String>) -> ChunkError {
+        self.err(line, if at.is_empty() { or } else { at }, message)
+    }
+
     /// A line of any form, as Storm's grammar reads it.
-    fn general_line(&mut self, ctx: &Ctx, line: &str) -> std::result::Result<(), ChunkError> {
+    fn general_line(&mut self, ctx: &Ctx, line: &str) -> ChunkResult<()> {
         let t = line.trim();
         if t.is_empty() {
             return Ok(());
         }
         if let Some(comment) = t.strip_prefix("//") {
-            if std::mem::take(&mut self.name_slot)
-                && ctx.build
-                && self.names_ok
-                && self.names.len() + 1 == self.states
+            let p = &mut self.parts;
+            if std::mem::take(&mut self.name_slot) && ctx.build && !p.unnamed && p.names.len() + 1 == p.states
             {
-                self.names.push(comment.trim().to_string());
+                p.names.push(comment.trim().to_string());
             }
             return Ok(());
         }
@@ -434,81 +406,27 @@ impl Chunk {
         }
     }
 
-    fn state_line(
-        &mut self,
-        ctx: &Ctx,
-        line: &str,
-        t: &str,
-        rest: &str,
-    ) -> std::result::Result<(), ChunkError> {
-        let header = ctx.header;
-        let n = header.nr_states;
+    fn state_line(&mut self, ctx: &Ctx, line: &str, t: &str, rest: &str) -> ChunkResult<()> {
         let (id, rest) = split_token(rest.trim_start());
-        let id_value = id.parse::<usize>().map_err(|_| {
-            self.err(
-                line,
-                if id.is_empty() { t } else { id },
-                format!("expected a state number after `state`, found {}", quote(id)),
-            )
-        })?;
-        if self.states == 0 && !ctx.starts_body {
-            // Checked against the states of the chunks before this one when they are joined.
-            self.base = id_value;
-            self.first_id = Some((id_value, column_of(line, id)));
-        } else {
-            let expected = self.base.saturating_add(self.states);
-            if expected >= n {
-                return Err(self.err(
-                    line,
-                    id,
-                    format!(
-                        "more states than the {n} that @nr_states declares (line {})",
-                        header.nr_states_line
-                    ),
-                ));
-            }
-            if id_value != expected {
-                return Err(self.err(
-                    line,
-                    id,
-                    format!(
-                        "states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id_value}"
-                    ),
-                ));
-            }
-        }
-        self.close_state(ctx);
-        self.states += 1;
-        self.has_state = true;
-        self.state_line = self.line;
-        self.choices_in_state = 0;
+        let found = || format!("expected a state number after `state`, found {}", quote(id));
+        let id_value = id
+            .parse::<usize>()
+            .map_err(|_| self.err_or(line, id, t, found()))?;
+        self.begin_state(ctx, id_value, column_of(line, id))?;
         let mut rest = rest.trim_start();
-        if rest.starts_with('{') {
-            return Err(self.err(
-                line,
-                rest,
-                "observations `{..}` belong to POMDPs, which kolmo does not read",
-            ));
+        let refused = match rest.as_bytes().first() {
+            Some(b'{') => "observations `{..}` belong to POMDPs, which kolmo does not read",
+            Some(b'!') => "exit rates `!..` belong to continuous-time models, which kolmo does not read",
+            _ => "",
+        };
+        if !refused.is_empty() {
+            return Err(self.err(line, rest, refused));
         }
-        if rest.starts_with('!') {
-            return Err(self.err(
-                line,
-                rest,
-                "exit rates `!..` belong to continuous-time models, which kolmo does not read",
-            ));
+        let bracket = rest.starts_with('[');
+        if bracket {
+            rest = self.bracketed(ctx, line, rest)?;
         }
-        let index = self.states - 1;
-        if rest.starts_with('[') {
-            let after = self.bracketed(ctx, line, rest)?;
-            if ctx.build {
-                let k = self.bracket.len();
-                self.state_rewards.push(index, k, Some(&self.bracket));
-            }
-            rest = after;
-        } else if ctx.build {
-            let k = self.count.map_or(0, Count::k);
-            self.state_rewards.push(index, k, None);
-        }
+        self.push_rewards(ctx, true, bracket);
         self.labels(ctx, line, rest)?;
         self.name_slot = true;
         Ok(())
@@ -516,12 +434,7 @@ impl Chunk {
 
     /// Reads the comma-separated values in `[...]` at the start of `rest` into `self.bracket` and
     /// checks their count; returns what follows the bracket.
-    fn bracketed<'l>(
-        &mut self,
-        ctx: &Ctx,
-        line: &'l str,
-        rest: &'l str,
-    ) -> std::result::Result<&'l str, ChunkError> {
+    fn bracketed<'l>(&mut self, ctx: &Ctx, line: &'l str, rest: &'l str) -> ChunkResult<&'l str> {
         let inner_start = &rest[1..];
         let Some(end) = inner_start.find(']') else {
             return Err(self.err(line, rest, "`]` missing after the rewards"));
@@ -540,6 +453,7 @@ impl Chunk {
         }
         self.bracket_seen = true;
         let len = self.bracket.len();
+        let gave = move |k, first| format!("{len} reward(s) in brackets; line {first} gave {k}");
         match self.count {
             Some(c) if c.k() == len => {}
             Some(Count::Declared(k)) => {
@@ -549,19 +463,12 @@ impl Chunk {
                     format!("{len} reward(s) in brackets; @reward_models declares {k}"),
                 ));
             }
-            Some(Count::File { k, line: first }) => {
-                return Err(self.err(
-                    line,
-                    rest,
-                    format!("{len} reward(s) in brackets; line {first} gave {k}"),
-                ));
-            }
+            Some(Count::File { k, line: first }) => return Err(self.err(line, rest, gave(k, first))),
             Some(Count::Chunk { k, line: first }) => {
-                return Err(ChunkError::naming_lines(
-                    self.line,
-                    column_of(line, rest),
-                    move |map| format!("{len} reward(s) in brackets; line {} gave {k}", map(first)),
-                ));
+                let column = column_of(line, rest);
+                return Err(ChunkError::naming_lines(self.line, column, move |map| {
+                    gave(k, map(first))
+                }));
             }
             None => {
                 self.count = Some(Count::Chunk {
@@ -575,7 +482,7 @@ impl Chunk {
     }
 
     /// The state's labels from the rest of its `state` line: white-space separated or in quotes.
-    fn labels(&mut self, ctx: &Ctx, line: &str, mut rest: &str) -> std::result::Result<(), ChunkError> {
+    fn labels(&mut self, ctx: &Ctx, line: &str, mut rest: &str) -> ChunkResult<()> {
         loop {
             rest = rest.trim_start();
             if rest.is_empty() {
@@ -600,25 +507,19 @@ impl Chunk {
                 rest = after;
             }
             if ctx.build {
-                let s = (self.states - 1) as StateId;
-                match self.labels.get_mut(label) {
+                let s = (self.parts.states - 1) as StateId;
+                match self.parts.labels.get_mut(label) {
                     Some(states) => states.push(s),
                     None => {
-                        self.labels.insert(label.to_string(), vec![s]);
+                        self.parts.labels.insert(label.to_string(), vec![s]);
                     }
                 }
             }
         }
     }
 
-    fn action_line(
-        &mut self,
-        ctx: &Ctx,
-        line: &str,
-        t: &str,
-        rest: &str,
-    ) -> std::result::Result<(), ChunkError> {
-        if !self.has_state {
+    fn action_line(&mut self, ctx: &Ctx, line: &str, t: &str, rest: &str) -> ChunkResult<()> {
+        if self.parts.states == 0 {
             return Err(self.err(line, t, "`action` before the first `state`"));
         }
         if ctx.header.kind == Kind::Dtmc && self.choices_in_state > 0 {
@@ -665,31 +566,28 @@ impl Chunk {
         self.row_has_transition = false;
         self.row_line = self.line;
         self.choices_in_state += 1;
+        let mdp = ctx.header.kind == Kind::Mdp;
         let code = if is_decimal(name, choice) {
             INDEX
         } else if name == "__NOLABEL__" {
             NOLABEL
         } else {
-            self.named = true;
-            if ctx.header.kind == Kind::Mdp && ctx.build {
-                FIRST_NAME + self.action_names.index(name)
+            self.parts.named = true;
+            if mdp && ctx.build {
+                self.parts.actions.code(name)
             } else {
                 INDEX
             }
         };
-        if ctx.build {
-            if ctx.header.kind == Kind::Mdp {
-                self.codes.push(code);
-            }
-            let k = self.count.map_or(0, Count::k);
-            let values = rewards.then_some(&self.bracket[..]);
-            self.action_rewards.push(self.rows, k, values);
+        if ctx.build && mdp {
+            self.parts.actions.codes.push(code);
         }
-        self.rows += 1;
+        self.parts.rows += 1;
+        self.push_rewards(ctx, false, rewards);
     }
 
-    fn transition_line(&mut self, ctx: &Ctx, line: &str, t: &str) -> std::result::Result<(), ChunkError> {
-        if !self.has_state {
+    fn transition_line(&mut self, ctx: &Ctx, line: &str, t: &str) -> ChunkResult<()> {
+        if self.parts.states == 0 {
             return Err(self.err(line, t, format!("expected `state <number>`, found {}", quote(t))));
         }
         if self.choices_in_state == 0 {
@@ -714,21 +612,13 @@ impl Chunk {
             ));
         };
         let target_text = target.trim();
-        let target_value = target_text.parse::<StateId>().map_err(|_| {
-            self.err(
-                line,
-                if target_text.is_empty() { t } else { target_text },
-                format!("expected a target state number, found {}", quote(target_text)),
-            )
-        })?;
+        let found = || format!("expected a target state number, found {}", quote(target_text));
+        let target_value = target_text
+            .parse::<StateId>()
+            .map_err(|_| self.err_or(line, target_text, t, found()))?;
         let p_text = p.trim();
-        let probability = value(p_text, &ctx.header.placeholders).map_err(|m| {
-            self.err(
-                line,
-                if p_text.is_empty() { t } else { p_text },
-                format!("probability: {m}"),
-            )
-        })?;
+        let probability = value(p_text, &ctx.header.placeholders)
+            .map_err(|m| self.err_or(line, p_text, t, format!("probability: {m}")))?;
         self.add_transition(ctx, target_value, probability, column_of(line, target_text));
         Ok(())
     }
@@ -759,138 +649,40 @@ impl Chunk {
 
     /// Closes the current state, if any: its last row, a refused row sum, no rows at all.
     fn close_state(&mut self, ctx: &Ctx) {
-        if !self.has_state {
+        if self.parts.states == 0 {
             return;
         }
         self.close_row(ctx);
         let state = self.state_id();
         let keep = ctx.build && ctx.header.kind == Kind::Mdp;
         self.csr.close_state(state, self.choices_in_state, keep);
-        if self.choices_in_state == 0 && self.csr.fault.is_none() {
-            self.csr.fault = Some(ChunkError::at(self.state_line, 1, no_transitions_message(state)));
+        if self.choices_in_state == 0 {
+            (self.csr.fault)
+                .get_or_insert_with(|| ChunkError::at(self.state_line, 1, no_transitions_message(state)));
         }
-        if self.names_ok && self.names.len() != self.states {
-            self.names_ok = false;
-            self.names.clear();
-        }
-    }
-}
-
-/// Everything the `@model` section holds, checked.
-pub(super) struct Body {
-    /// CSR arrays; `group_ptr` for an MDP (a DTMC has one row per state).
-    pub row_ptr: Vec<usize>,
-    pub cols: Vec<StateId>,
-    pub vals: Vec<f64>,
-    pub group_ptr: Option<Vec<usize>>,
-    /// Rewards in brackets: `k` values per state and per choice (`None`: all zero).
-    pub reward_count: usize,
-    pub state_rewards: Option<Vec<f64>>,
-    pub action_rewards: Option<Vec<f64>>,
-    pub labels: BTreeMap<String, Vec<StateId>>,
-    /// The comment line after each `state` line, if every state has one.
-    pub names: Option<Vec<String>>,
-    /// Per choice (MDP), if some choice is named other than by its index: the name.
-    pub action_names: Option<Vec<String>>,
-    /// Whether some choice is named other than by its index.
-    pub named: bool,
-    pub notes: Vec<String>,
-}
-
-/// The model as it grows, window by window.
-struct Acc {
-    states: usize,
-    rows: usize,
-    matrix: CsrParts<f64>,
-    group_ptr: Vec<usize>,
-    state_rewards: Flat,
-    action_rewards: Flat,
-    labels: BTreeMap<String, Vec<StateId>>,
-    names: Vec<String>,
-    names_ok: bool,
-    codes: Vec<u32>,
-    action_names: Names,
-    named: bool,
-}
-
-impl Acc {
-    /// Appends the chunks' results (in order), the large arrays on all cores.
-    fn append(&mut self, chunks: &mut [Chunk], kind: Kind, k: usize) {
-        let Acc {
-            states,
-            rows,
-            matrix,
-            group_ptr,
-            state_rewards,
-            action_rewards,
-            ..
-        } = self;
-        let (states0, rows0) = (*states, *rows);
-        let chunks_ref = &*chunks;
-        let groups = (kind == Kind::Mdp).then_some(group_ptr);
-        append_rows(
-            matrix,
-            groups,
-            chunks_ref,
-            |c| &c.csr,
-            || {
-                let (mut s, mut r) = (states0, rows0);
-                for c in chunks_ref {
-                    state_rewards.append(s, c.states, k, &c.state_rewards);
-                    action_rewards.append(r, c.rows, k, &c.action_rewards);
-                    s += c.states;
-                    r += c.rows;
-                }
-            },
-        );
-        for c in chunks.iter_mut() {
-            let base = self.states as StateId;
-            for (label, members) in std::mem::take(&mut c.labels) {
-                self.labels
-                    .entry(label)
-                    .or_default()
-                    .extend(members.into_iter().map(|s| base + s));
-            }
-            if self.names_ok && c.names_ok {
-                self.names.append(&mut c.names);
-            } else if self.names_ok {
-                self.names_ok = false;
-                self.names = Vec::new();
-            }
-            if kind == Kind::Mdp {
-                if c.action_names.names.is_empty() {
-                    self.codes.extend_from_slice(&c.codes);
-                } else {
-                    let map = self.action_names.merge(&c.action_names);
-                    self.codes.extend(c.codes.iter().map(|&code| {
-                        if code >= FIRST_NAME {
-                            FIRST_NAME + map[(code - FIRST_NAME) as usize]
-                        } else {
-                            code
-                        }
-                    }));
-                }
-            }
-            self.named |= c.named;
-            self.states += c.states;
-            self.rows += c.rows;
+        let p = &mut self.parts;
+        if !p.unnamed && p.names.len() != p.states {
+            p.unnamed = true;
+            p.names.clear();
         }
     }
 }
 
-/// The reader of the `@model` section: the DRN line format for [`read_chunked`].
+/// The reader of the `@model` section: the DRN line format for [`read_chunked`], and the model as
+/// it grows, window by window.
 struct Reader<'a> {
     path: &'a Path,
     header: &'a Header,
     normalize: bool,
-    acc: Acc,
-    brackets: Brackets,
+    /// The bracket count, once declared or learnt from the file's first bracket.
+    count: Option<Count>,
     /// States and choices of the chunks taken so far.
-    states: usize,
-    rows: usize,
+    taken: (usize, usize),
     /// The first action without transitions; transitions out of range, duplicates, rows refused.
     empty_action: Option<Error>,
     faults: Faults,
+    /// What the chunks taken hold besides their rows (kept while the model is not refused).
+    parts: Parts,
 }
 
 impl LineFormat for Reader<'_> {
@@ -909,38 +701,39 @@ impl LineFormat for Reader<'_> {
         }
     }
 
-    fn parse(
-        &self,
-        chunk: &mut Chunk,
-        text: &str,
-        first: bool,
-        build: bool,
-    ) -> std::result::Result<(), ChunkError> {
+    fn parse(&self, chunk: &mut Chunk, text: &str, first: bool, build: bool) -> ChunkResult<()> {
         let ctx = Ctx {
             header: self.header,
-            brackets: self.brackets,
             starts_body: first,
             build,
             normalize: self.normalize,
         };
-        chunk.reset(&ctx);
+        // Only the rows' buffers (the biggest) are kept from the chunk's last use.
+        let (mut csr, bracket) = (std::mem::take(&mut chunk.csr), std::mem::take(&mut chunk.bracket));
+        csr.clear();
+        *chunk = Chunk {
+            csr,
+            bracket,
+            count: self.count,
+            ..Chunk::default()
+        };
         chunk.run(text, &ctx)
     }
 
     /// The count of values in brackets is learnt from the file's first bracket (without
     /// `@reward_models`).
     fn learning(&self) -> bool {
-        matches!(self.brackets, Brackets::Unknown)
+        self.count.is_none()
     }
 
     fn learn(&mut self, chunk: &Chunk, lines_before: usize) -> bool {
         let Some((k, line)) = chunk.defined else {
             return false;
         };
-        self.brackets = Brackets::Seen {
+        self.count = Some(Count::File {
             k,
             line: lines_before + line,
-        };
+        });
         true
     }
 
@@ -958,26 +751,17 @@ impl LineFormat for Reader<'_> {
         stop: Option<ChunkError>,
         lines_before: usize,
     ) -> std::result::Result<(), Halt> {
-        let (path, header) = (self.path, self.header);
-        let (n, expected) = (header.nr_states, self.states);
-        if let Some((id, column)) = c.first_id {
-            let place = |message: String| Halt::Stop(parse_error(path, lines_before + 1, column, message));
-            if expected >= n {
-                return Err(place(format!(
-                    "more states than the {n} that @nr_states declares (line {})",
-                    header.nr_states_line
-                )));
-            } else if id != expected {
-                return Err(place(format!(
-                    "states must be numbered 0, 1, 2, ... in order: expected state {expected}, found {id}"
-                )));
-            }
+        let path = self.path;
+        if let Some((id, column)) = c.first_id
+            && let Some(message) = misnumbered(self.header, self.taken.0, id)
+        {
+            return Err(Halt::Stop(parse_error(path, lines_before + 1, column, message)));
         }
         if let Some(e) = stop {
             return Err(Halt::Stop(e.into_error(path, lines_before, lines_before)));
         }
-        self.states += c.states;
-        self.rows += c.rows;
+        self.taken.0 += c.parts.states;
+        self.taken.1 += c.parts.rows;
         if let Some(line) = c.empty_action
             && self.empty_action.is_none()
         {
@@ -989,29 +773,31 @@ impl LineFormat for Reader<'_> {
             ));
         }
         self.faults.keep(&mut c.csr, lines_before);
+        if !self.refused() {
+            // The count as this window leaves it (a chunk may have set it).
+            self.parts.append(&mut c.parts, self.count.map_or(0, Count::k));
+        }
         Ok(())
     }
 
-    fn append(&mut self, chunks: &mut [Chunk], build: bool) {
-        if build {
-            // The count as this window leaves it (a chunk may have set it).
-            self.acc
-                .append(chunks, self.header.kind, brackets_k(self.brackets));
-        }
+    fn rows(chunk: &Chunk) -> &ChunkRows {
+        &chunk.csr
     }
 
-    fn matrix(&mut self) -> &mut CsrParts<f64> {
-        &mut self.acc.matrix
+    fn grouped(&self) -> bool {
+        self.header.kind == Kind::Mdp
     }
 }
 
 /// Reads the `@model` section from `stream` (positioned after the `@model` line), `size` being the
-/// file's length if known. While the chunks of a window are parsed, the next window is read.
+/// file's length if known, and makes the model of it; returns the model with notes for the user.
+/// While the chunks of a window are parsed, the next window is read.
 ///
 /// # Errors
 /// [`Error::Parse`] for the first malformed line, then for counts that differ from the header,
 /// actions without transitions, transitions out of range, duplicates, and refused rows, as a
-/// sequential reader finds them; [`Error::Io`] if reading fails.
+/// sequential reader finds them, then for a model without initial states; [`Error::Io`] if
+/// reading fails.
 pub(super) fn read_body<R: Read + Send>(
     path: &Path,
     stream: &mut Stream<R>,
@@ -1019,48 +805,22 @@ pub(super) fn read_body<R: Read + Send>(
     normalize: bool,
     tuning: Tuning,
     size: Option<u64>,
-) -> Result<Body> {
-    let n = header.nr_states;
-    let kind = header.kind;
-    let mut reader = Reader {
+) -> Result<(Model, Vec<String>)> {
+    let (n, kind) = (header.nr_states, header.kind);
+    let declared = header.reward_names.len();
+    let mut r = Reader {
         path,
         header,
         normalize,
-        acc: Acc {
-            states: 0,
-            rows: 0,
-            matrix: CsrParts::default(),
-            group_ptr: vec![0],
-            state_rewards: Flat::default(),
-            action_rewards: Flat::default(),
-            labels: BTreeMap::new(),
-            names: Vec::new(),
-            names_ok: true,
-            codes: Vec::new(),
-            action_names: Names::default(),
-            named: false,
-        },
-        brackets: if header.reward_names.is_empty() {
-            Brackets::Unknown
-        } else {
-            Brackets::Declared(header.reward_names.len())
-        },
-        states: 0,
-        rows: 0,
+        count: (declared > 0).then_some(Count::Declared(declared)),
+        taken: (0, 0),
         empty_action: None,
         faults: Faults::default(),
+        parts: Parts::default(),
     };
-    read_chunked(path, stream, &mut reader, tuning, size)?;
-    let Reader {
-        acc,
-        brackets,
-        states,
-        rows,
-        empty_action,
-        faults,
-        ..
-    } = reader;
+    let csr = read_chunked(path, stream, &mut r, tuning, size)?.unwrap_or_default();
     let last_line = stream.total_lines();
+    let (states, rows) = r.taken;
     if states != n {
         return Err(parse_error(
             path,
@@ -1069,7 +829,7 @@ pub(super) fn read_body<R: Read + Send>(
             format!("@nr_states declares {n} states but the file has {states} (it ends on line {last_line})"),
         ));
     }
-    if let Some(e) = empty_action {
+    if let Some(e) = r.empty_action {
         return Err(e);
     }
     if let Some((m, line)) = header.nr_choices
@@ -1082,47 +842,93 @@ pub(super) fn read_body<R: Read + Send>(
             format!("@nr_choices declares {m} choices but the file has {rows}"),
         ));
     }
-    let notes = faults.finish(path, last_line)?.into_iter().collect();
-    let k = brackets_k(brackets);
-    let action_names = (kind == Kind::Mdp && !acc.action_names.names.is_empty()).then(|| {
-        let mut out = Vec::with_capacity(acc.rows);
-        for g in 0..acc.states {
-            for (i, &code) in acc.codes[acc.group_ptr[g]..acc.group_ptr[g + 1]]
-                .iter()
-                .enumerate()
-            {
-                out.push(match code {
-                    NOLABEL => String::new(),
-                    INDEX => i.to_string(),
-                    c => acc.action_names.names[(c - FIRST_NAME) as usize].clone(),
-                });
-            }
+    let mut notes: Vec<String> = r.faults.finish(path, last_line)?.into_iter().collect();
+    let mut parts = r.parts;
+    let initial: Vec<StateId> = parts.labels.get("init").cloned().unwrap_or_default();
+    if initial.is_empty() {
+        return Err(parse_error(
+            path,
+            header.model_line,
+            1,
+            "no initial state: no state has the label `init`",
+        ));
+    }
+    let is_mdp = kind == Kind::Mdp;
+    let actions = &parts.actions;
+    let action_names = (is_mdp && !actions.names.is_empty()).then(|| {
+        let mut out = Vec::with_capacity(parts.rows);
+        for g in csr.group_ptr.as_deref().unwrap_or_default().windows(2) {
+            out.extend(
+                actions.codes[g[0]..g[1]]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &code)| match code {
+                        NOLABEL => String::new(),
+                        INDEX => i.to_string(),
+                        c => actions.name(c).unwrap_or_default().to_string(),
+                    }),
+            );
         }
         out
     });
-    let (row_ptr, cols, vals) = acc.matrix.into_arrays();
-    Ok(Body {
-        row_ptr,
-        cols,
-        vals,
-        group_ptr: (kind == Kind::Mdp).then_some(acc.group_ptr),
-        reward_count: k,
-        state_rewards: acc.state_rewards.seen.then_some(acc.state_rewards.values),
-        action_rewards: acc.action_rewards.seen.then_some(acc.action_rewards.values),
-        labels: acc.labels,
-        names: (acc.names_ok && acc.names.len() == n).then_some(acc.names),
-        action_names,
-        named: acc.named,
-        notes,
-    })
+    // Reward models: column i of the bracketed values.
+    let k = r.count.map_or(0, Count::k);
+    let mut state_rewards = parts
+        .state_rewards
+        .seen
+        .then_some(std::mem::take(&mut parts.state_rewards.values));
+    let mut action_rewards = parts
+        .action_rewards
+        .seen
+        .then_some(std::mem::take(&mut parts.action_rewards.values));
+    let mut rewards = Vec::with_capacity(k);
+    for i in 0..k {
+        let name = header
+            .reward_names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("rew{i}"));
+        let mut model = RewardModel {
+            state: reward_column(&mut state_rewards, i, k),
+            action: reward_column(&mut action_rewards, i, k),
+            transition: None,
+        };
+        if model.is_empty() {
+            model.state = Some(vec![0.0; n]);
+        }
+        rewards.push((name, model));
+    }
+    // State names from the comment lines after each `state` line, if every state has a distinct one.
+    let names = (!parts.unnamed && parts.names.len() == n).then_some(parts.names).filter(|names| {
+        let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+        sorted.par_sort_unstable();
+        let distinct = sorted.windows(2).all(|w| w[0] != w[1]);
+        if !distinct {
+            notes.push(
+                "the comment lines after the `state` lines are not distinct, so they are not used as state names"
+                    .to_string(),
+            );
+        }
+        distinct
+    });
+    let matrix = csr.into_matrix(n);
+    if !is_mdp && parts.named {
+        notes.push("the action names of a DTMC are not kept".to_string());
+    }
+    let labels = (parts.labels.into_iter()).map(|(label, states)| (label, StateSet::from_states(n, states)));
+    let model = super::assemble(is_mdp, matrix, initial, labels, names, rewards, action_names)?;
+    Ok((model, notes))
 }
 
-/// The number of values in each bracket (0 when the file has none).
-fn brackets_k(brackets: Brackets) -> usize {
-    match brackets {
-        Brackets::Declared(k) | Brackets::Seen { k, .. } => k,
-        Brackets::Unknown => 0,
-    }
+/// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the
+/// part is absent). With a single reward model the array itself is taken.
+fn reward_column(flat: &mut Option<Vec<f64>>, i: usize, k: usize) -> Option<Vec<f64>> {
+    let part: Vec<f64> = if k == 1 {
+        flat.take()?
+    } else {
+        flat.as_ref()?.iter().skip(i).step_by(k).copied().collect()
+    };
+    part.par_iter().any(|&v| v != 0.0).then_some(part)
 }
 
 #[cfg(test)]

@@ -43,233 +43,86 @@
 //! `action + Σ_t P(t) · transition(t)` is written on every transition of the choice (PRISM's choice
 //! rewards). State names are not written (`.sta` files hold variable valuations, not names).
 
-use super::chunked::Tuning;
-use super::chunked::{TextLines, quote};
+use super::chunked::{
+    ChunkError, ChunkResult, TextLines, Tuning, count_newlines, digits_u32, line_start_from, plain_number,
+    plan_cuts, quote, skip_blanks,
+};
 use super::drn::{View, column_of, folded_action_rewards};
-use super::text_out::{Form, Numbers, number, push_uint, write_states};
-use super::tra::{Tokens, Tra};
-use super::{Model, ReadOptions, parse_error, parse_number, read_text};
+use super::text_out::{Form, number, push_uint, write_states};
+use super::tra::{DataLines, Line, Tra};
+use super::{Model, ReadOptions, parse_error, read_text};
 use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// A data line: its number (from 1), text, and white-space separated tokens.
-struct Line<'a> {
-    number: usize,
-    text: &'a str,
-    tokens: Tokens<'a>,
-}
-
-/// The lines of a text that are neither empty nor `#` comments, one at a time; the leading comment
-/// lines (before the first data line) as (number, trimmed text) once the first data line is read;
-/// the number of the last line once all are read.
-struct DataLines<'a> {
-    lines: TextLines<'a>,
-    data_seen: bool,
-    comments: Vec<(usize, &'a str)>,
-}
-
-fn split_lines(text: &str) -> DataLines<'_> {
-    DataLines {
-        lines: TextLines::of(text),
-        data_seen: false,
-        comments: Vec::new(),
-    }
-}
-
-impl DataLines<'_> {
-    /// The number of the last line read (1 for an empty text).
-    fn last_line(&self) -> usize {
-        self.lines.number.max(1)
-    }
-}
-
-impl<'a> Iterator for DataLines<'a> {
-    type Item = Line<'a>;
-
-    fn next(&mut self) -> Option<Line<'a>> {
-        for (number, text) in self.lines.by_ref() {
-            let t = text.trim();
-            if t.starts_with('#') && !self.data_seen {
-                self.comments.push((number, t));
-            } else if !t.is_empty() && !t.starts_with('#') {
-                self.data_seen = true;
-                return Some(Line::of(number, text));
-            }
-        }
-        None
-    }
-}
-
-/// A set of indices `0..len`, one bit each.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(len: usize) -> Self {
-        Bits(vec![0; len.div_ceil(64)])
-    }
-
-    /// Adds `i`; returns whether it was new.
-    fn insert(&mut self, i: usize) -> bool {
-        let (word, bit) = (i / 64, 1u64 << (i % 64));
-        let new = self.0[word] & bit == 0;
-        self.0[word] |= bit;
-        new
-    }
-}
-
-impl<'a> Line<'a> {
-    /// Line `number` with text `text`.
-    fn of(number: usize, text: &'a str) -> Line<'a> {
-        Line {
-            number,
-            text,
-            tokens: Tokens::of(text),
-        }
-    }
-}
-
-impl Line<'_> {
-    fn error(&self, path: &Path, token: usize, message: impl Into<String>) -> Error {
-        parse_error(path, self.number, self.tokens.column(token), message)
-    }
-
-    /// Token `i` as a non-negative integer (`what` names it in the message).
-    fn int<T: std::str::FromStr>(&self, path: &Path, i: usize, what: &str) -> Result<T> {
-        self.tokens[i].parse::<T>().map_err(|_| {
-            self.error(
-                path,
-                i,
-                format!("expected {what}, found {}", quote(self.tokens[i])),
-            )
-        })
-    }
-
-    /// Token `i` as a finite number (decimal or fraction).
-    fn number(&self, path: &Path, i: usize, what: &str) -> Result<f64> {
-        parse_number(self.tokens[i]).ok_or_else(|| {
-            self.error(
-                path,
-                i,
-                format!("expected {what}, found {}", quote(self.tokens[i])),
-            )
-        })
-    }
-
-    /// Refuses a line whose token count is not in `counts`.
-    fn expect_tokens(&self, path: &Path, counts: &[usize], layout: &str) -> Result<()> {
-        if counts.contains(&self.tokens.len()) {
-            Ok(())
-        } else {
-            Err(parse_error(
-                path,
-                self.number,
-                1,
-                format!("expected {layout}, found {} value(s)", self.tokens.len()),
-            ))
-        }
-    }
-}
-
 /// Labels from a `.lab` file: name → states, and the line of the declarations.
-fn read_lab(path: &Path, text: &str, n: usize) -> Result<(BTreeMap<String, Vec<StateId>>, usize)> {
-    let mut lines = split_lines(text);
+fn read_lab(text: &str, n: usize) -> ChunkResult<(BTreeMap<String, Vec<StateId>>, usize)> {
+    let mut lines = DataLines::of(text);
     let Some(first) = lines.next() else {
-        return Err(parse_error(
-            path,
-            lines.last_line(),
-            1,
-            "no label declarations `0=\"init\" 1=\"goal\" ...`",
-        ));
+        let message = "no label declarations `0=\"init\" 1=\"goal\" ...`";
+        return Err(ChunkError::at(lines.last_line(), 1, message));
     };
     // Declarations: `i="name"` separated by white space.
     let mut names: Vec<String> = Vec::new();
     let mut rest = first.text.trim_start();
     while !rest.is_empty() {
-        let at = |s: &str| column_of(first.text, s);
-        let bad = |s: &str| {
-            parse_error(
-                path,
-                first.number,
-                at(s),
-                format!(
-                    "expected a label declaration `{}=\"name\"`, found {}",
-                    names.len(),
-                    quote(s.split_whitespace().next().unwrap_or(s))
-                ),
-            )
+        let at = |message: String| ChunkError::at(first.number, column_of(first.text, rest), message);
+        let bad = || {
+            let found = quote(rest.split_whitespace().next().unwrap_or(rest));
+            at(format!(
+                "expected a label declaration `{}=\"name\"`, found {found}",
+                names.len()
+            ))
         };
         let Some((index, after)) = rest.split_once("=\"") else {
-            return Err(bad(rest));
+            return Err(bad());
         };
         if index.parse::<usize>().ok() != Some(names.len()) {
-            return Err(bad(rest));
+            return Err(bad());
         }
         let Some(end) = after.find('"') else {
-            return Err(parse_error(path, first.number, at(rest), "closing `\"` missing"));
+            return Err(at("closing `\"` missing".into()));
         };
         let name = &after[..end];
         if name.is_empty() {
-            return Err(parse_error(path, first.number, at(rest), "empty label name"));
+            return Err(at("empty label name".into()));
         }
         if names.iter().any(|x| x == name) {
-            return Err(parse_error(
-                path,
-                first.number,
-                at(rest),
-                format!("label {} is declared twice", quote(name)),
-            ));
+            return Err(at(format!("label {} is declared twice", quote(name))));
         }
         names.push(name.to_string());
         rest = after[end + 1..].trim_start();
     }
     let mut sets: Vec<Vec<StateId>> = vec![Vec::new(); names.len()];
     for line in lines {
+        let at =
+            |part: &str, message: String| ChunkError::at(line.number, column_of(line.text, part), message);
         let Some((s, indices)) = line.text.split_once(':') else {
-            return Err(parse_error(
-                path,
+            let found = quote(line.text.trim());
+            return Err(ChunkError::at(
                 line.number,
                 1,
-                format!(
-                    "expected `state: label label ...`, found {}",
-                    quote(line.text.trim())
-                ),
+                format!("expected `state: label label ...`, found {found}"),
             ));
         };
-        let s_text = s.trim();
-        let state = s_text
-            .parse::<StateId>()
-            .ok()
-            .filter(|&s| (s as usize) < n)
-            .ok_or_else(|| {
-                parse_error(
-                    path,
-                    line.number,
-                    column_of(line.text, s_text),
-                    format!("{} is not a state of the model (0 to {})", quote(s_text), n - 1),
-                )
-            })?;
+        let s = s.trim();
+        let Some(state) = s.parse::<StateId>().ok().filter(|&s| (s as usize) < n) else {
+            return Err(at(
+                s,
+                format!("{} is not a state of the model (0 to {})", quote(s), n - 1),
+            ));
+        };
         for index in indices.split_whitespace() {
-            let i = index
-                .parse::<usize>()
-                .ok()
-                .filter(|&i| i < names.len())
-                .ok_or_else(|| {
-                    parse_error(
-                        path,
-                        line.number,
-                        column_of(line.text, index),
-                        format!(
-                            "{} is not a declared label index (0 to {})",
-                            quote(index),
-                            names.len() as i64 - 1
-                        ),
-                    )
-                })?;
+            let Some(i) = index.parse::<usize>().ok().filter(|&i| i < names.len()) else {
+                let last = names.len() as i64 - 1;
+                return Err(at(
+                    index,
+                    format!("{} is not a declared label index (0 to {last})", quote(index)),
+                ));
+            };
             sets[i].push(state);
         }
     }
@@ -278,7 +131,7 @@ fn read_lab(path: &Path, text: &str, n: usize) -> Result<(BTreeMap<String, Vec<S
 
 /// The reward structure's name from a reward file's leading comments, and whether they say
 /// `# State rewards` (`Some(true)`) or `# Transition rewards` (`Some(false)`).
-fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<String>, Option<bool>)> {
+fn reward_header(comments: &[(usize, &str)]) -> ChunkResult<(Option<String>, Option<bool>)> {
     let mut name = None;
     let mut kind = None;
     for &(number, c) in comments {
@@ -288,20 +141,11 @@ fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<Stri
                 continue;
             }
             let Some(inner) = rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
-                return Err(parse_error(
-                    path,
-                    number,
-                    1,
-                    format!("expected `# Reward structure \"name\"`, found {}", quote(c)),
-                ));
+                let message = format!("expected `# Reward structure \"name\"`, found {}", quote(c));
+                return Err(ChunkError::at(number, 1, message));
             };
             if name.is_some() {
-                return Err(parse_error(
-                    path,
-                    number,
-                    1,
-                    "the reward structure is named twice",
-                ));
+                return Err(ChunkError::at(number, 1, "the reward structure is named twice"));
             }
             name = Some(inner.to_string());
         } else if c.starts_with("# State rewards") {
@@ -311,6 +155,29 @@ fn reward_header(path: &Path, comments: &[(usize, &str)]) -> Result<(Option<Stri
         }
     }
     Ok((name, kind))
+}
+
+/// The header line of a reward file (`state`: a `.srew` file) of the model `tra`: the number of
+/// its tokens and the number of entries it announces.
+fn reward_counts(header: &Line, tra: &Tra, state: bool) -> ChunkResult<(usize, usize)> {
+    let (layout, len) = match (state, tra.is_mdp) {
+        (true, _) => ("a header `states entries`", 2),
+        (false, true) => ("a header `states choices entries` (the model is an MDP)", 3),
+        (false, false) => ("a header `states entries` (the model is a DTMC)", 2),
+    };
+    header.expect_tokens(&[len], layout)?;
+    let (n, n_file): (usize, usize) = (tra.n, header.int(0, "the number of states")?);
+    if n_file != n {
+        return Err(header.error(0, format!("the file is for {n_file} states; the model has {n}")));
+    }
+    let rows = tra.matrix.nrows();
+    if len == 3 {
+        let c: usize = header.int(1, "the number of choices")?;
+        if c != rows {
+            return Err(header.error(1, format!("the file is for {c} choices; the model has {rows}")));
+        }
+    }
+    Ok((len, header.int(len - 1, "the number of entries")?))
 }
 
 /// Rewards from a `.srew` file (`state`: a state reward per state) or a `.trew` file (a DTMC's
@@ -324,10 +191,10 @@ fn read_rewards(
     state: bool,
     piece: usize,
 ) -> Result<(Option<String>, Option<Vec<f64>>)> {
-    let (n, matrix) = (tra.n, &tra.matrix);
-    let mut lines = split_lines(text);
+    let here = |e: ChunkError| e.into_error(path, 0, 0);
+    let mut lines = DataLines::of(text);
     let first = lines.next();
-    let (name, kind) = reward_header(path, &lines.comments)?;
+    let (name, kind) = reward_header(&lines.comments).map_err(here)?;
     if kind == Some(!state) {
         let message = if state {
             "this is a transition rewards file, not state rewards"
@@ -344,78 +211,54 @@ fn read_rewards(
         };
         return Err(parse_error(path, lines.last_line(), 1, message));
     };
-    let (layout, header_len) = match (state, tra.is_mdp) {
-        (true, _) => ("a header `states entries`", 2),
-        (false, true) => ("a header `states choices entries` (the model is an MDP)", 3),
-        (false, false) => ("a header `states entries` (the model is a DTMC)", 2),
-    };
-    header.expect_tokens(path, &[header_len], layout)?;
-    let n_file: usize = header.int(path, 0, "the number of states")?;
-    if n_file != n {
-        return Err(header.error(
-            path,
-            0,
-            format!("the file is for {n_file} states; the model has {n}"),
-        ));
-    }
-    if header_len == 3 {
-        let c: usize = header.int(path, 1, "the number of choices")?;
-        if c != matrix.nrows() {
-            return Err(header.error(
-                path,
-                1,
-                format!("the file is for {c} choices; the model has {}", matrix.nrows()),
-            ));
-        }
-    }
-    let k: usize = header.int(path, header_len - 1, "the number of entries")?;
+    let (header_len, k) = reward_counts(&header, tra, state).map_err(here)?;
     let slots = match (state, tra.is_mdp) {
-        (true, _) => n,
-        (false, true) => matrix.nrows(),
-        (false, false) => matrix.nnz(),
+        (true, _) => tra.n,
+        (false, true) => tra.matrix.nrows(),
+        (false, false) => tra.matrix.nnz(),
+    };
+    // A data line's slot and reward: plain numbers read fast, any other form in general.
+    let ints = if state { 1 } else { header_len };
+    let entry = |number: usize, text: &str| {
+        let fast = plain_line(text, ints).and_then(|(v, r)| Some((reward_slot(tra, state, v)?, r)));
+        fast.map_or_else(|| reward_entry(&Line::of(number, text), tra, state), Ok)
     };
     // Pieces of lines in parallel, each up to its first malformed line; then, in file order, the
     // entries (a slot given twice is refused) and the first malformed line.
     let rest = lines.lines.rest();
-    let pieces = line_pieces(rest, piece);
-    let ints = if state { 1 } else { header_len };
-    type Parsed = (Vec<(usize, f64, usize)>, Option<Error>, usize);
-    let mut parsed: Vec<Parsed> = pieces
-        .par_iter()
-        .map(|piece| {
-            let mut out = Vec::new();
-            for (number, text) in lines_of(piece) {
-                let fast = plain_line(text, ints).and_then(|(v, r)| Some((reward_slot(tra, state, v)?, r)));
-                match fast.map_or_else(|| reward_entry(path, &Line::of(number, text), tra, state), Ok) {
+    let cuts = plan_cuts(rest.as_bytes(), true, piece, piece, line_start_from);
+    type Piece = (Vec<(usize, f64, usize)>, Option<ChunkError>, usize);
+    let parsed: Vec<Piece> = (cuts.par_windows(2))
+        .map(|w| {
+            let (piece, mut out) = (&rest[w[0]..w[1]], Vec::new());
+            for (number, text) in TextLines::at(piece, 0, 0) {
+                let t = text.trim();
+                if t.is_empty() || t.starts_with('#') {
+                    continue;
+                }
+                match entry(number, text) {
                     Ok((slot, r)) => out.push((slot, r, number)),
                     Err(e) => return (out, Some(e), 0),
                 }
             }
-            (out, None, super::chunked::count_newlines(piece.as_bytes()))
-        })
-        .collect();
-    let starts: Vec<usize> = parsed
-        .iter()
-        .scan(lines.lines.number, |before, p| {
-            Some(std::mem::replace(before, *before + p.2))
+            (out, None, count_newlines(piece.as_bytes()))
         })
         .collect();
     let mut values = vec![0.0; slots];
-    let mut seen = Bits::new(slots);
-    let mut count = 0;
-    for i in 0..parsed.len() {
-        for &(slot, r, local) in &parsed[i].0 {
+    let mut seen = vec![false; slots];
+    let (mut count, mut before) = (0, lines.lines.number);
+    for (entries, stop, newlines) in parsed {
+        for (slot, r, local) in entries {
             // A second reward for a state or transition, or (MDP) a different one for a choice.
-            if !seen.insert(slot) && (state || !tra.is_mdp || values[slot] != r) {
-                let first = (0..=i)
-                    .find_map(|j| parsed[j].0.iter().find(|p| p.0 == slot).map(|p| starts[j] + p.2))
-                    .unwrap_or(0);
-                let line = split_lines(text).find(|l| l.number == starts[i] + local);
+            if std::mem::replace(&mut seen[slot], true) && (state || !tra.is_mdp || values[slot] != r) {
+                let line = DataLines::of(text).find(|l| l.number == before + local);
                 let line = line.expect("the entry's line");
-                return Err(match (state, tra.is_mdp) {
-                    (true, _) => line.error(path, 0, format!("state {slot} has a reward already (line {first})")),
+                let mut data = DataLines::of(text).skip(1);
+                let first = data.find(|l| entry(l.number, l.text).is_ok_and(|e| e.0 == slot));
+                let first = first.map_or(0, |l| l.number);
+                return Err(here(match (state, tra.is_mdp) {
+                    (true, _) => line.error(0, format!("state {slot} has a reward already (line {first})")),
                     (false, true) => line.error(
-                        path,
                         3,
                         format!(
                             "reward {} differs from {} on line {first} for the same choice; an MDP's transition rewards belong to the choice",
@@ -423,138 +266,96 @@ fn read_rewards(
                             number(values[slot], Form::Text),
                         ),
                     ),
-                    (false, false) => line.error(
-                        path,
-                        0,
-                        format!("this transition has a reward already (line {first})"),
-                    ),
-                });
+                    (false, false) => line.error(0, format!("this transition has a reward already (line {first})")),
+                }));
             }
             values[slot] = r;
             count += 1;
         }
-        if let Some(e) = parsed[i].1.take() {
-            return Err(shifted(e, starts[i]));
+        if let Some(e) = stop {
+            return Err(e.into_error(path, before, 0));
         }
+        before += newlines;
     }
     if count != k {
-        return Err(header.error(
-            path,
-            header_len - 1,
-            format!("the header announces {k} entries but the file has {count}"),
-        ));
+        let message = format!("the header announces {k} entries but the file has {count}");
+        return Err(here(header.error(header_len - 1, message)));
     }
     Ok((name, (k > 0).then_some(values)))
 }
 
 /// A reward line of any form (see [`read_rewards`]): where its reward goes (the state; the
 /// choice's row for an MDP; the transition's index in the matrix for a DTMC) and the reward.
-fn reward_entry(path: &Path, line: &Line, tra: &Tra, state: bool) -> Result<(usize, f64)> {
-    let (matrix, n) = (&tra.matrix, tra.n);
-    let layout = match (state, tra.is_mdp) {
-        (true, _) => "`state reward`",
-        (false, true) => "`state choice target reward`",
-        (false, false) => "`state target reward`",
+fn reward_entry(line: &Line, tra: &Tra, state: bool) -> ChunkResult<(usize, f64)> {
+    let (ints, layout) = match (state, tra.is_mdp) {
+        (true, _) => (1, "`state reward`"),
+        (false, true) => (3, "`state choice target reward`"),
+        (false, false) => (2, "`state target reward`"),
     };
-    let ints = if state {
-        1
-    } else if tra.is_mdp {
-        3
-    } else {
-        2
-    };
-    line.expect_tokens(path, &[ints + 1], layout)?;
-    let s: StateId = line.int(path, 0, "a state number")?;
-    if s as usize >= n {
-        return Err(line.error(
-            path,
-            0,
-            format!("state {s} does not exist: the model has {n} states"),
-        ));
-    }
+    line.expect_tokens(&[ints + 1], layout)?;
+    let s: StateId = line.int(0, "a state number")?;
+    let s = state_slot(tra, s).map_err(|m| line.error(0, m))?;
     if state {
-        return Ok((s as usize, line.number(path, 1, "a reward")?));
+        return Ok((s, line.number(1, "a reward")?));
     }
-    let row = if tra.is_mdp {
-        let a: usize = line.int(path, 1, "a choice number")?;
-        let rows = matrix.group_rows(s as usize);
-        if a >= rows.len() {
-            return Err(line.error(
-                path,
-                1,
-                format!("state {s} has {} choice(s); there is no choice {a}", rows.len()),
-            ));
-        }
-        rows.start + a
-    } else {
-        s as usize
+    let row = match tra.is_mdp {
+        true => choice_row(tra, s, line.int(1, "a choice number")?).map_err(|m| line.error(1, m))?,
+        false => s,
     };
-    let t: StateId = line.int(path, ints - 1, "a target state number")?;
-    let r = line.number(path, ints, "a reward")?;
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let Ok(pos) = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t) else {
-        return Err(line.error(
-            path,
-            ints - 1,
-            format!("the .tra file has no transition to {t} here, so it cannot carry a reward"),
-        ));
-    };
-    Ok((if tra.is_mdp { row } else { row_ptr[row] + pos }, r))
+    let t: StateId = line.int(ints - 1, "a target state number")?;
+    let r = line.number(ints, "a reward")?;
+    Ok((
+        transition_slot(tra, row, t).map_err(|m| line.error(ints - 1, m))?,
+        r,
+    ))
 }
 
 /// Where the reward of a reward line of plain numbers `v` goes (see [`reward_entry`]); `None` if
 /// the line is refused.
 fn reward_slot(tra: &Tra, state: bool, v: [u32; 3]) -> Option<usize> {
-    let matrix = &tra.matrix;
-    if v[0] as usize >= tra.n {
-        return None;
+    let s = state_slot(tra, v[0]).ok()?;
+    match (state, tra.is_mdp) {
+        (true, _) => Some(s),
+        (false, true) => transition_slot(tra, choice_row(tra, s, v[1] as usize).ok()?, v[2]).ok(),
+        (false, false) => transition_slot(tra, s, v[1]).ok(),
     }
-    let (row, t) = if state {
-        return Some(v[0] as usize);
-    } else if tra.is_mdp {
-        let rows = matrix.group_rows(v[0] as usize);
-        let a = v[1] as usize;
-        (a < rows.len()).then_some((rows.start + a, v[2]))?
-    } else {
-        (v[0] as usize, v[1])
-    };
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let pos = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t).ok()?;
-    Some(if tra.is_mdp { row } else { row_ptr[row] + pos })
 }
 
-/// `text` (whole lines) cut after a newline every `size` bytes or so.
-fn line_pieces(text: &str, size: usize) -> Vec<&str> {
-    let b = text.as_bytes();
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    while start < b.len() {
-        let end = match b
-            .get(start + size..)
-            .and_then(|r| r.iter().position(|&c| c == b'\n'))
-        {
-            Some(i) => start + size + i + 1,
-            None => b.len(),
-        };
-        pieces.push(&text[start..end]);
-        start = end;
-    }
-    pieces
+/// State `s` of `tra`, or why there is none.
+fn state_slot(tra: &Tra, s: StateId) -> std::result::Result<usize, String> {
+    let n = tra.n;
+    ((s as usize) < n)
+        .then_some(s as usize)
+        .ok_or_else(|| format!("state {s} does not exist: the model has {n} states"))
 }
 
-/// The data lines of `piece`, a run of whole lines inside a file: (number from 1 in the piece,
-/// text), without their tokens ([`Line::of`] makes them when needed).
-fn lines_of(piece: &str) -> impl Iterator<Item = (usize, &str)> {
-    TextLines::at(piece, 0, 0).filter(|(_, line)| {
-        let t = line.trim();
-        !t.is_empty() && !t.starts_with('#')
-    })
+/// The row of choice `a` of state `s` of the MDP `tra`, or why there is none.
+fn choice_row(tra: &Tra, s: usize, a: usize) -> std::result::Result<usize, String> {
+    let rows = tra.matrix.group_rows(s);
+    match a < rows.len() {
+        true => Ok(rows.start + a),
+        false => Err(format!(
+            "state {s} has {} choice(s); there is no choice {a}",
+            rows.len()
+        )),
+    }
+}
+
+/// Where the reward of the transition of `row` to `t` goes: the row for an MDP (PRISM's rewards
+/// belong to the choice), the transition's index in the matrix for a DTMC; or why there is none.
+fn transition_slot(tra: &Tra, row: usize, t: StateId) -> std::result::Result<usize, String> {
+    let (row_ptr, cols, _) = tra.matrix.as_parts();
+    match cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&t) {
+        Ok(pos) => Ok(if tra.is_mdp { row } else { row_ptr[row] + pos }),
+        Err(_) => Err(format!(
+            "the .tra file has no transition to {t} here, so it cannot carry a reward"
+        )),
+    }
 }
 
 /// A line of plain numbers: `ints` integers (at most 3, each a `u32` of plain digits) and a plain
 /// decimal, separated by blanks; `None` for any other line (the general path reads it).
 fn plain_line(text: &str, ints: usize) -> Option<([u32; 3], f64)> {
-    use super::chunked::{digits_u32, plain_number, skip_blanks};
     let b = text.as_bytes();
     let mut out = [0u32; 3];
     let mut i = skip_blanks(b, 0);
@@ -570,24 +371,6 @@ fn plain_line(text: &str, ints: usize) -> Option<([u32; 3], f64)> {
     (skip_blanks(b, j) == b.len()).then_some((out, r))
 }
 
-/// `e` with its line moved down by `lines` (for an error found in a piece of a file).
-fn shifted(e: Error, lines: usize) -> Error {
-    match e {
-        Error::Parse {
-            path,
-            line,
-            column,
-            message,
-        } => Error::Parse {
-            path,
-            line: line + lines,
-            column,
-            message,
-        },
-        other => other,
-    }
-}
-
 /// `x.ext` if it exists, else `x1.ext`, `x2.ext`, ... as long as they exist (PRISM's convention);
 /// whether the files are numbered.
 fn companions(path: &Path, ext: &str) -> (Vec<PathBuf>, bool) {
@@ -595,50 +378,38 @@ fn companions(path: &Path, ext: &str) -> (Vec<PathBuf>, bool) {
     if single.is_file() {
         return (vec![single], false);
     }
-    let stem = path
-        .file_stem()
+    let numbered = (1..).map(|i| path.with_file_name(format!("{}{i}.{ext}", stem(path))));
+    (numbered.take_while(|f| f.is_file()).collect(), true)
+}
+
+/// The file name of `path` without its extension.
+fn stem(path: &Path) -> String {
+    path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut files = Vec::new();
-    for i in 1.. {
-        let f = path.with_file_name(format!("{stem}{i}.{ext}"));
-        if !f.is_file() {
-            break;
-        }
-        files.push(f);
-    }
-    (files, true)
+        .unwrap_or_default()
 }
 
 /// Reads the `.tra` file `path` and the `.lab`, `.srew`, `.trew` files of the same stem beside it;
-/// returns the model, every file read, and notes for the user.
+/// returns the model, every file read, and notes for the user. The transitions are read in chunks;
+/// if they are not grouped by source state, from the whole text again, sorted.
 pub(crate) fn read(path: &Path, options: &ReadOptions) -> Result<(Model, Vec<PathBuf>, Vec<String>)> {
     let (file, size) = super::open(path)?;
-    let tra = read_tra(path, file, size, options, || read_text(path).map(Cow::Owned))?;
+    let tra = match super::tra::read_from(path, file, Some(size), options.normalize, Tuning::FILES)? {
+        Some(tra) => tra,
+        None => super::tra::read_any_order(path, &read_text(path)?, options.normalize)?,
+    };
     with_companions(path, tra, true)
 }
 
 /// The model of the `.tra` text `text` alone (read from a stream: no `.lab`, `.srew`, `.trew`
 /// files, so state 0 is the initial state unless `- s -` lines say otherwise); with notes.
 pub(super) fn read_tra_text(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
-    let size = text.len() as u64;
-    let tra = read_tra(path, text.as_bytes(), size, options, || Ok(Cow::Borrowed(text)))?;
+    let size = Some(text.len() as u64);
+    let tra = match super::tra::read_from(path, text.as_bytes(), size, options.normalize, Tuning::FILES)? {
+        Some(tra) => tra,
+        None => super::tra::read_any_order(path, text, options.normalize)?,
+    };
     with_companions(path, tra, false).map(|(model, _, notes)| (model, notes))
-}
-
-/// The `.tra` transitions in `reader` (`size` bytes), read in chunks; if they are not grouped by
-/// source state, from the whole `text` again, sorted.
-fn read_tra<'t, R: std::io::Read + Send>(
-    path: &Path,
-    reader: R,
-    size: u64,
-    options: &ReadOptions,
-    text: impl FnOnce() -> Result<Cow<'t, str>>,
-) -> Result<Tra> {
-    match super::tra::read_from(path, reader, Some(size), options.normalize, Tuning::FILES)? {
-        Some(tra) => Ok(tra),
-        None => super::tra::read_any_order(path, &text()?, options.normalize),
-    }
 }
 
 /// The model of `tra`, read from `path`, with the labels and rewards of the `.lab`, `.srew` and
@@ -655,32 +426,23 @@ fn with_companions(
     let mut labels = BTreeMap::new();
     let mut initial = tra.initial.clone();
     if companions_too && lab_path.is_file() {
-        let (lab, decl_line) = read_lab(&lab_path, &read_text(&lab_path)?, n)?;
+        let lab = read_lab(&read_text(&lab_path)?, n).map_err(|e| e.into_error(&lab_path, 0, 0));
+        let (lab, decl_line) = lab?;
         notes.push(format!("read the labels from {}", lab_path.display()));
         let mut init: Vec<StateId> = lab.get("init").cloned().unwrap_or_default();
         init.sort_unstable();
         init.dedup();
-        if init.is_empty() && initial.is_empty() {
-            return Err(parse_error(
-                &lab_path,
-                decl_line,
-                1,
-                "no initial state: no state has the label \"init\"",
-            ));
-        }
-        if !init.is_empty() && !initial.is_empty() && init != initial {
-            return Err(parse_error(
-                &lab_path,
-                decl_line,
-                1,
-                format!(
+        let refuse = |message: String| Err(parse_error(&lab_path, decl_line, 1, message));
+        match (init.is_empty(), initial.is_empty()) {
+            (true, true) => return refuse("no initial state: no state has the label \"init\"".into()),
+            (false, false) if init != initial => {
+                return refuse(format!(
                     "the initial states of the label \"init\" differ from those of the `- s -` lines of {}",
                     path.display()
-                ),
-            ));
-        }
-        if initial.is_empty() {
-            initial = init;
+                ));
+            }
+            (false, true) => initial = init,
+            _ => {}
         }
         labels = lab;
         files.push(lab_path);
@@ -695,48 +457,32 @@ fn with_companions(
             "no labels with a .tra read from a stream: state 0 is the initial state (PRISM's default)".into()
         });
     }
-    let none = || (Vec::new(), false);
-    let (srew, srew_numbered) = if companions_too {
-        companions(path, "srew")
-    } else {
-        none()
-    };
-    let (trew, trew_numbered) = if companions_too {
-        companions(path, "trew")
-    } else {
-        none()
+    let ((srew, srew_numbered), (trew, trew_numbered)) = match companions_too {
+        true => (companions(path, "srew"), companions(path, "trew")),
+        false => Default::default(),
     };
     let count = srew.len().max(trew.len());
     let mut rewards: BTreeMap<String, RewardModel> = BTreeMap::new();
     for i in 0..count {
         let mut model = RewardModel::default();
-        let mut name: Option<(String, PathBuf)> = None;
-        if let Some(f) = srew.get(i) {
-            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, true, Tuning::FILES.chunk)?;
-            model.state = part;
-            name = nm.map(|nm| (nm, f.clone()));
-            files.push(f.clone());
-        }
-        if let Some(f) = trew.get(i) {
-            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, false, Tuning::FILES.chunk)?;
-            if tra.is_mdp {
-                model.action = part;
-            } else {
-                model.transition = part;
+        let mut name: Option<(String, &PathBuf)> = None;
+        for (f, state) in [(srew.get(i), true), (trew.get(i), false)] {
+            let Some(f) = f else { continue };
+            let (nm, part) = read_rewards(f, &read_text(f)?, &tra, state, Tuning::FILES.chunk)?;
+            match (state, tra.is_mdp) {
+                (true, _) => model.state = part,
+                (false, true) => model.action = part,
+                (false, false) => model.transition = part,
             }
             match (&name, nm) {
                 (Some((a, other)), Some(b)) if *a != b => {
-                    return Err(parse_error(
-                        f,
-                        1,
-                        1,
-                        format!(
-                            "reward structure {b:?} here but {a:?} in {}, which pairs with this file",
-                            other.display()
-                        ),
-                    ));
+                    let message = format!(
+                        "reward structure {b:?} here but {a:?} in {}, which pairs with this file",
+                        other.display()
+                    );
+                    return Err(parse_error(f, 1, 1, message));
                 }
-                (None, Some(b)) => name = Some((b, f.clone())),
+                (None, Some(b)) => name = Some((b, f)),
                 _ => {}
             }
             files.push(f.clone());
@@ -798,56 +544,52 @@ fn check_action_names(v: &View<'_>) -> Result<()> {
 pub(super) fn write_tra(model: &Model, w: &mut dyn Write) -> Result<()> {
     let v = View::of(model);
     check_action_names(&v)?;
-    write_tra_body(&v, w).map_err(|error| Error::Io {
+    write_entries(w, &v, v.matrix.as_parts().2, true).map_err(|error| Error::Io {
         path: PathBuf::from("(output)"),
         error,
     })
 }
 
-/// The `.tra` text: the header line, then one line per transition.
-fn write_tra_body(v: &View<'_>, w: &mut dyn Write) -> std::io::Result<()> {
+/// A `.tra` file (`tra`: every transition of `v`, with its value in `values` and its action) or a
+/// `.trew` file's body (the transitions whose value in `values`, one per stored transition, is not
+/// 0): the header line `n [choices] count`, then a line `s [k] t value [action]` per transition (the
+/// choice `k` for an MDP).
+fn write_entries(w: &mut dyn Write, v: &View<'_>, values: &[f64], tra: bool) -> std::io::Result<()> {
     let matrix = v.matrix;
-    let n = matrix.row_groups();
-    let (row_ptr, cols, vals) = matrix.as_parts();
+    let (n, (row_ptr, cols, _)) = (matrix.row_groups(), matrix.as_parts());
+    let count = values.iter().filter(|&&x| tra || x != 0.0).count();
     if v.is_mdp {
-        writeln!(w, "{n} {} {}", matrix.nrows(), matrix.nnz())?;
+        writeln!(w, "{n} {} {count}", matrix.nrows())?;
     } else {
-        writeln!(w, "{n} {}", matrix.nnz())?;
+        writeln!(w, "{n} {count}")?;
+    }
+    if values.is_empty() {
+        return Ok(());
     }
     write_states(w, n, |states, out, numbers| {
         for s in states {
             for (k, row) in matrix.group_rows(s).enumerate() {
-                let action = v.action_names.map(|a| a[row].as_str()).filter(|a| !a.is_empty());
-                for i in row_ptr[row]..row_ptr[row + 1] {
-                    push_line(out, numbers, (s, v.is_mdp.then_some(k), cols[i]), vals[i], action);
+                let action = v.action_names.filter(|_| tra).map(|a| a[row].as_str());
+                let action = action.filter(|a| !a.is_empty());
+                for i in (row_ptr[row]..row_ptr[row + 1]).filter(|&i| tra || values[i] != 0.0) {
+                    push_uint(out, s as u64);
+                    out.push(' ');
+                    if v.is_mdp {
+                        push_uint(out, k as u64);
+                        out.push(' ');
+                    }
+                    push_uint(out, u64::from(cols[i]));
+                    out.push(' ');
+                    numbers.push(out, values[i]);
+                    if let Some(a) = action {
+                        out.push(' ');
+                        out.push_str(a);
+                    }
+                    out.push('\n');
                 }
             }
         }
     })
-}
-
-/// One line of a `.tra` or `.trew` file: `s [k] t value [action]` (the choice `k` for an MDP).
-fn push_line(
-    out: &mut String,
-    numbers: &mut Numbers,
-    (s, k, t): (usize, Option<usize>, StateId),
-    value: f64,
-    action: Option<&str>,
-) {
-    push_uint(out, s as u64);
-    out.push(' ');
-    if let Some(k) = k {
-        push_uint(out, k as u64);
-        out.push(' ');
-    }
-    push_uint(out, u64::from(t));
-    out.push(' ');
-    numbers.push(out, value);
-    if let Some(a) = action {
-        out.push(' ');
-        out.push_str(a);
-    }
-    out.push('\n');
 }
 
 /// Creates `path` and fills it with `body`.
@@ -869,26 +611,24 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
     let v = View::of(model);
     let matrix = v.matrix;
     let n = matrix.row_groups();
-    let (row_ptr, cols, _) = matrix.as_parts();
-    for label in v.labels.keys() {
-        if label.is_empty() || label.contains(['"', '\n', '\r']) {
-            return Err(Error::arg(
-                "label",
-                format!("{label:?}: a PRISM label cannot be empty or hold `\"` or a line break"),
-            ));
-        }
+    let (row_ptr, _, _) = matrix.as_parts();
+    if let Some(label) = v
+        .labels
+        .keys()
+        .find(|l| l.is_empty() || l.contains(['"', '\n', '\r']))
+    {
+        let message = format!("{label:?}: a PRISM label cannot be empty or hold `\"` or a line break");
+        return Err(Error::arg("label", message));
     }
-    for name in v.rewards.keys() {
-        if name.contains(['"', '\n', '\r']) {
-            return Err(Error::arg(
-                "reward model",
-                format!("{name:?}: a PRISM reward structure name cannot hold `\"` or a line break"),
-            ));
-        }
+    if let Some(name) = v.rewards.keys().find(|r| r.contains(['"', '\n', '\r'])) {
+        let message = format!("{name:?}: a PRISM reward structure name cannot hold `\"` or a line break");
+        return Err(Error::arg("reward model", message));
     }
     check_action_names(&v)?;
     let mut files = Vec::new();
-    files.push(write_file(path, |w| write_tra_body(&v, w))?);
+    files.push(write_file(path, |w| {
+        write_entries(w, &v, matrix.as_parts().2, true)
+    })?);
     // Labels: `init` (the initial states) first, then the others by name.
     let init = StateSet::from_states(n, v.initial.iter().copied());
     let mut labels: Vec<(&str, &StateSet)> = vec![("init", &init)];
@@ -907,29 +647,23 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
         writeln!(w, "{}", decl.join(" "))?;
         write_states(w, n, |states, out, _| {
             for s in states {
-                let mut first = true;
-                for (i, (_, set)) in labels.iter().enumerate() {
-                    if set.contains(s as StateId) {
-                        if first {
-                            push_uint(out, s as u64);
-                            out.push(':');
-                            first = false;
-                        }
+                let mut ids = (0..labels.len())
+                    .filter(|&i| labels[i].1.contains(s as StateId))
+                    .peekable();
+                if ids.peek().is_some() {
+                    push_uint(out, s as u64);
+                    out.push(':');
+                    for i in ids {
                         out.push(' ');
                         push_uint(out, i as u64);
                     }
-                }
-                if !first {
                     out.push('\n');
                 }
             }
         })
     })?);
     let several = v.rewards.len() > 1;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = stem(path);
     for (i, (name, r)) in v.rewards.iter().enumerate() {
         let file = |ext: &str| {
             if several {
@@ -983,28 +717,7 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
             };
             files.push(write_file(&file("trew"), |w| {
                 writeln!(w, "# Reward structure \"{name}\"\n# Transition rewards")?;
-                let values = per_entry.as_deref().unwrap_or(&[]);
-                let nonzero = values.iter().filter(|&&x| x != 0.0).count();
-                if v.is_mdp {
-                    writeln!(w, "{n} {} {nonzero}", matrix.nrows())?;
-                } else {
-                    writeln!(w, "{n} {nonzero}")?;
-                }
-                if values.is_empty() {
-                    return Ok(());
-                }
-                write_states(w, n, |states, out, numbers| {
-                    for s in states {
-                        for (k, row) in matrix.group_rows(s).enumerate() {
-                            for i in row_ptr[row]..row_ptr[row + 1] {
-                                if values[i] != 0.0 {
-                                    let at = (s, v.is_mdp.then_some(k), cols[i]);
-                                    push_line(out, numbers, at, values[i], None);
-                                }
-                            }
-                        }
-                    }
-                })
+                write_entries(w, &v, per_entry.as_deref().unwrap_or(&[]), false)
             })?);
         }
     }

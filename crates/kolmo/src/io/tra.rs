@@ -1,27 +1,22 @@
-//! The transitions file of PRISM's explicit format (`.tra`), read window by window and parsed in
-//! chunks on all cores (see [`super::chunked`]).
+//! The transitions file of PRISM's explicit format (`.tra`) for the chunked driver
+//! ([`super::chunked`]), and the lines of PRISM's explicit files ([`Line`], [`DataLines`]).
 //!
-//! PRISM writes the transitions grouped by source state in increasing order (then by choice). A
-//! chunk starts at a line whose source state differs from the line before, so each chunk holds
-//! whole states, and rows are built, checked and stored in CSR form as they close, as in the DRN
-//! reader ([`super::drn_body`]). The format allows any order, though: a chunk that meets a state or
-//! choice out of order (or a chunk starting at a state not above the previous chunk's last) gives
-//! up, and the file is read again by the sequential reader, which sorts the transitions
-//! ([`read_any_order`]); so does everything else that only that reader
-//! handles. Errors keep the order of the sequential reader: malformed lines first (in file order),
-//! then the counts the header announces, then transitions out of range, duplicates, and rows in
-//! state order.
+//! PRISM writes the transitions grouped by source state in increasing order, then by choice; a
+//! chunk starts at a line whose source state differs from the line before. The format allows any
+//! order, though: a chunk that meets a state or choice out of order (or starts at a state not above
+//! the previous chunk's last) gives up, and the file is read again by [`read_any_order`], which
+//! sorts. Errors come in that reader's order: malformed lines (in file order), the header's counts,
+//! then transitions out of range, duplicates and rows in state order.
 
 use super::chunked::{
-    ChunkError, ChunkRows, Faults, Halt, HeaderRead, LineFormat, Names, NumberCache, Place, Stream,
-    TextLines, Tuning, append_rows, column_of, digits_u32, end_of_line, header_from, line_at,
-    line_start_from, quote, read_chunked, skip_blanks,
+    ChunkError, ChunkResult, ChunkRows, Faults, Halt, HeaderRead, LineFormat, NumberCache, Place, RowNames,
+    Stream, TextLines, Tuning, column_of, digits_u32, end_of_line, header_from, line_start_from, quote,
+    read_chunked, skip_blanks, text_line,
 };
 use super::rows::no_transitions_message;
 use super::{Entry, build_matrix, parse_error, parse_number};
-use crate::sparse::{CsrMatrix, CsrParts};
+use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
@@ -106,9 +101,103 @@ impl<'a> std::ops::Deref for Tokens<'a> {
     }
 }
 
+/// A line of a PRISM explicit file: its number (from 1), text, and white-space separated tokens;
+/// its errors are placed at a token's column.
+pub(super) struct Line<'a> {
+    pub number: usize,
+    pub text: &'a str,
+    pub tokens: Tokens<'a>,
+}
+
+impl<'a> Line<'a> {
+    /// Line `number` with text `text`.
+    pub fn of(number: usize, text: &'a str) -> Line<'a> {
+        Line {
+            number,
+            text,
+            tokens: Tokens::of(text),
+        }
+    }
+
+    /// The error `message` at token `i` (column 1 if there is no such token).
+    pub fn error(&self, i: usize, message: impl Into<String>) -> ChunkError {
+        ChunkError::at(self.number, self.tokens.column(i), message)
+    }
+
+    /// Token `i` (empty if there is none) as `T`, or "expected `what`, found ...".
+    fn token<T>(&self, i: usize, what: &str, parse: impl FnOnce(&str) -> Option<T>) -> ChunkResult<T> {
+        let token = self.tokens.get(i).copied().unwrap_or_default();
+        parse(token).ok_or_else(|| self.error(i, format!("expected {what}, found {}", quote(token))))
+    }
+
+    /// Token `i` as a non-negative integer (`what` names it in the message).
+    pub fn int<T: std::str::FromStr>(&self, i: usize, what: &str) -> ChunkResult<T> {
+        self.token(i, what, |t| t.parse().ok())
+    }
+
+    /// Token `i` as a finite number (decimal or fraction).
+    pub fn number(&self, i: usize, what: &str) -> ChunkResult<f64> {
+        self.token(i, what, parse_number)
+    }
+
+    /// Refuses a line whose token count is not in `counts`.
+    pub fn expect_tokens(&self, counts: &[usize], layout: &str) -> ChunkResult<()> {
+        let found = self.tokens.len();
+        match counts.contains(&found) {
+            true => Ok(()),
+            false => Err(ChunkError::at(
+                self.number,
+                1,
+                format!("expected {layout}, found {found} value(s)"),
+            )),
+        }
+    }
+}
+
+/// The lines of a text that are neither empty nor `#` comments, one at a time; the leading comment
+/// lines (before the first data line) as (number, trimmed text) once the first data line is read.
+pub(super) struct DataLines<'a> {
+    pub lines: TextLines<'a>,
+    data_seen: bool,
+    pub comments: Vec<(usize, &'a str)>,
+}
+
+impl<'a> DataLines<'a> {
+    /// The data lines of the whole text `text`.
+    pub fn of(text: &'a str) -> Self {
+        DataLines {
+            lines: TextLines::of(text),
+            data_seen: false,
+            comments: Vec::new(),
+        }
+    }
+
+    /// The number of the last line read (1 for an empty text).
+    pub fn last_line(&self) -> usize {
+        self.lines.number.max(1)
+    }
+}
+
+impl<'a> Iterator for DataLines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        for (number, text) in self.lines.by_ref() {
+            let t = text.trim();
+            if t.starts_with('#') && !self.data_seen {
+                self.comments.push((number, t));
+            } else if !t.is_empty() && !t.starts_with('#') {
+                self.data_seen = true;
+                return Some(Line::of(number, text));
+            }
+        }
+        None
+    }
+}
+
 /// Refuses a model type other than DTMC and MDP named in a `# Transitions (TYPE)` comment before
 /// the header.
-pub(super) fn check_comments(path: &Path, comments: &[(usize, &str)]) -> Result<()> {
+fn check_comments(comments: &[(usize, &str)]) -> ChunkResult<()> {
     for (number, c) in comments {
         if let Some(ty) = c
             .strip_prefix("# Transitions (")
@@ -116,100 +205,78 @@ pub(super) fn check_comments(path: &Path, comments: &[(usize, &str)]) -> Result<
             && ty != "DTMC"
             && ty != "MDP"
         {
-            return Err(parse_error(
-                path,
-                *number,
-                1,
-                format!("model type {ty} is not supported: kolmo reads DTMCs and MDPs"),
-            ));
+            let message = format!("model type {ty} is not supported: kolmo reads DTMCs and MDPs");
+            return Err(ChunkError::at(*number, 1, message));
         }
     }
     Ok(())
 }
 
-/// The header line `text` (line `line` of the file).
-pub(super) fn read_header(path: &Path, line: usize, text: &str) -> Result<Header> {
-    let tokens = Tokens::of(text);
-    let columns: Vec<usize> = (0..tokens.len()).map(|i| tokens.column(i)).collect();
-    let at =
-        |i: usize, message: String| parse_error(path, line, columns.get(i).copied().unwrap_or(1), message);
-    let is_mdp = match tokens.len() {
+/// The header line `line`.
+fn read_header(line: &Line) -> ChunkResult<Header> {
+    let is_mdp = match line.tokens.len() {
         2 => false,
         3 => true,
         4 => {
-            return Err(at(
+            return Err(line.error(
                 3,
-                "four numbers in the header mean a POMDP, which kolmo does not read".into(),
+                "four numbers in the header mean a POMDP, which kolmo does not read",
             ));
         }
         _ => {
-            return Err(parse_error(
-                path,
-                line,
+            return Err(ChunkError::at(
+                line.number,
                 1,
                 format!(
                     "expected a header `states transitions` (DTMC) or `states choices transitions` (MDP), found {}",
-                    quote(text.trim())
+                    quote(line.text.trim())
                 ),
             ));
         }
     };
-    let int = |i: usize, what: &str| -> Result<usize> {
-        tokens[i]
-            .parse::<usize>()
-            .map_err(|_| at(i, format!("expected {what}, found {}", quote(tokens[i]))))
-    };
-    let n = int(0, "the number of states")?;
+    let n: usize = line.int(0, "the number of states")?;
     if n == 0 {
-        return Err(at(0, "the model has no states".into()));
+        return Err(line.error(0, "the model has no states"));
     }
     if n > StateId::MAX as usize {
-        return Err(at(
+        return Err(line.error(
             0,
             format!("{n} states is more than kolmo's limit of {}", StateId::MAX),
         ));
     }
     let choices = if is_mdp {
-        Some(int(1, "the number of choices")?)
+        Some(line.int(1, "the number of choices")?)
     } else {
         None
     };
-    let m = int(if is_mdp { 2 } else { 1 }, "the number of transitions")?;
     Ok(Header {
         is_mdp,
         n,
         choices,
-        m,
-        line,
-        columns,
+        m: line.int(if is_mdp { 2 } else { 1 }, "the number of transitions")?,
+        line: line.number,
+        columns: (0..line.tokens.len()).map(|i| line.tokens.column(i)).collect(),
     })
 }
 
 /// Finds and reads the header in `text` (complete lines from the file's start; `complete` when it
 /// is the whole file).
 fn header_in(path: &Path, text: &str, complete: bool) -> Result<HeaderRead<Header>> {
-    let mut comments = Vec::new();
-    let mut lines = TextLines::of(text);
-    for (number, line) in lines.by_ref() {
-        let t = line.trim();
-        if t.starts_with('#') {
-            comments.push((number, t));
-        } else if !t.is_empty() {
-            check_comments(path, &comments)?;
-            let header = read_header(path, number, line)?;
-            return Ok(HeaderRead::Done(header, lines.pos, lines.newlines));
-        }
+    let mut lines = DataLines::of(text);
+    let first = lines.next();
+    if first.is_none() && !complete {
+        return Ok(None);
     }
-    if !complete {
-        return Ok(HeaderRead::More);
-    }
-    check_comments(path, &comments)?;
-    Err(parse_error(
-        path,
-        lines.number,
-        1,
-        "the file has no header line `n m` or `n c m`",
-    ))
+    let header = check_comments(&lines.comments).and_then(|()| match &first {
+        Some(line) => read_header(line),
+        None => Err(ChunkError::at(
+            lines.last_line(),
+            1,
+            "the file has no header line `n m` or `n c m`",
+        )),
+    });
+    let header = header.map_err(|e| e.into_error(path, 0, 0))?;
+    Ok(Some((header, lines.lines.pos, lines.lines.newlines)))
 }
 
 /// What every chunk of a window shares.
@@ -235,9 +302,8 @@ struct Chunk {
     rows: usize,
     /// The rows (CSR, checked), rows per state, and the first faults of each kind.
     csr: ChunkRows,
-    /// Per row (MDPs): 0 for no action label, `1 + i` for label `i`.
-    codes: Vec<u32>,
-    labels: Names,
+    /// Per row (MDPs): 0 for no action label, or the label.
+    actions: RowNames,
     /// Whether a DTMC transition has an action label.
     dtmc_labels: bool,
     initial: Vec<StateId>,
@@ -253,21 +319,18 @@ struct Chunk {
     row_label_line: usize,
 }
 
-/// A transition line of the common form (plain numbers, blanks between, an ASCII label or none):
-/// state, choice, target, probability, where the label is (start, end), where the next line
-/// starts and whether a newline ended this one. `None` sends the line to the general path.
+/// A transition line of the common form (plain numbers, blanks between, an ASCII label or none),
+/// and where the next line starts. `None` sends the line to the general path.
 #[inline]
-#[allow(clippy::type_complexity)]
-fn fast_transition(
-    b: &[u8],
-    text: &str,
+fn fast_transition<'t>(
+    text: &'t str,
     start: usize,
     is_mdp: bool,
     numbers: &mut NumberCache,
-) -> Option<(StateId, u32, StateId, f64, Option<(usize, usize)>, usize, bool)> {
+) -> Option<(Transition<'t>, usize)> {
+    let b = text.as_bytes();
     let blank = |i: usize| matches!(b.get(i), Some(b' ' | b'\t'));
-    let i = skip_blanks(b, start);
-    let (state, j) = digits_u32(b, i)?;
+    let (state, j) = digits_u32(b, skip_blanks(b, start))?;
     if !blank(j) {
         return None;
     }
@@ -284,19 +347,31 @@ fn fast_transition(
     if !blank(j) {
         return None;
     }
-    let (value, j) = numbers.plain_number(text, skip_blanks(b, j))?;
+    let v = skip_blanks(b, j);
+    let (value, j) = numbers.plain_number(text, v)?;
     let mut k = skip_blanks(b, j);
-    let mut label = None;
+    // The line's last token (the label, or else the value) starts at `last`; the line is ASCII up
+    // to it, so its byte offset is its column.
+    let (mut label, mut last) = (None, v);
     if k > j && k < b.len() && (0x21..0x7f).contains(&b[k]) {
-        let s = k;
+        last = k;
         while k < b.len() && (0x21..0x7f).contains(&b[k]) {
             k += 1;
         }
-        label = Some((s, k));
+        label = text.get(last..k);
         k = skip_blanks(b, k);
     }
-    let (next, newline) = end_of_line(b, k)?;
-    Some((state, choice, target, value, label, next, newline))
+    let (next, _) = end_of_line(b, k)?;
+    let last_column = last - start + 1;
+    let t = Transition {
+        state,
+        choice,
+        target,
+        value,
+        label,
+        last_column,
+    };
+    Some((t, next))
 }
 
 /// A transition read from a line.
@@ -311,101 +386,49 @@ struct Transition<'a> {
 }
 
 impl Chunk {
-    fn reset(&mut self) {
-        self.disorder = None;
-        self.first_transition = None;
-        self.first_state = None;
-        self.last_state = None;
-        self.entries = 0;
-        self.rows = 0;
-        self.csr.clear();
-        self.codes.clear();
-        self.labels.clear();
-        self.dtmc_labels = false;
-        self.initial.clear();
-        self.line = 0;
-        self.state = 0;
-        self.choice = 0;
-        self.has_row = false;
-        self.rows_in_state = 0;
-        self.row_label = 0;
-        self.row_label_line = 0;
-    }
-
-    /// Parses the lines; `Ok(false)` when a transition is out of order (`disorder` is set).
-    fn run(&mut self, text: &str, ctx: &Ctx) -> std::result::Result<bool, ChunkError> {
+    /// Parses the lines; stops early when a transition is out of order (`disorder` is set).
+    fn run(&mut self, text: &str, ctx: &Ctx) -> ChunkResult<()> {
         let b = text.as_bytes();
-        let is_mdp = ctx.header.is_mdp;
         let mut pos = 0;
+        let is_mdp = ctx.header.is_mdp;
         while pos < b.len() {
             self.line += 1;
             if matches!(b.get(skip_blanks(b, pos)), Some(b'0'..=b'9'))
-                && let Some((state, choice, target, value, label, next, _)) =
-                    fast_transition(b, text, pos, is_mdp, &mut self.csr.numbers)
+                && let Some((t, next)) = fast_transition(text, pos, is_mdp, &mut self.csr.numbers)
             {
-                let label_text = label.and_then(|(s, e)| text.get(s..e));
-                let last_column = match label {
-                    Some((s, _)) => s - pos + 1,
-                    // Only a label mismatch uses it, and the value is then the last token.
-                    None => 0,
-                };
-                let t = Transition {
-                    state,
-                    choice,
-                    target,
-                    value,
-                    label: label_text,
-                    last_column,
-                };
-                let line = self.line;
-                if !self.transition(ctx, t, || {
-                    let (raw, _, _) = line_at(b, pos);
-                    let l = text.get(pos..pos + raw.len()).unwrap_or_default();
-                    let tokens = Tokens::of(l);
-                    tokens.column(tokens.len().saturating_sub(1))
-                })? {
-                    self.disorder = Some(line);
-                    return Ok(false);
+                if !self.transition(ctx, t)? {
+                    self.disorder = Some(self.line);
+                    return Ok(());
                 }
                 pos = next;
                 continue;
             }
-            let (raw, next, _) = line_at(b, pos);
-            let line = text.get(pos..pos + raw.len()).unwrap_or_default();
+            let (line, next) = text_line(text, pos);
             if !self.general_line(ctx, line)? {
                 self.disorder = Some(self.line);
-                return Ok(false);
+                return Ok(());
             }
             pos = next;
         }
         self.close_state(ctx);
-        Ok(true)
+        Ok(())
     }
 
     /// A line of any form, as the sequential reader reads it; `Ok(false)` for a transition out of
     /// order.
-    fn general_line(&mut self, ctx: &Ctx, line: &str) -> std::result::Result<bool, ChunkError> {
+    fn general_line(&mut self, ctx: &Ctx, line: &str) -> ChunkResult<bool> {
         match parse_line(ctx.header, self.line, line)? {
             Parsed::Nothing => Ok(true),
             Parsed::Initial(s) => {
                 self.initial.push(s);
                 Ok(true)
             }
-            Parsed::Transition(t) => {
-                let last_column = t.last_column;
-                self.transition(ctx, t, || last_column)
-            }
+            Parsed::Transition(t) => self.transition(ctx, t),
         }
     }
 
     /// Files transition `t` of the current line; `Ok(false)` when it is out of order.
-    /// `last_column` gives the column of the line's last token if `t` lacks it.
-    fn transition(
-        &mut self,
-        ctx: &Ctx,
-        t: Transition,
-        last_column: impl FnOnce() -> usize,
-    ) -> std::result::Result<bool, ChunkError> {
+    fn transition(&mut self, ctx: &Ctx, t: Transition) -> ChunkResult<bool> {
         let is_mdp = ctx.header.is_mdp;
         if !self.has_row {
             self.first_state = Some(t.state);
@@ -421,30 +444,23 @@ impl Chunk {
             } else {
                 self.close_state(ctx);
                 // t.state > self.state here, so self.state + 1 does not overflow.
-                if t.state > self.state + 1 && self.csr.fault.is_none() {
-                    self.csr.fault = Some(missing_state(self.state + 1));
+                if t.state > self.state + 1 {
+                    let missing = no_transitions_message(self.state + 1);
+                    self.csr
+                        .fault
+                        .get_or_insert_with(|| ChunkError::at_last_line(missing));
                 }
                 self.rows_in_state = 0;
             }
             self.open_row(ctx, &t);
         } else if is_mdp {
             let label = t.label.unwrap_or("");
-            if label != self.label_text(self.row_label) {
-                let earlier = self.label_text(self.row_label).to_string();
+            let earlier = self.actions.name(self.row_label).unwrap_or("");
+            if label != earlier {
+                let (earlier, label) = (earlier.to_string(), label.to_string());
                 let (state, choice, at) = (t.state, t.choice, self.row_label_line);
-                let label = label.to_string();
-                let column = if t.last_column > 0 {
-                    t.last_column
-                } else {
-                    last_column()
-                };
-                return Err(ChunkError::naming_lines(self.line, column, move |map| {
-                    format!(
-                        "choice {choice} of state {state} has action {} here but {} on line {}; a choice has one action",
-                        quote(&label),
-                        quote(&earlier),
-                        map(at)
-                    )
+                return Err(ChunkError::naming_lines(self.line, t.last_column, move |map| {
+                    action_mismatch(choice, state, &label, &earlier, map(at))
                 }));
             }
         }
@@ -458,17 +474,6 @@ impl Chunk {
         Ok(true)
     }
 
-    fn label_text(&self, code: u32) -> &str {
-        if code == 0 {
-            ""
-        } else {
-            self.labels
-                .names
-                .get(code as usize - 1)
-                .map_or("", String::as_str)
-        }
-    }
-
     /// Starts the row of `t`'s state and choice.
     fn open_row(&mut self, ctx: &Ctx, t: &Transition) {
         self.has_row = true;
@@ -479,15 +484,15 @@ impl Chunk {
             let label = t.label.unwrap_or("");
             self.row_label = if label.is_empty() {
                 0
-            } else if label == self.label_text(self.row_label) {
+            } else if Some(label) == self.actions.name(self.row_label) {
                 // As the row before (the usual case: few labels, often repeated).
                 self.row_label
             } else {
-                1 + self.labels.index(label)
+                self.actions.code(label)
             };
             self.row_label_line = self.line;
             if ctx.build {
-                self.codes.push(self.row_label);
+                self.actions.codes.push(self.row_label);
             }
         }
     }
@@ -517,6 +522,16 @@ impl Chunk {
     }
 }
 
+/// The error message for choice `choice` of `state` whose action is `label` here but `earlier` on
+/// line `at`.
+fn action_mismatch(choice: u32, state: StateId, label: &str, earlier: &str, at: usize) -> String {
+    format!(
+        "choice {choice} of state {state} has action {} here but {} on line {at}; a choice has one action",
+        quote(label),
+        quote(earlier)
+    )
+}
+
 /// What a `.tra` line of any form holds.
 enum Parsed<'a> {
     /// A blank or comment line.
@@ -527,31 +542,20 @@ enum Parsed<'a> {
 }
 
 /// Line `number` (`line`) of a `.tra` body of `header`, in any form.
-fn parse_line<'a>(
-    header: &Header,
-    number: usize,
-    line: &'a str,
-) -> std::result::Result<Parsed<'a>, ChunkError> {
+fn parse_line<'a>(header: &Header, number: usize, line: &'a str) -> ChunkResult<Parsed<'a>> {
     let t = line.trim();
     if t.is_empty() || t.starts_with('#') {
         return Ok(Parsed::Nothing);
     }
-    let tokens = Tokens::of(line);
-    let n = header.n;
-    let err = |i: usize, message: String| ChunkError::at(number, tokens.column(i), message);
-    let int = |i: usize, what: &str| -> std::result::Result<StateId, ChunkError> {
-        let token = tokens.get(i).copied().unwrap_or_default();
-        token
-            .parse::<StateId>()
-            .map_err(|_| err(i, format!("expected {what}, found {}", quote(token))))
-    };
+    let line = Line::of(number, line);
+    let (tokens, n) = (&line.tokens, header.n);
     if tokens.first() == Some(&"-") {
         let Some(i) = tokens.iter().position(|t| *t != "-") else {
-            return Err(err(0, "expected an initial state `- s -`".into()));
+            return Err(line.error(0, "expected an initial state `- s -`"));
         };
-        let s = int(i, "an initial state number")?;
+        let s: StateId = line.int(i, "an initial state number")?;
         if s as usize >= n {
-            return Err(err(
+            return Err(line.error(
                 i,
                 format!("initial state {s} does not exist: the model has {n} states"),
             ));
@@ -559,44 +563,32 @@ fn parse_line<'a>(
         return Ok(Parsed::Initial(s));
     }
     let is_mdp = header.is_mdp;
-    let (counts, layout) = if is_mdp {
-        ([4, 5], "`state choice target probability [action]`")
+    if is_mdp {
+        line.expect_tokens(&[4, 5], "`state choice target probability [action]`")?;
     } else {
-        ([3, 4], "`state target probability [action]`")
-    };
-    if !counts.contains(&tokens.len()) {
-        return Err(ChunkError::at(
-            number,
-            1,
-            format!("expected {layout}, found {} value(s)", tokens.len()),
-        ));
+        line.expect_tokens(&[3, 4], "`state target probability [action]`")?;
     }
-    let probability = |i: usize| -> std::result::Result<f64, ChunkError> {
-        let token = tokens.get(i).copied().unwrap_or_default();
-        parse_number(token).ok_or_else(|| err(i, format!("expected a probability, found {}", quote(token))))
-    };
     let (state, choice, target, value) = if is_mdp {
         (
-            int(0, "a state number")?,
-            int(1, "a choice number")?,
-            int(2, "a target state number")?,
-            probability(3)?,
+            line.int(0, "a state number")?,
+            line.int(1, "a choice number")?,
+            line.int(2, "a target state number")?,
+            line.number(3, "a probability")?,
         )
     } else {
         (
-            int(0, "a state number")?,
+            line.int(0, "a state number")?,
             0,
-            int(1, "a target state number")?,
-            probability(2)?,
+            line.int(1, "a target state number")?,
+            line.number(2, "a probability")?,
         )
     };
-    let label = tokens.get(if is_mdp { 4 } else { 3 }).copied();
     Ok(Parsed::Transition(Transition {
         state,
         choice,
         target,
         value,
-        label,
+        label: tokens.get(if is_mdp { 4 } else { 3 }).copied(),
         last_column: tokens.column(tokens.len() - 1),
     }))
 }
@@ -606,11 +598,8 @@ struct Reader<'a> {
     path: &'a Path,
     header: &'a Header,
     normalize: bool,
-    matrix: CsrParts<f64>,
-    group_ptr: Vec<usize>,
-    /// Per row (MDP): 0 or `1 + i` for label `i`.
-    codes: Vec<u32>,
-    labels: Names,
+    /// Per row (MDP): 0 or the label (kept while the model is not refused).
+    actions: RowNames,
     initial: Vec<StateId>,
     entries: usize,
     rows: usize,
@@ -645,20 +634,20 @@ impl LineFormat for Reader<'_> {
         }
     }
 
-    fn parse(
-        &self,
-        chunk: &mut Chunk,
-        text: &str,
-        _first: bool,
-        build: bool,
-    ) -> std::result::Result<(), ChunkError> {
+    fn parse(&self, chunk: &mut Chunk, text: &str, _first: bool, build: bool) -> ChunkResult<()> {
         let ctx = Ctx {
             header: self.header,
             build,
             normalize: self.normalize,
         };
-        chunk.reset();
-        chunk.run(text, &ctx).map(|_| ())
+        // Only the rows' buffers (the biggest) are kept from the chunk's last use.
+        let mut csr = std::mem::take(&mut chunk.csr);
+        csr.clear();
+        *chunk = Chunk {
+            csr,
+            ..Chunk::default()
+        };
+        chunk.run(text, &ctx)
     }
 
     fn refused(&self) -> bool {
@@ -690,7 +679,7 @@ impl LineFormat for Reader<'_> {
         if let Some(first) = c.first_state {
             let expected = self.last_state.map_or(0, |l| l.saturating_add(1));
             if first > expected && self.faults.fault.is_none() {
-                self.faults.fault = Some((missing_state(expected), 0));
+                self.faults.fault = Some((ChunkError::at_last_line(no_transitions_message(expected)), 0));
             }
         }
         self.faults.keep(&mut c.csr, lines_before);
@@ -701,41 +690,18 @@ impl LineFormat for Reader<'_> {
         self.rows += c.rows;
         self.dtmc_labels |= c.dtmc_labels;
         self.initial.extend_from_slice(&c.initial);
+        if !self.faults.any() {
+            self.actions.append(&c.actions);
+        }
         Ok(())
     }
 
-    /// Appends the chunks' rows, the large arrays on all cores.
-    fn append(&mut self, chunks: &mut [Chunk], build: bool) {
-        if !build {
-            return;
-        }
-        let is_mdp = self.header.is_mdp;
-        let groups = is_mdp.then_some(&mut self.group_ptr);
-        append_rows(&mut self.matrix, groups, chunks, |c| &c.csr, || {});
-        if is_mdp {
-            for c in chunks.iter() {
-                let map = self.labels.merge(&c.labels);
-                self.codes.extend(
-                    c.codes
-                        .iter()
-                        .map(|&code| if code == 0 { 0 } else { 1 + map[code as usize - 1] }),
-                );
-            }
-        }
+    fn rows(chunk: &Chunk) -> &ChunkRows {
+        &chunk.csr
     }
 
-    fn matrix(&mut self) -> &mut CsrParts<f64> {
-        &mut self.matrix
-    }
-}
-
-/// The error for state `s` without transitions (reported at the file's last line).
-fn missing_state(s: StateId) -> ChunkError {
-    let message = no_transitions_message(s);
-    ChunkError {
-        place: Place::LastLine,
-        column: 1,
-        message: Box::new(move |_| message),
+    fn grouped(&self) -> bool {
+        self.header.is_mdp
     }
 }
 
@@ -763,10 +729,7 @@ pub(super) fn read_from<R: Read + Send>(
         path,
         header: &header,
         normalize,
-        matrix: CsrParts::default(),
-        group_ptr: vec![0],
-        codes: Vec::new(),
-        labels: Names::default(),
+        actions: RowNames::default(),
         initial: Vec::new(),
         entries: 0,
         rows: 0,
@@ -774,40 +737,27 @@ pub(super) fn read_from<R: Read + Send>(
         last_state: None,
         faults: Faults::default(),
     };
-    if !read_chunked(path, &mut stream, &mut r, tuning, size)? {
+    let Some(rows) = read_chunked(path, &mut stream, &mut r, tuning, size)? else {
         return Ok(None);
-    }
+    };
     let last_line = stream.total_lines();
     check_counts(path, &header, r.entries, r.rows)?;
     let missing = r.last_state.map_or(0, |l| l as usize + 1);
     if r.faults.fault.is_none() && missing < n {
-        r.faults.fault = Some((missing_state(missing as StateId), 0));
+        let message = no_transitions_message(missing as StateId);
+        r.faults.fault = Some((ChunkError::at_last_line(message), 0));
     }
     let mut notes: Vec<String> = r.faults.finish(path, last_line)?.into_iter().collect();
-    let labels = r.labels.names;
-    let action_names = (is_mdp && !labels.is_empty()).then(|| {
-        r.codes
-            .iter()
-            .map(|&c| {
-                if c == 0 {
-                    String::new()
-                } else {
-                    labels[c as usize - 1].clone()
-                }
-            })
-            .collect()
+    let actions = &r.actions;
+    let action_names = (is_mdp && !actions.names.is_empty()).then(|| {
+        let name = |&c: &u32| actions.name(c).unwrap_or_default().to_string();
+        actions.codes.iter().map(name).collect()
     });
     let initial = finish(path, &mut notes, r.dtmc_labels, r.initial);
-    let (row_ptr, cols, vals) = r.matrix.into_arrays();
-    let group_ptr = if is_mdp {
-        r.group_ptr
-    } else {
-        (0..=n).into_par_iter().collect()
-    };
     Ok(Some(Tra {
         is_mdp,
         n,
-        matrix: CsrMatrix::from_grouped_parts(n, row_ptr, cols, vals, group_ptr),
+        matrix: rows.into_matrix(n),
         action_names,
         initial,
         notes,
@@ -819,7 +769,7 @@ pub(super) fn read_from<R: Read + Send>(
 /// transitions collected and sorted into rows by [`build_matrix`]. Errors come in the same order:
 /// malformed lines (in file order), the header's counts, then the matrix's faults.
 pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result<Tra> {
-    let HeaderRead::Done(header, pos, _) = header_in(path, text, true)? else {
+    let Some((header, pos, _)) = header_in(path, text, true)? else {
         unreachable!("the whole text is given")
     };
     let (n, is_mdp) = (header.n, header.is_mdp);
@@ -841,18 +791,8 @@ pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result
             let label = t.label.unwrap_or("");
             match labels.get(&(t.state, t.choice)) {
                 Some((earlier, at)) if earlier != label => {
-                    return Err(parse_error(
-                        path,
-                        number,
-                        t.last_column,
-                        format!(
-                            "choice {} of state {} has action {} here but {} on line {at}; a choice has one action",
-                            t.choice,
-                            t.state,
-                            quote(label),
-                            quote(earlier)
-                        ),
-                    ));
+                    let message = action_mismatch(t.choice, t.state, label, earlier, *at);
+                    return Err(parse_error(path, number, t.last_column, message));
                 }
                 Some(_) => {}
                 None => {
@@ -893,23 +833,16 @@ pub(super) fn read_any_order(path: &Path, text: &str, normalize: bool) -> Result
 /// Refuses a file whose transitions (`entries`) or, for an MDP, choices (`rows`) are not as many
 /// as the header announces.
 fn check_counts(path: &Path, header: &Header, entries: usize, rows: usize) -> Result<()> {
-    if entries != header.m {
-        let m_index = if header.is_mdp { 2 } else { 1 };
-        return Err(header.error(
-            path,
-            m_index,
-            format!(
-                "the header announces {} transitions but the file has {entries}",
-                header.m
-            ),
-        ));
+    let m = header.m;
+    if entries != m {
+        let message = format!("the header announces {m} transitions but the file has {entries}");
+        return Err(header.error(path, if header.is_mdp { 2 } else { 1 }, message));
     }
     match header.choices {
-        Some(c) if c != rows => Err(header.error(
-            path,
-            1,
-            format!("the header announces {c} choices but the file has {rows}"),
-        )),
+        Some(c) if c != rows => {
+            let message = format!("the header announces {c} choices but the file has {rows}");
+            Err(header.error(path, 1, message))
+        }
         _ => Ok(()),
     }
 }
