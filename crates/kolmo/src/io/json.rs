@@ -34,6 +34,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::io::Write;
+use std::ops::Range;
 use std::path::Path;
 
 /// The result of a part of the reader: an error of serde, or a [`Stop`].
@@ -52,7 +53,7 @@ const TOP_KEYS: &[&str] = &[
 /// Keys allowed in a reward model.
 const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
 /// Deeper nesting than this is refused (the schema needs six levels).
-pub(super) const MAX_DEPTH: usize = 64;
+const MAX_DEPTH: usize = 64;
 
 /// Reads a model from `text`, the contents of `path` (`path` only names the file in messages);
 /// returns it with notes for the user.
@@ -130,21 +131,12 @@ impl From<Error> for Stop {
 }
 
 /// Line and column (from 1; columns count characters) of byte offsets, advanced forwards.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Locator {
     pos: usize,
-    line: usize,
-    column: usize,
-}
-
-impl Default for Locator {
-    fn default() -> Self {
-        Self {
-            pos: 0,
-            line: 1,
-            column: 1,
-        }
-    }
+    /// The line breaks before `pos`, and the characters after the last of them.
+    breaks: usize,
+    chars: usize,
 }
 
 impl Locator {
@@ -159,13 +151,13 @@ impl Locator {
         let chars = |b: &[u8]| b.iter().filter(|&&c| c & 0xC0 != 0x80).count();
         match memchr::memrchr(b'\n', gap) {
             Some(last) => {
-                self.line += memchr::memchr_iter(b'\n', gap).count();
-                self.column = 1 + chars(&gap[last + 1..]);
+                self.breaks += memchr::memchr_iter(b'\n', gap).count();
+                self.chars = chars(&gap[last + 1..]);
             }
-            None => self.column += chars(gap),
+            None => self.chars += chars(gap),
         }
         self.pos = to;
-        (self.line, self.column)
+        (self.breaks + 1, self.chars + 1)
     }
 }
 
@@ -244,7 +236,7 @@ fn key_path(base: &str, key: &str) -> String {
 }
 
 /// A whole number written as a JSON number or digit string (an index), if `raw` is one.
-pub(super) fn whole(raw: &str) -> Option<u64> {
+fn whole(raw: &str) -> Option<u64> {
     if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -904,9 +896,10 @@ impl<'de> Part<'de> for StatesPart {
 // Transitions
 
 /// How an action (choice) is named in a transition or reward.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 enum Act<'de> {
     /// A Markov chain's only choice.
+    #[default]
     Only,
     /// The choice's number within its state.
     Index(u32),
@@ -1277,6 +1270,7 @@ impl Naming {
 
 /// The sink of `"transitions"`: in row order into CSR arrays, or in any order collected to be
 /// sorted. Refuses a negative (or not finite) probability at its transition's place.
+#[allow(clippy::large_enum_variant)] // One per read.
 enum Matrix<'de> {
     Rows(Rows<'de>),
     Collect(Vec<Trans<'de>>),
@@ -1308,6 +1302,7 @@ impl Matrix<'_> {
 }
 
 /// Transitions in row order going into CSR arrays, each row checked as it closes.
+#[derive(Default)]
 struct Rows<'de> {
     mdp: bool,
     normalize: bool,
@@ -1341,20 +1336,8 @@ impl<'de> Rows<'de> {
             mdp,
             normalize,
             row_ptr: vec![0],
-            cols: Vec::new(),
-            vals: Vec::new(),
             group_ptr: vec![0],
-            state: None,
-            choice: 0,
-            action: Act::Only,
-            naming: None,
-            state_actions: Vec::new(),
-            action_names: Vec::new(),
-            row: Vec::new(),
-            list: false,
-            rescaled: 0,
-            worst: 0.0,
-            fault: None,
+            ..Self::default()
         }
     }
 
@@ -1538,14 +1521,18 @@ fn collected(r: &Reader<'_>, all: &[Trans<'_>]) -> Res<Transitions, Stop> {
     }
     let places: Vec<(usize, usize)> = entries.iter().map(|e| (e.line, e.column)).collect();
     let line = r.line_of(r.transitions_at);
-    let (matrix, notes) = build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|e| {
-        let Error::Parse { line, column, .. } = &e else {
-            return e;
-        };
-        match places.iter().position(|p| *p == (*line, *column)) {
-            Some(i) => annotate(e, &[(places[i].0, places[i].1, r.context(&all[i]))]),
-            None => e,
+    let (matrix, notes) = build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|mut e| {
+        if let Error::Parse {
+            line,
+            column,
+            message,
+            ..
+        } = &mut e
+            && let Some(i) = places.iter().position(|p| *p == (*line, *column))
+        {
+            let _ = write!(message, " [at {}]", r.context(&all[i]));
         }
+        e
     })?;
     let named = naming.is_some_and(|n| n.named);
     Ok(Transitions {
@@ -2103,20 +2090,16 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         Some(names) => push_json_string(out, &names[s as usize]),
         None => push_uint(out, u64::from(s)),
     };
-    let state_key = |out: &mut String, s: StateId| match names {
-        Some(names) => push_json_string(out, &names[s as usize]),
-        None => {
-            out.push('"');
-            push_uint(out, u64::from(s));
-            out.push('"');
-        }
+    let state_key = |out: &mut String, s: StateId| {
+        let quote = if names.is_some() { "" } else { "\"" };
+        out.push_str(quote);
+        state_ref(out, s);
+        out.push_str(quote);
     };
     let states_list = |out: &mut String, states: &mut dyn Iterator<Item = StateId>| {
         out.push('[');
         for (i, s) in states.enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+            out.push_str(if i > 0 { ", " } else { "" });
             state_ref(out, s);
         }
         out.push(']');
@@ -2125,49 +2108,28 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     let distribution = |out: &mut String, numbers: &mut Numbers, row: usize| {
         out.push('{');
         for k in row_ptr[row]..row_ptr[row + 1] {
-            if k > row_ptr[row] {
-                out.push_str(", ");
-            }
+            out.push_str(if k > row_ptr[row] { ", " } else { "" });
             state_key(out, cols[k]);
             out.push_str(": ");
             numbers.push_as(out, vals[k], Form::Json);
         }
         out.push('}');
     };
-    let put = |w: &mut dyn Write, text: &str| w.write_all(text.as_bytes()).map_err(write_error);
 
-    let mut out = String::new();
-    let _ = writeln!(out, "{{\n  \"type\": \"{kind}\",");
+    let mut out = format!("{{\n  \"type\": \"{kind}\",\n  \"states\": ");
     match names {
-        Some(names) => {
-            out.push_str("  \"states\": [");
-            put(w, &out)?;
-            write_states(w, n, |states, out, _| {
-                for s in states {
-                    if s > 0 {
-                        out.push_str(", ");
-                    }
-                    push_json_string(out, &names[s]);
-                }
-            })
-            .map_err(write_error)?;
-            out.clear();
-            out.push_str("],\n");
-        }
-        None => {
-            let _ = writeln!(out, "  \"states\": {n},");
-        }
+        Some(names) => list(w, &mut out, n, |out, _, s| push_json_string(out, &names[s]))?,
+        None => push_uint(&mut out, n as u64),
     }
-    out.push_str("  \"initial\": ");
+    out.push_str(",\n  \"initial\": ");
     match initial {
         [one] => state_ref(&mut out, *one),
         many => states_list(&mut out, &mut many.iter().copied()),
     }
     out.push_str(",\n  \"transitions\": {");
-    put(w, &out)?;
-    write_states(w, n, |groups, out, numbers| {
+    blocks(w, &mut out, n, |groups, out, numbers| {
         for g in groups {
-            out.push_str(if g == 0 { "\n    " } else { ",\n    " });
+            new_line(out, g == 0, "    ");
             state_key(out, g as StateId);
             out.push_str(": ");
             let rows = matrix.group_rows(g);
@@ -2175,29 +2137,28 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                 distribution(out, numbers, rows.start);
                 continue;
             }
-            out.push(if action_names.is_some() { '{' } else { '[' });
+            let (open, close) = if action_names.is_some() {
+                ('{', "\n    }")
+            } else {
+                ('[', "\n    ]")
+            };
+            out.push(open);
             for r in rows.clone() {
-                out.push_str(if r == rows.start { "\n      " } else { ",\n      " });
+                new_line(out, r == rows.start, "      ");
                 if let Some(actions) = action_names {
                     push_json_string(out, &actions[r]);
                     out.push_str(": ");
                 }
                 distribution(out, numbers, r);
             }
-            out.push_str(if action_names.is_some() {
-                "\n    }"
-            } else {
-                "\n    ]"
-            });
+            out.push_str(close);
         }
-    })
-    .map_err(write_error)?;
-    out.clear();
+    })?;
     out.push_str("\n  }");
     if !labels.is_empty() {
         out.push_str(",\n  \"labels\": {");
         for (i, (name, set)) in labels.iter().enumerate() {
-            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            new_line(&mut out, i == 0, "    ");
             push_json_string(&mut out, name);
             out.push_str(": ");
             states_list(&mut out, &mut set.iter());
@@ -2207,65 +2168,42 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     if !rewards.is_empty() {
         out.push_str(",\n  \"rewards\": {");
         for (i, (name, r)) in rewards.iter().enumerate() {
-            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            new_line(&mut out, i == 0, "    ");
             push_json_string(&mut out, name);
             out.push_str(": {");
             let mut first_part = true;
             let mut part = |out: &mut String, key: &str| {
-                out.push_str(if first_part { "\n      \"" } else { ",\n      \"" });
-                first_part = false;
-                out.push_str(key);
-                out.push_str("\": [");
+                new_line(out, std::mem::take(&mut first_part), "      ");
+                let _ = write!(out, "\"{key}\": ");
             };
             for (key, values) in [("state", &r.state), ("action", &r.action)] {
                 if let Some(values) = values {
                     part(&mut out, key);
-                    put(w, &out)?;
-                    out.clear();
-                    write_states(w, values.len(), |items, out, numbers| {
-                        for i in items {
-                            if i > 0 {
-                                out.push_str(", ");
-                            }
-                            numbers.push_as(out, values[i], Form::Json);
-                        }
-                    })
-                    .map_err(write_error)?;
-                    out.push(']');
+                    list(w, &mut out, values.len(), |out, numbers, i| {
+                        numbers.push_as(out, values[i], Form::Json);
+                    })?;
                 }
             }
             if let Some(values) = &r.transition {
                 part(&mut out, "transition");
-                put(w, &out)?;
-                out.clear();
+                out.push('[');
                 // Only the non-zero rewards are written; the first without a comma before it.
                 let first = values.iter().position(|&v| v != 0.0);
-                write_states(w, n, |groups, out, numbers| {
+                blocks(w, &mut out, n, |groups, out, numbers| {
                     for g in groups {
                         let rows = matrix.group_rows(g);
                         for row in rows.clone() {
-                            for k in row_ptr[row]..row_ptr[row + 1] {
-                                if values[k] == 0.0 {
-                                    continue;
-                                }
-                                out.push_str(if Some(k) == first {
-                                    "\n        ["
-                                } else {
-                                    ",\n        ["
-                                });
+                            for k in (row_ptr[row]..row_ptr[row + 1]).filter(|&k| values[k] != 0.0) {
+                                new_line(out, Some(k) == first, "        ");
+                                out.push('[');
                                 state_ref(out, g as StateId);
                                 out.push_str(", ");
-                                match (kind, action_names) {
-                                    ("dtmc", _) => {}
-                                    (_, Some(a)) => {
-                                        push_json_string(out, &a[row]);
-                                        out.push_str(", ");
-                                    }
-                                    (_, None) => {
-                                        push_uint(out, (row - rows.start) as u64);
-                                        out.push_str(", ");
-                                    }
+                                match action_names {
+                                    _ if kind == "dtmc" => {}
+                                    Some(a) => push_json_string(out, &a[row]),
+                                    None => push_uint(out, (row - rows.start) as u64),
                                 }
+                                out.push_str(if kind == "dtmc" { "" } else { ", " });
                                 state_ref(out, cols[k]);
                                 out.push_str(", ");
                                 numbers.push_as(out, values[k], Form::Json);
@@ -2273,8 +2211,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                             }
                         }
                     }
-                })
-                .map_err(write_error)?;
+                })?;
                 out.push_str(if first.is_some() { "\n      ]" } else { "]" });
             }
             out.push_str(if first_part { "}" } else { "\n    }" });
@@ -2282,7 +2219,46 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         out.push_str("\n  }");
     }
     out.push_str("\n}\n");
-    put(w, &out)
+    w.write_all(out.as_bytes()).map_err(write_error)
+}
+
+/// Starts an item of a list or object on a new line at `indent`, after a comma unless it is the
+/// `first`.
+fn new_line(out: &mut String, first: bool, indent: &str) {
+    out.push_str(if first { "\n" } else { ",\n" });
+    out.push_str(indent);
+}
+
+/// Writes `out` (and empties it), then the text of `0..len` made in parallel blocks by `text`
+/// ([`write_states`]).
+fn blocks(
+    w: &mut dyn Write,
+    out: &mut String,
+    len: usize,
+    text: impl Fn(Range<usize>, &mut String, &mut Numbers) + Sync,
+) -> Result<()> {
+    w.write_all(out.as_bytes()).map_err(write_error)?;
+    out.clear();
+    write_states(w, len, text).map_err(write_error)
+}
+
+/// [`blocks`] of the list `[...]` of `len` items (`item` appends one); the closing `]` is left in
+/// `out`.
+fn list(
+    w: &mut dyn Write,
+    out: &mut String,
+    len: usize,
+    item: impl Fn(&mut String, &mut Numbers, usize) + Sync,
+) -> Result<()> {
+    out.push('[');
+    blocks(w, out, len, |items, out, numbers| {
+        for i in items {
+            out.push_str(if i > 0 { ", " } else { "" });
+            item(out, numbers, i);
+        }
+    })?;
+    out.push(']');
+    Ok(())
 }
 
 /// The model as kolmo JSON text (what [`write`] writes).
