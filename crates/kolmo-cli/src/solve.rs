@@ -201,7 +201,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             if args.exact {
                 exact_inf = keep(
                     &mut exact_error,
-                    mdp::total_reward_exact(&mdp, &r, &target, *o, &solution.policy),
+                    mdp.exact_rewards(&name)
+                        .and_then(|x| mdp::total_reward_exact(&mdp, &x, &target, *o, &solution.policy)),
                 )
                 .map(|x| x.0);
             }
@@ -211,7 +212,12 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             if args.exact {
                 let gamma: Rational = parse_fraction(text)?;
-                exact = keep(&mut exact_error, mdp::discounted_exact(&mdp, &r, &gamma, opt)).map(|x| x.0);
+                exact = keep(
+                    &mut exact_error,
+                    mdp.exact_rewards(&name)
+                        .and_then(|x| mdp::discounted_exact(&mdp, &x, &gamma, opt)),
+                )
+                .map(|x| x.0);
             }
             let what = format!(
                 "{} expected discounted reward {name:?}, γ = {text}",
@@ -233,7 +239,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         Objective::Horizon(k) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             if args.exact {
-                exact = keep(&mut exact_error, mdp::finite_horizon_exact(&mdp, &r, *k, opt));
+                exact = keep(
+                    &mut exact_error,
+                    mdp.exact_rewards(&name)
+                        .and_then(|x| mdp::finite_horizon_exact(&mdp, &x, *k, opt)),
+                );
             }
             let h = mdp::finite_horizon(&mdp, &r, *k, opt)?;
             let what = format!("{} expected total reward {name:?} over {k} steps", direction(opt));

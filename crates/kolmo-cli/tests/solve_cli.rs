@@ -239,3 +239,21 @@ fn overflow_and_exact_failures() {
     let v = solve(&decimals, &["--objective", "min-reward:t", "--exact"]);
     assert_eq!(v["values_exact"][1], "10000000000/1234567891", "{v}");
 }
+
+// Rewards as written: 1/3000001 per visit of state 0 and 2/7000003 for its action 0 are fractions
+// that recovery from floating point does not find (denominators above 2²⁰); --exact uses them.
+#[test]
+fn exact_solves_use_the_rewards_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cost.drn");
+    std::fs::write(
+        &file,
+        "@type: MDP\n@parameters\n\n@value_type: rational\n@reward_models\ncost\n@nr_states\n2\n@nr_choices\n3\n@model\nstate 0 [1/3000001] init\n\taction 0 [2/7000003]\n\t\t1 : 1\n\taction 1 [0]\n\t\t0 : 1/2\n\t\t1 : 1/2\nstate 1 [0] goal\n\taction 0 [0]\n\t\t1 : 1\n",
+    )
+    .unwrap();
+    // 1/3000001 + 2/7000003 = 13000005/21000016000003.
+    let v = solve(&file, &["--objective", "horizon:1", "--exact"]);
+    assert_eq!(v["values_exact"], json!(["13000005/21000016000003", "0"]));
+    let v = solve(&file, &["--objective", "min-reward:goal", "--exact"]);
+    assert_eq!(v["values_exact"], json!(["13000005/21000016000003", "0"]));
+}

@@ -110,7 +110,16 @@ fn rows_that_sum_to_one_only_in_floating_point_fall_back_to_recovered_fractions(
     // doubles stand for 1/3 (a writer's shortest doubles), so exact analysis recovers 1/3.
     let third = "0.3333333333333333";
     let text = format!("{third},{third},{third}\n0,1,0\n0,0,1\n");
-    let d = read("thirds.csv", &text, true, false).unwrap();
+    let file = read_file("thirds.csv", &text, true, false).unwrap();
+    // The fallback is no silent one: a note names the row and its sum as written.
+    assert!(
+        file.notes
+            .iter()
+            .any(|n| n.contains("from state 0 sum to 9999999999999999/10000000000000000, not exactly 1")),
+        "{:?}",
+        file.notes
+    );
+    let d = chain(file);
     assert!(d.written().is_some());
     assert_eq!(
         d.exact_matrix().unwrap().row(0).1,
@@ -225,4 +234,33 @@ fn normalizing_keeps_the_values_as_written_when_no_row_was_rescaled() {
     let d = read("slow.drn", SLOW_DRN, true, true).unwrap();
     assert!(d.written().is_some());
     assert_slow_exit(&d);
+}
+
+#[test]
+fn exact_mdp_solves_use_the_rewards_as_written() {
+    use kolmo::mdp::{MdpOptions, Optimum, finite_horizon_exact, total_reward, total_reward_exact};
+    // State 0 earns 1/3000001 per visit; action 0 also earns 2/7000003 and reaches the goal,
+    // action 1 reaches it with probability 1/2 (two visits expected). Neither reward is a
+    // fraction that recovery from f64 finds (denominators above 2²⁰).
+    let text = "@type: MDP\n@parameters\n\n@value_type: rational\n@reward_models\ncost\n@nr_states\n2\n@nr_choices\n3\n@model\nstate 0 [1/3000001] init\n\taction 0 [2/7000003]\n\t\t1 : 1\n\taction 1 [0]\n\t\t0 : 1/2\n\t\t1 : 1/2\nstate 1 [0] goal\n\taction 0 [0]\n\t\t1 : 1\n";
+    let Model::Mdp(floating) = read_file("cost.drn", text, false, false).unwrap().model else {
+        panic!("an MDP")
+    };
+    let e = floating.exact_rewards("cost").unwrap_err().to_string();
+    assert!(e.contains("not a simple fraction"), "{e}");
+    let Model::Mdp(mdp) = read_file("cost.drn", text, true, false).unwrap().model else {
+        panic!("an MDP")
+    };
+    let r = mdp.exact_rewards("cost").unwrap();
+    let (visit, act) = (frac(1, 3_000_001), frac(2, 7_000_003));
+    assert_eq!(r, [&visit + &act, visit.clone(), Rational::ZERO]);
+    let goal = StateSet::from_states(2, [1]);
+    let f64_rewards = mdp.reward_models()["cost"].expected_per_choice(mdp.matrix());
+    let f = total_reward(&mdp, &f64_rewards, &goal, Optimum::Min, &MdpOptions::default()).unwrap();
+    // Action 0: 1/3000001 + 2/7000003 ≈ 6.19e-7; action 1: 2 · 1/3000001 ≈ 6.67e-7.
+    let (v, policy) = total_reward_exact(&mdp, &r, &goal, Optimum::Min, &f.policy).unwrap();
+    assert_eq!(v[0], Some(&visit + &act));
+    assert_eq!(policy[0], 0);
+    let one_step = finite_horizon_exact(&mdp, &r, 1, Optimum::Max).unwrap();
+    assert_eq!(one_step[0], &visit + &act);
 }

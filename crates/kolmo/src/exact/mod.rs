@@ -67,6 +67,34 @@ pub fn rationalize(x: f64) -> Option<Rational> {
     None
 }
 
+/// [`rationalize`] for either sign: `−rationalize(|x|)` for negative `x`.
+#[must_use]
+pub fn rationalize_signed(x: f64) -> Option<Rational> {
+    let magnitude = rationalize(x.abs())?;
+    Some(if x < 0.0 { -magnitude } else { magnitude })
+}
+
+/// Rewards (one per choice) as fractions by [`rationalize_signed`], for exact analyses of rewards
+/// that were not kept as written ([`Written`](crate::model::Written)).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the first choice whose reward is not a fraction with a
+/// denominator up to [`MAX_DENOMINATOR`].
+pub fn rationalize_rewards(rewards: &[f64]) -> Result<Vec<Rational>> {
+    rewards
+        .iter()
+        .enumerate()
+        .map(|(choice, &x)| {
+            rationalize_signed(x).ok_or_else(|| {
+                Error::arg(
+                    "exact rewards",
+                    format!("the reward {x} of choice {choice} is not a simple fraction"),
+                )
+            })
+        })
+        .collect()
+}
+
 /// The matrix with every entry replaced by [`rationalize`]d fraction.
 ///
 /// # Errors
@@ -182,6 +210,9 @@ impl crate::sparse::Accumulate for Rational {
             None => a * x,
         };
         *sum += term;
+    }
+    fn add(sum: &mut Rational, x: &Self) {
+        *sum += x;
     }
     fn finish(sum: Rational) -> Self {
         sum

@@ -63,14 +63,15 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
 /// recovered as fractions): `V_k = T^k 0` with exact maxima and minima.
 ///
 /// # Errors
-/// [`crate::Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
-/// [`crate::exact::rationalize`]).
+/// [`crate::Error::InvalidDistribution`] if a probability is not a simple fraction (see
+/// [`crate::exact::rationalize`]); [`crate::Error::InvalidArgument`] if a reward is not.
 ///
 /// # Complexity
 /// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
 pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact::Rational>> {
     let p = crate::exact::rationalize_matrix(game.matrix(), true)?;
-    backward_induction_exact(&p, game.rewards(), direction(game), steps)
+    let rewards = crate::exact::rationalize_rewards(game.rewards())?;
+    Ok(backward_induction_exact(&p, &rewards, direction(game), steps))
 }
 
 /// Each state's direction: its owner's.

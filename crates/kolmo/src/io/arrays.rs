@@ -22,7 +22,7 @@
 use super::json::{Json, Value, describe, parse_tree, write_error};
 use super::npy::{self, NpyArray, shape_text};
 use super::text_out::{Form, number};
-use super::{Entry, Model, ReadOptions, build_matrix, parse_error, parse_number};
+use super::{Entry, Format, Model, ModelFile, ReadOptions, build_matrix, parse_error, parse_number};
 use crate::model::{Mdp, ROW_SUM_TOLERANCE, RewardModel};
 use crate::numeric::NeumaierSum;
 use crate::{Error, Result, StateId, excerpt};
@@ -294,20 +294,6 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
     Ok((mdp, notes))
 }
 
-/// What reading an array model gives besides the model: notes, the files read, and the discount
-/// factor the file states (JSON `"beta"` or `"discount"`).
-#[derive(Debug)]
-pub(crate) struct ArraysFile {
-    /// The model.
-    pub model: Model,
-    /// Notes for the user.
-    pub notes: Vec<String>,
-    /// The files read.
-    pub files: Vec<PathBuf>,
-    /// The discount factor given in the file, if any.
-    pub discount: Option<f64>,
-}
-
 /// Whether `path` names `.npy` input: a `.npy` file or a directory.
 pub(crate) fn is_npy(path: &Path) -> bool {
     path.is_dir()
@@ -363,7 +349,7 @@ fn python_non_json(text: &str) -> bool {
 }
 
 /// Reads an array model from the JSON `text`, the contents of `path`.
-pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Result<ArraysFile> {
+pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Result<ModelFile> {
     let root = parse_tree(path, text).map_err(|e| match e {
         Error::Parse {
             path,
@@ -454,11 +440,9 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
         }
     }
     let (mdp, notes) = build(layout, &trans, &rewards, options.normalize)?;
-    Ok(ArraysFile {
-        model: Model::Mdp(mdp),
-        notes,
-        files: vec![path.to_path_buf()],
+    Ok(ModelFile {
         discount,
+        ..ModelFile::of(Model::Mdp(mdp), Format::Arrays, vec![path.to_path_buf()], notes)
     })
 }
 
@@ -563,7 +547,7 @@ fn collect_json(
 /// Reads an array model from `.npy` files: `path` is a directory holding `P.npy` (or `Q.npy`) and
 /// `R.npy`, or one file of such a pair, named `P.npy`, `NAME.P.npy`, `NAME_P.npy` (and the same
 /// with `Q` or `R`).
-pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ArraysFile> {
+pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     let (dir, prefix) = if path.is_dir() {
         (path.to_path_buf(), String::new())
     } else {
@@ -619,12 +603,12 @@ pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ArraysFile>
     let trans = Dense::from_npy(name, &trans_path, npy::read(&trans_path)?);
     let rewards = Dense::from_npy("R", &r, npy::read(&r)?);
     let (mdp, notes) = build(layout, &trans, &rewards, options.normalize)?;
-    Ok(ArraysFile {
-        model: Model::Mdp(mdp),
+    Ok(ModelFile::of(
+        Model::Mdp(mdp),
+        Format::Arrays,
+        vec![trans_path, r],
         notes,
-        files: vec![trans_path, r],
-        discount: None,
-    })
+    ))
 }
 
 /// Writes `model` as a JSON array model: MDPToolbox's `{"P", "R"}` when every state has every
@@ -748,7 +732,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Result<ArraysFile> {
+    fn read(text: &str) -> Result<ModelFile> {
         read_json(Path::new("m.json"), text, &ReadOptions::default())
     }
 

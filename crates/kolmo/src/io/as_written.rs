@@ -1,10 +1,10 @@
-//! Keeping the probabilities as written ([`ReadOptions::exact`](super::ReadOptions::exact)) for
+//! Keeping the probabilities and rewards as written ([`ReadOptions::exact`](super::ReadOptions::exact)) for
 //! the readers that parse in parallel chunks or in one streaming pass (DRN, PRISM, JSON, arrays),
 //! without a second path through them.
 //!
 //! While such a reader runs under [`reading_exactly`], every number token that
 //! [`parse_number`](super::parse_number) accepts is also recorded with its exact value, keyed by
-//! the `f64` it rounds to. Afterwards each stored probability is looked up: a reader stores the
+//! the `f64` it rounds to. Afterwards each stored probability and reward is looked up: a reader stores the
 //! parsed `f64` itself, so the lookup finds the token it came from. Where it cannot — two tokens
 //! with different exact values that round to the same `f64`, a value not parsed from a token
 //! (rows rescaled by `normalize`), a token parsed on a thread outside the read — nothing is
@@ -16,7 +16,7 @@
 
 use super::{Model, ModelFile, Result};
 use crate::exact::{Rational, parse_exact};
-use crate::model::Written;
+use crate::model::{RewardModel, Written};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -73,10 +73,31 @@ pub(super) fn reading_exactly(
         .start_handler(move |_| RECORDER.with(|r| *r.borrow_mut() = Some(Arc::clone(&for_threads))))
         .build()
         .map_err(|e| crate::Error::arg("exact values", format!("cannot start the reading threads: {e}")))?;
-    let mut file = pool.install(read)?;
+    let file = pool.install(read)?;
     drop(pool);
-    let values = recorder.values.lock().unwrap_or_else(|e| e.into_inner());
-    if values.is_empty() || file_written(&file.model).is_some() {
+    let mut file = match file_written(&file.model) {
+        Some(_) => file,
+        None => attach(file, &recorder, normalize)?,
+    };
+    if let Some(w) = file_written(&file.model) {
+        let matrix = match &file.model {
+            Model::Dtmc(d) => d.matrix(),
+            Model::Mdp(m) => m.matrix(),
+        };
+        if let Some((s, sum)) = w.first_inexact_row(matrix) {
+            file.notes.push(format!(
+                "as written, the probabilities from state {s} sum to {}, not exactly 1: exact analyses use the fractions recovered from floating point where they sum to 1",
+                crate::model::shortened(&sum.to_string())
+            ));
+        }
+    }
+    Ok(file)
+}
+
+/// `file` with the values `recorder` recorded attached (see [`reading_exactly`]).
+fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<ModelFile> {
+    let recorded = recorder.values.lock().unwrap_or_else(|e| e.into_inner());
+    if recorded.is_empty() {
         return Ok(file);
     }
     if recorder.underflow.load(std::sync::atomic::Ordering::Relaxed) {
@@ -91,26 +112,51 @@ pub(super) fn reading_exactly(
         ));
         return Ok(file);
     }
-    let matrix = match &file.model {
-        Model::Dtmc(d) => d.matrix(),
-        Model::Mdp(m) => m.matrix(),
+    let (matrix, rewards) = match &file.model {
+        Model::Dtmc(d) => (d.matrix(), d.reward_models()),
+        Model::Mdp(m) => (m.matrix(), m.reward_models()),
     };
-    let probabilities: Option<Vec<Rational>> = matrix
-        .as_parts()
-        .2
-        .iter()
-        .map(|v| values.get(&v.to_bits()).cloned().flatten())
-        .collect();
-    let Some(probabilities) = probabilities else {
+    let exact = |values: &[f64]| -> Option<Vec<Rational>> {
+        values
+            .iter()
+            .map(|v| match recorded.get(&v.to_bits()) {
+                Some(x) => x.clone(),
+                // A reward of 0 may stand for an omitted one (no token).
+                None => (*v == 0.0).then_some(Rational::ZERO),
+            })
+            .collect()
+    };
+    let Some(probabilities) = exact(matrix.as_parts().2) else {
         file.notes.push(format!(
             "{NOT_KEPT} (a value not written as a number, or two numbers that round alike)"
         ));
         return Ok(file);
     };
-    let written = Written {
+    let mut written = Written {
         probabilities,
         ..Written::default()
     };
+    for (name, model) in rewards {
+        let part = |values: &Option<Vec<f64>>| values.as_deref().map(exact);
+        let (state, action, transition) = (part(&model.state), part(&model.action), part(&model.transition));
+        if [&state, &action, &transition]
+            .iter()
+            .any(|p| matches!(p, Some(None)))
+        {
+            file.notes.push(format!(
+                "the rewards {name:?} as written could not all be kept, so exact analyses recover fractions from floating point"
+            ));
+            continue;
+        }
+        written.rewards.insert(
+            name.clone(),
+            RewardModel {
+                state: state.flatten(),
+                action: action.flatten(),
+                transition: transition.flatten(),
+            },
+        );
+    }
     file.model = match file.model {
         Model::Dtmc(d) => Model::Dtmc(d.with_written(written)?),
         Model::Mdp(m) => Model::Mdp(m.with_written(written)?),

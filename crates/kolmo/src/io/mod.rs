@@ -140,7 +140,7 @@ pub struct ModelFile {
 
 impl ModelFile {
     /// A model read from `files` with `notes`, in a format without a discount factor.
-    fn of(model: Model, format: Format, files: Vec<PathBuf>, notes: Vec<String>) -> Self {
+    pub(crate) fn of(model: Model, format: Format, files: Vec<PathBuf>, notes: Vec<String>) -> Self {
         Self {
             model,
             format,
@@ -183,23 +183,10 @@ fn read_model_f64(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     };
     if format == Format::Prism {
         let (model, files, notes) = prism::read(path, options)?;
-        return Ok(ModelFile {
-            model,
-            format,
-            files,
-            notes,
-            discount: None,
-        });
+        return Ok(ModelFile::of(model, format, files, notes));
     }
     if format == Format::Arrays && arrays::is_npy(path) {
-        let a = arrays::read_npy(path, options)?;
-        return Ok(ModelFile {
-            model: a.model,
-            format,
-            files: a.files,
-            notes: a.notes,
-            discount: a.discount,
-        });
+        return arrays::read_npy(path, options);
     }
     if format == Format::Drn {
         let (model, notes) = drn::read_file(path, options)?;
@@ -265,14 +252,7 @@ fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOption
     if matches!(format, Format::Json | Format::Arrays)
         && (format == Format::Arrays || arrays::is_arrays_json(text))
     {
-        let a = arrays::read_json(path, text, options)?;
-        return Ok(ModelFile {
-            model: a.model,
-            format: Format::Arrays,
-            files: a.files,
-            notes: a.notes,
-            discount: a.discount,
-        });
+        return arrays::read_json(path, text, options);
     }
     let (model, notes) = match format {
         Format::Json => json::read(path, text, options)?,

@@ -234,27 +234,30 @@ fn value_iteration(
 
 /// The exact optimal discounted values and an optimal policy in rational arithmetic: policy
 /// iteration whose evaluations and improvement tests are exact, started from the `f64` optimum's
-/// policy (so usually one exact evaluation confirms it). Probabilities are recovered as fractions
-/// ([`rationalize`](crate::exact::rationalize)); `gamma` is exact.
+/// policy (so usually one exact evaluation confirms it). The probabilities are the model's
+/// [`exact_matrix`](Mdp::exact_matrix); `rewards` (one per choice, length `m`; from a model, its
+/// [`Mdp::exact_rewards`]) and `gamma` are exact.
 ///
 /// # Errors
-/// As [`discounted`]; [`Error::InvalidDistribution`] if a probability or reward is not a simple
+/// As [`discounted`]; [`Error::InvalidDistribution`] if a probability is not a simple
 /// fraction or a choice's fractions do not sum to exactly 1; [`Error::TooLarge`] beyond the exact
 /// dense limit.
 pub fn discounted_exact(
     mdp: &Mdp,
-    rewards: &[f64],
+    rewards: &[Rational],
     gamma: &Rational,
     optimum: Optimum,
 ) -> Result<(Vec<Rational>, Vec<u32>)> {
     let g = gamma.to_f64().value();
-    check(mdp, rewards, g)?;
-    let start = discounted(mdp, rewards, g, optimum, &MdpOptions::default())?;
+    let pm = super::exact::exact_parts(mdp, rewards)?;
+    let rounded: Vec<f64> = rewards.iter().map(|x| x.to_f64().value()).collect();
+    check(mdp, &rounded, g)?;
+    let start = discounted(mdp, &rounded, g, optimum, &MdpOptions::default())?;
     let m = mdp.matrix();
     let (row_ptr, cols, _) = m.as_parts();
-    let (pm, r) = super::exact::exact_parts(mdp, rewards)?;
+    let r = rewards;
     let p = pm.as_parts().2;
-    let q = |v: &[Rational], row: usize| pm.row_value(row, v, Affine::discounted(&r, gamma));
+    let q = |v: &[Rational], row: usize| pm.row_value(row, v, Affine::discounted(r, gamma));
     let n = mdp.n();
     let mut policy = start.policy;
     loop {
@@ -348,7 +351,13 @@ pub(crate) mod tests {
             assert_eq!(s.policy, vec![0, 0, 0]);
         }
         let gamma = Rational::from(9) / Rational::from(10);
-        let (v, policy) = discounted_exact(&mdp, &r, &gamma, Optimum::Max).unwrap();
+        let (v, policy) = discounted_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&r).unwrap(),
+            &gamma,
+            Optimum::Max,
+        )
+        .unwrap();
         let want = [6561, 7371, 8371].map(|x| Rational::from(x) / Rational::from(250));
         assert_eq!(v, want);
         assert_eq!(policy, vec![0, 0, 0]);
@@ -373,7 +382,13 @@ pub(crate) mod tests {
         assert!(pi.values[0] > 317.55 && pi.values[0] < 317.56, "{:?}", pi.values);
         assert!((pi.values[0] - vi.values[0]).abs() <= pi.error_bound + vi.error_bound);
         let gamma = Rational::from(99) / Rational::from(100);
-        let (v, _) = discounted_exact(&mdp, &r, &gamma, Optimum::Max).unwrap();
+        let (v, _) = discounted_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&r).unwrap(),
+            &gamma,
+            Optimum::Max,
+        )
+        .unwrap();
         assert!((v[0].to_f64().value() - pi.values[0]).abs() <= pi.error_bound);
     }
 
@@ -393,7 +408,13 @@ pub(crate) mod tests {
         assert!(vi.error_bound > 1e-12 * vi.values[2], "{}", vi.error_bound);
         assert!(vi.error_bound < 1e-7 * vi.values[2], "{}", vi.error_bound);
         let gamma = Rational::from(99_999) / Rational::from(100_000);
-        let (v, _) = discounted_exact(&mdp, &r, &gamma, Optimum::Max).unwrap();
+        let (v, _) = discounted_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&r).unwrap(),
+            &gamma,
+            Optimum::Max,
+        )
+        .unwrap();
         for (x, y) in vi.values.iter().zip(&v) {
             assert!((x - y.to_f64().value()).abs() <= vi.error_bound, "{x} vs {y}");
         }
@@ -412,15 +433,25 @@ pub(crate) mod tests {
                 && (s.values[1] + 20.0).abs() <= s.error_bound.max(1e-14)
         );
         assert_eq!(s.policy, vec![0, 0]);
-        let (v, policy) =
-            discounted_exact(&mdp, &r, &(Rational::from(19) / Rational::from(20)), Optimum::Max).unwrap();
+        let (v, policy) = discounted_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&r).unwrap(),
+            &(Rational::from(19) / Rational::from(20)),
+            Optimum::Max,
+        )
+        .unwrap();
         assert_eq!(
             v,
             vec![Rational::from(-60) / Rational::from(7), Rational::from(-20)]
         );
         assert_eq!(policy, vec![0, 0]);
-        let (v, policy) =
-            discounted_exact(&mdp, &r, &(Rational::from(9) / Rational::from(10)), Optimum::Max).unwrap();
+        let (v, policy) = discounted_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&r).unwrap(),
+            &(Rational::from(9) / Rational::from(10)),
+            Optimum::Max,
+        )
+        .unwrap();
         assert_eq!(v, vec![Rational::from(1), Rational::from(-10)]);
         assert_eq!(policy, vec![1, 0]);
     }

@@ -4,28 +4,21 @@
 
 use super::Optimum;
 use crate::analysis::exact::{expected_reward_exact, reach_probability_exact as chain_reach_exact};
-use crate::exact::{Rational, rationalize};
+use crate::exact::Rational;
 use crate::model::{Dtmc, Mdp, StateSet, Written};
 use crate::sparse::{Affine, CsrMatrix};
 use crate::{Error, Result};
 
 /// The model's exact matrix ([`Mdp::exact_matrix`]: the probabilities as written when the reader
-/// kept them, else recovered as fractions) and `rewards` (one per choice) as fractions; every
-/// choice's probabilities must sum to exactly 1.
-pub(super) fn exact_parts(mdp: &Mdp, rewards: &[f64]) -> Result<(CsrMatrix<Rational>, Vec<Rational>)> {
-    let r: Vec<Rational> = rewards
-        .iter()
-        .map(|&x| {
-            let magnitude = rationalize(x.abs())
-                .ok_or_else(|| Error::arg("exact MDP", format!("reward {x} is not a simple fraction")))?;
-            Ok(if x < 0.0 {
-                Rational::ZERO - magnitude
-            } else {
-                magnitude
-            })
-        })
-        .collect::<Result<_>>()?;
-    Ok((mdp.exact_matrix()?, r))
+/// kept them, else recovered as fractions), after checking that `rewards` has one reward per choice.
+pub(super) fn exact_parts(mdp: &Mdp, rewards: &[Rational]) -> Result<CsrMatrix<Rational>> {
+    if rewards.len() != mdp.choices() {
+        return Err(Error::arg(
+            "rewards",
+            format!("{} rewards for {} choices", rewards.len(), mdp.choices()),
+        ));
+    }
+    mdp.exact_matrix()
 }
 
 /// The Markov chain of `mdp` under the stationary policy choosing `rows` (one row per state),
@@ -56,19 +49,21 @@ fn q_value(
 
 /// Exact policy iteration for the expected total reward until `target` (see
 /// [`total_reward`](super::total_reward)), from `policy`. Returns the exact values (`None` = +∞)
-/// and the policy.
+/// and the policy. `rewards` has one exact reward per choice (length `m`; from a model, its
+/// [`Mdp::exact_rewards`]).
 ///
 /// # Errors
 /// As [`expected_reward_exact`] (too large, probabilities that are not simple fractions);
-/// [`Error::InvalidArgument`] for bad rewards.
+/// [`Error::InvalidArgument`] for rewards of the wrong length.
 pub fn total_reward_exact(
     mdp: &Mdp,
-    rewards: &[f64],
+    rewards: &[Rational],
     target: &StateSet,
     optimum: Optimum,
     policy: &[u32],
 ) -> Result<(Vec<Option<Rational>>, Vec<u32>)> {
-    let (p, r) = exact_parts(mdp, rewards)?;
+    let p = exact_parts(mdp, rewards)?;
+    let r = rewards;
     let m = mdp.matrix();
     let mut policy = policy.to_vec();
     loop {
@@ -88,7 +83,7 @@ pub fn total_reward_exact(
             let group = m.group_rows(s);
             let mut best = current;
             for row in group.clone() {
-                if let Some(q) = q_value(&p, &r, &v, &known, row) {
+                if let Some(q) = q_value(&p, r, &v, &known, row) {
                     if optimum.direction().better(&q, &best) {
                         best = q;
                         policy[s] = (row - group.start) as u32;
@@ -116,7 +111,7 @@ pub fn reach_probability_exact(
     optimum: Optimum,
     policy: &[u32],
 ) -> Result<(Vec<Rational>, Vec<u32>)> {
-    let (p, _) = exact_parts(mdp, &vec![0.0; mdp.choices()])?;
+    let p = mdp.exact_matrix()?;
     let m = mdp.matrix();
     let mut policy = policy.to_vec();
     loop {

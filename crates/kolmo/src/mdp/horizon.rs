@@ -3,7 +3,7 @@
 //! reduce by their owner's direction).
 
 use super::{Optimum, check_rewards};
-use crate::exact::{Rational, rationalize};
+use crate::exact::Rational;
 use crate::model::Mdp;
 use crate::sparse::{Affine, CsrMatrix, Direction};
 use crate::{Error, Result};
@@ -68,20 +68,27 @@ pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) 
     })
 }
 
-/// [`finite_horizon`]'s values in exact rational arithmetic.
+/// [`finite_horizon`]'s values in exact rational arithmetic, on the model's
+/// [`exact_matrix`](Mdp::exact_matrix) and exact `rewards` (one per choice, length `m`; from a
+/// model, its [`Mdp::exact_rewards`]).
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for rewards of the wrong length or not finite;
-/// [`Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
-/// [`crate::exact::rationalize`]).
+/// [`Error::InvalidArgument`] for rewards of the wrong length;
+/// [`Error::InvalidDistribution`] if a probability is not a simple fraction (see
+/// [`Mdp::exact_matrix`]).
 pub fn finite_horizon_exact(
     mdp: &Mdp,
-    rewards: &[f64],
+    rewards: &[Rational],
     steps: u64,
     optimum: Optimum,
 ) -> Result<Vec<Rational>> {
-    check_rewards(mdp, rewards)?;
-    backward_induction_exact(&mdp.exact_matrix()?, rewards, |_| optimum.direction(), steps)
+    let p = super::exact::exact_parts(mdp, rewards)?;
+    Ok(backward_induction_exact(
+        &p,
+        rewards,
+        |_| optimum.direction(),
+        steps,
+    ))
 }
 
 /// `V_k = T^k 0` over `steps` Bellman steps ([`CsrMatrix::multiply_and_reduce`]) of the
@@ -115,43 +122,26 @@ pub(crate) fn backward_induction(
 }
 
 /// [`backward_induction`]'s values in exact rational arithmetic on the exact probabilities `p`
-/// (the row-grouped matrix), the rewards recovered as fractions: `V_k = T^k 0` with exact maxima and minima.
-///
-/// # Errors
-/// [`Error::InvalidDistribution`] if a probability or reward is not a simple fraction (see
-/// [`crate::exact::rationalize`]).
+/// (the row-grouped matrix) and exact `rewards` (one per row): `V_k = T^k 0` with exact maxima
+/// and minima.
 ///
 /// # Complexity
 /// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
 pub(crate) fn backward_induction_exact(
     p: &CsrMatrix<Rational>,
-    rewards: &[f64],
+    rewards: &[Rational],
     direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
-) -> Result<Vec<Rational>> {
-    let rewards: Vec<Rational> = rewards
-        .iter()
-        .enumerate()
-        .map(|(r, &x)| {
-            let (mag, neg) = (x.abs(), x < 0.0);
-            rationalize(mag)
-                .map(|q| if neg { -q } else { q })
-                .ok_or_else(|| Error::InvalidDistribution {
-                    state: 0,
-                    name: format!("choice {r}"),
-                    message: format!("reward {x} is not a simple fraction"),
-                })
-        })
-        .collect::<Result<_>>()?;
+) -> Vec<Rational> {
     let n = p.row_groups();
     let mut v = vec![Rational::ZERO; n];
     let mut next = vec![Rational::ZERO; n];
     let mut choices = vec![0u32; n];
     for _ in 0..steps {
-        p.multiply_and_reduce(direction, &v, Affine::offset(&rewards), &mut next, &mut choices);
+        p.multiply_and_reduce(direction, &v, Affine::offset(rewards), &mut next, &mut choices);
         std::mem::swap(&mut v, &mut next);
     }
-    Ok(v)
+    v
 }
 
 #[cfg(test)]
@@ -198,9 +188,21 @@ mod tests {
             h.decisions,
             vec![vec![3, 0, 0, 0], vec![2, 0, 0, 0], vec![0, 0, 0, 0]]
         );
-        let exact = finite_horizon_exact(&mdp, &r, 3, Optimum::Max).unwrap();
+        let exact = finite_horizon_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&r).unwrap(),
+            3,
+            Optimum::Max,
+        )
+        .unwrap();
         assert_eq!(exact[0], Rational::from(67) / Rational::from(16));
-        let two = finite_horizon_exact(&mdp, &r, 2, Optimum::Max).unwrap();
+        let two = finite_horizon_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&r).unwrap(),
+            2,
+            Optimum::Max,
+        )
+        .unwrap();
         assert_eq!(
             two,
             vec![

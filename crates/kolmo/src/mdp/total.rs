@@ -239,8 +239,14 @@ mod tests {
         assert_eq!(s.values[3], f64::INFINITY);
         assert_eq!(s.policy[0], 0);
         assert!(s.error_bound < 1e-13);
-        let (exact, policy) =
-            super::super::total_reward_exact(&mdp, &rewards, &target, Optimum::Min, &s.policy).unwrap();
+        let (exact, policy) = super::super::total_reward_exact(
+            &mdp,
+            &crate::exact::rationalize_rewards(&rewards).unwrap(),
+            &target,
+            Optimum::Min,
+            &s.policy,
+        )
+        .unwrap();
         assert_eq!(
             exact[..3],
             [

@@ -84,6 +84,29 @@ macro_rules! annotated_model_accessors {
             super::written::exact_matrix(&self.matrix, self.written.as_deref())
         }
 
+        /// The expected reward of one step from each choice under reward model `name`, exactly
+        /// (length `m`, the matrix's rows; see [`RewardModel::expected_per_choice`]): from the
+        /// rewards and probabilities as written when the input kept them
+        /// ([`written`](Self::written), [`exact_matrix`](Self::exact_matrix)), otherwise each
+        /// choice's `f64` reward recovered as a fraction
+        /// ([`rationalize_rewards`](crate::exact::rationalize_rewards)).
+        ///
+        /// # Errors
+        /// [`Error::InvalidArgument`] if there is no reward model `name` or (not as written) a
+        /// reward is not a simple fraction; [`exact_matrix`](Self::exact_matrix)'s errors.
+        pub fn exact_rewards(&self, name: &str) -> Result<Vec<crate::exact::Rational>> {
+            let Some(model) = self.rewards.get(name) else {
+                return Err(Error::arg(
+                    "exact rewards",
+                    format!("no reward model {name:?}"),
+                ));
+            };
+            match self.written.as_deref().and_then(|w| w.rewards.get(name)) {
+                Some(exact) => Ok(exact.expected_per_choice(&self.exact_matrix()?)),
+                None => crate::exact::rationalize_rewards(&model.expected_per_choice(&self.matrix)),
+            }
+        }
+
         /// All reward models by name.
         #[must_use]
         pub fn reward_models(&self) -> &BTreeMap<String, RewardModel> {
@@ -134,6 +157,7 @@ pub use mdp::Mdp;
 pub use rewards::RewardModel;
 pub use state_set::StateSet;
 pub use written::Written;
+pub(crate) use written::shortened;
 
 /// Drunkard's walk on 0..=4 with 0 and 4 absorbing, right with probability `p`, started in 2: a
 /// test chain for the layers above (Grinstead & Snell, *Introduction to Probability*, Example

@@ -77,34 +77,34 @@ impl RewardModel {
         }
         Ok(())
     }
+}
 
+impl<T: crate::sparse::Accumulate> RewardModel<T> {
     /// The expected reward of one step from each choice `a` of state `s` (length `m`):
-    /// `state(s) + action(a) + Σ_t P(a, t) · transition(a, t)`.
+    /// `state(s) + action(a) + Σ_t P(a, t) · transition(a, t)`, summed with the kernel's
+    /// summation ([`Accumulate`](crate::sparse::Accumulate): compensated in `f64`, exact in
+    /// rationals, where `matrix` holds the exact probabilities).
     ///
     /// # Panics
-    /// - panics if the parts do not have the lengths [`check`](Self::check) requires.
+    /// - panics if the parts do not have the lengths [`check`](RewardModel::check) requires.
     #[must_use]
     #[track_caller]
-    pub fn expected_per_choice(&self, matrix: &CsrMatrix) -> Vec<f64> {
-        let mut r = vec![0.0; matrix.nrows()];
-        for g in 0..matrix.row_groups() {
-            for row in matrix.group_rows(g) {
-                let mut acc = crate::numeric::NeumaierSum::default();
-                if let Some(s) = &self.state {
-                    acc.add(s[g]);
-                }
+    pub fn expected_per_choice(&self, matrix: &CsrMatrix<T>) -> Vec<T> {
+        let (row_ptr, _, vals) = matrix.as_parts();
+        (0..matrix.row_groups())
+            .flat_map(|g| matrix.group_rows(g).map(move |row| (g, row)))
+            .map(|(g, row)| {
+                let mut acc = T::start(self.state.as_ref().map(|s| &s[g]));
                 if let Some(a) = &self.action {
-                    acc.add(a[row]);
+                    T::add(&mut acc, &a[row]);
                 }
                 if let Some(t) = &self.transition {
-                    let (row_ptr, _, vals) = matrix.as_parts();
                     for k in row_ptr[row]..row_ptr[row + 1] {
-                        acc.add(vals[k] * t[k]);
+                        T::add_product(&mut acc, None, &vals[k], &t[k]);
                     }
                 }
-                r[row] = acc.value();
-            }
-        }
-        r
+                T::finish(acc)
+            })
+            .collect()
     }
 }

@@ -97,30 +97,43 @@ pub(super) fn exact_matrix(matrix: &CsrMatrix, written: Option<&Written>) -> Res
     let Some(written) = written else {
         return rationalize_matrix(matrix, true);
     };
-    let row_ptr = matrix.as_parts().0;
-    for g in 0..matrix.row_groups() {
-        for i in matrix.group_rows(g) {
-            let sum = written.probabilities[row_ptr[i]..row_ptr[i + 1]]
-                .iter()
-                .fold(Rational::ZERO, |acc, p| acc + p);
-            if sum == Rational::ONE {
-                continue;
-            }
-            return rationalize_matrix(matrix, true).map_err(|_| Error::InvalidDistribution {
-                state: g as StateId,
-                name: g.to_string(),
-                message: format!(
-                    "as written, the outgoing probabilities sum to {}, not exactly 1, and they are not simple fractions either (exact analysis takes the file's numbers as they are)",
-                    shortened(&sum.to_string())
-                ),
-            });
-        }
+    match written.first_inexact_row(matrix) {
+        None => Ok(matrix.with_values(written.probabilities.clone())),
+        Some((g, sum)) => rationalize_matrix(matrix, true).map_err(|_| Error::InvalidDistribution {
+            state: g,
+            name: g.to_string(),
+            message: format!(
+                "as written, the outgoing probabilities sum to {}, not exactly 1, and they are not simple fractions either (exact analysis takes the file's numbers as they are)",
+                shortened(&sum.to_string())
+            ),
+        }),
     }
-    Ok(matrix.with_values(written.probabilities.clone()))
+}
+
+impl Written {
+    /// The first state (in state order) with a choice whose probabilities as written do not sum
+    /// to exactly 1, and that sum; `None` if every row sums to 1 exactly. Exact analyses
+    /// ([`exact_matrix`](crate::model::Mdp::exact_matrix)) then fall back to fractions recovered
+    /// from `f64`.
+    ///
+    /// # Panics
+    /// - panics if `self` does not fit `matrix` (see [`check`](Self::check)).
+    #[must_use]
+    pub fn first_inexact_row(&self, matrix: &CsrMatrix) -> Option<(StateId, Rational)> {
+        let row_ptr = matrix.as_parts().0;
+        (0..matrix.row_groups()).find_map(|g| {
+            matrix.group_rows(g).find_map(|i| {
+                let sum = self.probabilities[row_ptr[i]..row_ptr[i + 1]]
+                    .iter()
+                    .fold(Rational::ZERO, |acc, p| acc + p);
+                (sum != Rational::ONE).then_some((g as StateId, sum))
+            })
+        })
+    }
 }
 
 /// `text` cut to its first 60 characters, with `…` when it was longer (a fraction's digits).
-fn shortened(text: &str) -> String {
+pub(crate) fn shortened(text: &str) -> String {
     match text.char_indices().nth(60) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),

@@ -54,6 +54,8 @@ pub trait Accumulate: Clone + PartialOrd + Send + Sync {
     fn start(start: Option<&Self>) -> Self::Sum;
     /// Adds `(γ · a) · x` (`a · x` for `γ = None`).
     fn add_product(sum: &mut Self::Sum, gamma: Option<&Self>, a: &Self, x: &Self);
+    /// Adds `x`.
+    fn add(sum: &mut Self::Sum, x: &Self);
     /// The value of the sum.
     fn finish(sum: Self::Sum) -> Self;
 }
@@ -74,6 +76,10 @@ impl Accumulate for f64 {
             Some(g) => sum.add(g * a * x),
             None => sum.add(a * x),
         }
+    }
+    #[inline]
+    fn add(sum: &mut NeumaierSum, x: &Self) {
+        sum.add(*x);
     }
     #[inline]
     fn finish(sum: NeumaierSum) -> Self {
