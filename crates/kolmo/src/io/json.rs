@@ -28,7 +28,7 @@ use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId, excerpt};
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -92,16 +92,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
 /// A syntax error of serde_json, at its line and column.
 fn syntax_error(path: &Path, e: &serde_json::Error) -> Error {
     let message = e.to_string();
-    let message = match message.rfind(" at line ") {
-        Some(i) => &message[..i],
-        None => &message,
-    };
-    parse_error(
-        path,
-        e.line().max(1),
-        e.column().max(1),
-        format!("not valid JSON: {message}"),
-    )
+    let message = message.rfind(" at line ").map_or(&*message, |i| &message[..i]);
+    let (line, column) = (e.line().max(1), e.column().max(1));
+    parse_error(path, line, column, format!("not valid JSON: {message}"))
 }
 
 /// How an attempt reads the transitions.
@@ -166,7 +159,7 @@ impl Locator {
 struct Raw<'de>(&'de str);
 
 impl<'de> de::Deserialize<'de> for Raw<'de> {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Res<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Res<Self, D::Error> {
         <&'de RawValue as de::Deserialize<'de>>::deserialize(d).map(|raw| Raw(raw.get()))
     }
 }
@@ -633,7 +626,7 @@ trait Part<'de>: Sized {
         Err(refuse(self, r, start))
     }
 
-    fn leaf<D: de::Deserializer<'de>>(
+    fn leaf<D: Deserializer<'de>>(
         self,
         r: &mut Reader<'de>,
         start: usize,
@@ -659,7 +652,7 @@ struct Seed<'a, 'de, P> {
 impl<'de, P: Part<'de>> DeserializeSeed<'de> for Seed<'_, 'de, P> {
     type Value = P::Value;
     #[inline]
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Res<P::Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Res<P::Value, D::Error> {
         match self.r.byte(self.start) {
             b'[' | b'{' => d.deserialize_any(self),
             _ => self.part.leaf(self.r, self.start, d),
@@ -688,7 +681,7 @@ struct KeySeed;
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Cow<'de, str>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Res<Self::Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Res<Self::Value, D::Error> {
         d.deserialize_str(self)
     }
 }
@@ -778,7 +771,7 @@ impl<'de> Part<'de> for TopPart {
 
 /// Reads `"transitions"` from `d` into the reader's transitions, by rows or collected as the
 /// mode says.
-fn read_transitions<'de, D: de::Deserializer<'de>>(r: &mut Reader<'de>, d: D) -> Res<(), D::Error> {
+fn read_transitions<'de, D: Deserializer<'de>>(r: &mut Reader<'de>, d: D) -> Res<(), D::Error> {
     let mut sink = match r.mode.collect {
         true => Matrix::Collect(Vec::new()),
         false => Matrix::Rows(Rows::new(r.mdp, r.normalize)),
@@ -804,7 +797,7 @@ struct TransitionsSeed<'a, 'de> {
 
 impl<'de> DeserializeSeed<'de> for TransitionsSeed<'_, 'de> {
     type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Res<(), D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Res<(), D::Error> {
         read_transitions(self.r, d)
     }
 }
@@ -865,7 +858,7 @@ impl<'de> Part<'de> for StatesPart {
         })
     }
 
-    fn leaf<D: de::Deserializer<'de>>(
+    fn leaf<D: Deserializer<'de>>(
         self,
         r: &mut Reader<'de>,
         start: usize,
@@ -1243,29 +1236,21 @@ impl Transitions {
     }
 }
 
-/// Whether the actions of an MDP are named, and where the first transition said so.
-#[derive(Clone, Copy, Debug)]
-struct Naming {
-    named: bool,
-    at: usize,
-}
-
-impl Naming {
-    /// Checks `t` against the naming so far (set by the first transition).
-    fn check(naming: &mut Option<Naming>, r: &Reader<'_>, t: &Trans<'_>) -> Res<(), Stop> {
-        let named = matches!(t.action, Act::Name(_));
-        let first = *naming.get_or_insert(Naming { named, at: t.at });
-        if first.named == named {
-            return Ok(());
-        }
-        let (path, line) = (r.entry_path("transitions", t), r.line_of(first.at));
-        Err(Stop::Fault {
-            at: t.at,
-            message: format!(
-                "{path}: actions are named in some transitions and numbered in others (first on line {line}); name every action or none"
-            ),
-        })
+/// Checks `t` against `naming`: whether the actions of an MDP are named, and where the first
+/// transition (which sets it) said so.
+fn check_naming(naming: &mut Option<(bool, usize)>, r: &Reader<'_>, t: &Trans<'_>) -> Res<(), Stop> {
+    let named = matches!(t.action, Act::Name(_));
+    let (first, at) = *naming.get_or_insert((named, t.at));
+    if first == named {
+        return Ok(());
     }
+    let (path, line) = (r.entry_path("transitions", t), r.line_of(at));
+    Err(Stop::Fault {
+        at: t.at,
+        message: format!(
+            "{path}: actions are named in some transitions and numbered in others (first on line {line}); name every action or none"
+        ),
+    })
 }
 
 /// The sink of `"transitions"`: in row order into CSR arrays, or in any order collected to be
@@ -1315,7 +1300,7 @@ struct Rows<'de> {
     /// The number of the open choice within its state, and how it is written.
     choice: u32,
     action: Act<'de>,
-    naming: Option<Naming>,
+    naming: Option<(bool, usize)>,
     /// The names of the open state's actions, in choice order.
     state_actions: Vec<Cow<'de, str>>,
     /// Action names of the closed states, in row order.
@@ -1346,7 +1331,7 @@ impl<'de> Rows<'de> {
     #[inline]
     fn push(&mut self, r: &Reader<'de>, t: Trans<'de>) -> Res<(), Stop> {
         if self.mdp {
-            Naming::check(&mut self.naming, r, &t)?;
+            check_naming(&mut self.naming, r, &t)?;
         }
         self.list = t.list;
         let unordered = Stop::Retry(Mode {
@@ -1459,7 +1444,7 @@ impl<'de> Rows<'de> {
             return Err(r.refused(&t, &message));
         }
         let matrix = CsrMatrix::from_grouped_parts(st.n, self.row_ptr, self.cols, self.vals, self.group_ptr);
-        let named = self.naming.is_some_and(|n| n.named);
+        let named = self.naming.is_some_and(|n| n.0);
         Ok(Transitions {
             matrix,
             action_names: named.then_some(self.action_names),
@@ -1496,7 +1481,7 @@ fn collected(r: &Reader<'_>, all: &[Trans<'_>]) -> Res<Transitions, Stop> {
     let mut locator = Locator::default();
     for t in all {
         if r.mdp {
-            Naming::check(&mut naming, r, t)?;
+            check_naming(&mut naming, r, t)?;
         }
         let choice = match &t.action {
             Act::Only => 0,
@@ -1534,7 +1519,7 @@ fn collected(r: &Reader<'_>, all: &[Trans<'_>]) -> Res<Transitions, Stop> {
         }
         e
     })?;
-    let named = naming.is_some_and(|n| n.named);
+    let named = naming.is_some_and(|n| n.0);
     Ok(Transitions {
         matrix,
         action_names: named.then(|| actions.into_iter().flatten().map(Cow::into_owned).collect()),
@@ -1907,12 +1892,7 @@ impl<'de> Part<'de> for TreePart {
         "any JSON value".into()
     }
 
-    fn leaf<D: de::Deserializer<'de>>(
-        self,
-        r: &mut Reader<'de>,
-        start: usize,
-        d: D,
-    ) -> Res<Json<'de>, D::Error> {
+    fn leaf<D: Deserializer<'de>>(self, r: &mut Reader<'de>, start: usize, d: D) -> Res<Json<'de>, D::Error> {
         let raw = <Raw<'de> as de::Deserialize<'de>>::deserialize(d)?;
         let value = match raw.0.as_bytes()[0] {
             b'"' => Value::String(raw.string().into_owned()),
@@ -1996,26 +1976,18 @@ fn json_string(s: &str) -> String {
 
 /// Appends ` [at ...]` (from `context`) to a parse error at the place of one of `entries`, so that
 /// messages of [`build_matrix`], which count states from 0, also say where in the file's own terms.
-pub(super) fn annotate(error: Error, entries: &[(usize, usize, String)]) -> Error {
-    match error {
-        Error::Parse {
-            path,
-            line,
-            column,
-            mut message,
-        } => {
-            if let Some((_, _, context)) = entries.iter().find(|e| e.0 == line && e.1 == column) {
-                let _ = write!(message, " [at {context}]");
-            }
-            Error::Parse {
-                path,
-                line,
-                column,
-                message,
-            }
-        }
-        other => other,
+pub(super) fn annotate(mut error: Error, entries: &[(usize, usize, String)]) -> Error {
+    if let Error::Parse {
+        line,
+        column,
+        message,
+        ..
+    } = &mut error
+        && let Some((_, _, context)) = entries.iter().find(|e| (e.0, e.1) == (*line, *column))
+    {
+        let _ = write!(message, " [at {context}]");
     }
+    error
 }
 
 /// An error from the writer that cannot name its file.
