@@ -508,18 +508,16 @@ impl<'de> Reader<'de> {
 
     /// A refusal of the transition `t` at its place: `message [at (its context)]`.
     fn refused(&self, t: &Trans<'_>, message: &str) -> Stop {
-        Stop::Fault {
-            at: t.at,
-            message: format!("{message} [at {}]", self.context(t)),
-        }
+        let message = format!("{message} [at {}]", self.context(t));
+        Stop::Fault { at: t.at, message }
     }
 
     /// The rest of the model, once the top-level object has been read.
     fn finish(&mut self) -> Res<(Model, Vec<String>), Stop> {
         let root = self.skip_ws(0);
-        let missing = |key: &str| Stop::Fault {
-            at: root,
-            message: format!("the model has no \"{key}\" (see docs/model-json.md)"),
+        let missing = |key: &str| {
+            let message = format!("the model has no \"{key}\" (see docs/model-json.md)");
+            Stop::Fault { at: root, message }
         };
         if self.states.is_none() {
             return Err(missing("states"));
@@ -527,7 +525,11 @@ impl<'de> Reader<'de> {
         if let Some(raw) = self.deferred.take() {
             self.transitions_at = self.offset(raw.0);
             let mut de = serde_json::Deserializer::from_str(raw.0);
-            read_transitions(self, &mut de).map_err(|e| self.stopped(&e))?;
+            let mut sink = Matrix::new(self);
+            let part = TransPart::new(&mut sink, &TRANSITIONS);
+            let read = self.seed(self.transitions_at, part).deserialize(&mut de);
+            read.map_err(|e| self.stopped(&e))?;
+            self.transitions = Some(sink.finish(self)?);
         }
         let Some(mut t) = self.transitions.take() else {
             return Err(missing("transitions"));
@@ -587,11 +589,10 @@ impl<'de> Reader<'de> {
                     };
                     let text = self.text;
                     let mut de = serde_json::Deserializer::from_str(&text[m.value.start..m.value.end]);
-                    let part = TransPart {
-                        sink: &mut sink,
-                        base: &Seg::Name(&p),
-                    };
-                    let read = self.seed(m.value.start, part).deserialize(&mut de);
+                    let base = Seg::Name(&p);
+                    let read = self
+                        .seed(m.value.start, TransPart::new(&mut sink, &base))
+                        .deserialize(&mut de);
                     read.map_err(|e| self.stopped(&e))?;
                     r.transition = Some(sink.values);
                 }
@@ -754,7 +755,9 @@ impl<'de> Part<'de> for TopPart {
                 "transitions" if r.states.is_some() && (r.type_seen || !r.mode.defer) => {
                     r.assumed_dtmc = !r.type_seen;
                     r.transitions_at = start;
-                    map.next_value_seed(TransitionsSeed { r: &mut *r })?;
+                    let mut sink = Matrix::new(r);
+                    map.next_value_seed(r.seed(start, TransPart::new(&mut sink, &TRANSITIONS)))?;
+                    r.transitions = Some(sink.finish(r).map_err(|stop| r.stop(stop))?);
                 }
                 "transitions" => r.deferred = Some(map.next_value()?),
                 key => {
@@ -766,39 +769,6 @@ impl<'de> Part<'de> for TopPart {
             }
         }
         Ok(())
-    }
-}
-
-/// Reads `"transitions"` from `d` into the reader's transitions, by rows or collected as the
-/// mode says.
-fn read_transitions<'de, D: Deserializer<'de>>(r: &mut Reader<'de>, d: D) -> Res<(), D::Error> {
-    let mut sink = match r.mode.collect {
-        true => Matrix::Collect(Vec::new()),
-        false => Matrix::Rows(Rows::new(r.mdp, r.normalize)),
-    };
-    let part = TransPart {
-        sink: &mut sink,
-        base: &Seg::Name("transitions"),
-    };
-    r.seed(r.transitions_at, part).deserialize(d)?;
-    match sink.finish(r) {
-        Ok(t) => {
-            r.transitions = Some(t);
-            Ok(())
-        }
-        Err(stop) => Err(r.stop(stop)),
-    }
-}
-
-/// `"transitions"` read by [`read_transitions`] as a seed.
-struct TransitionsSeed<'a, 'de> {
-    r: &'a mut Reader<'de>,
-}
-
-impl<'de> DeserializeSeed<'de> for TransitionsSeed<'_, 'de> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Res<(), D::Error> {
-        read_transitions(self.r, d)
     }
 }
 
@@ -935,6 +905,15 @@ fn shape(mdp: bool) -> &'static str {
 struct TransPart<'a, S> {
     sink: &'a mut S,
     base: &'a Seg<'a>,
+}
+
+/// The JSON path of the transitions.
+const TRANSITIONS: Seg<'static> = Seg::Name("transitions");
+
+impl<'a, S> TransPart<'a, S> {
+    fn new(sink: &'a mut S, base: &'a Seg<'a>) -> Self {
+        Self { sink, base }
+    }
 }
 
 impl<'de, S: Sink<'de>> Part<'de> for TransPart<'_, S> {
@@ -1277,7 +1256,15 @@ impl<'de> Sink<'de> for Matrix<'de> {
     }
 }
 
-impl Matrix<'_> {
+impl<'de> Matrix<'de> {
+    /// The sink for the reader's mode.
+    fn new(r: &Reader<'de>) -> Self {
+        match r.mode.collect {
+            true => Matrix::Collect(Vec::new()),
+            false => Matrix::Rows(Rows::new(r.mdp, r.normalize)),
+        }
+    }
+
     fn finish(self, r: &Reader<'_>) -> Res<Transitions, Stop> {
         match self {
             Matrix::Rows(rows) => rows.finish(r),
@@ -1540,9 +1527,9 @@ struct RewardSink<'t> {
 impl<'de> Sink<'de> for RewardSink<'_> {
     fn push(&mut self, r: &Reader<'de>, w: Trans<'de>) -> Res<(), Stop> {
         let st = r.states();
-        let place = |message: String| Stop::Fault {
-            at: w.at,
-            message: format!("{}: {message}", r.entry_path(self.base, &w)),
+        let place = |message: String| {
+            let message = format!("{}: {message}", r.entry_path(self.base, &w));
+            Stop::Fault { at: w.at, message }
         };
         let row = self.t.choice_row(st, w.state, &w.action).map_err(place)?;
         let (row_ptr, cols, _) = self.t.matrix.as_parts();
