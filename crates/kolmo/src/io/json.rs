@@ -230,10 +230,13 @@ fn key_path(base: &str, key: &str) -> String {
 
 /// A whole number written as a JSON number or digit string (an index), if `raw` is one.
 fn whole(raw: &str) -> Option<u64> {
-    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
+    if raw.is_empty() {
         return None;
     }
-    raw.parse().ok()
+    raw.bytes().try_fold(0u64, |n, b| {
+        let digit = b.checked_sub(b'0').filter(|d| *d < 10)?;
+        n.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 /// `"a", "b"` for messages.
@@ -1662,7 +1665,7 @@ impl States<'_> {
     }
 
     /// The state `node` (a string or a number) refers to; `what` is its JSON path.
-    fn state(&self, node: &Json<'_>, what: &str) -> Result<StateId> {
+    fn state(&self, node: &Json<'_>, what: &dyn fmt::Display) -> Result<StateId> {
         let r = match &node.value {
             Value::String(s) => self.resolve(s, true),
             Value::Number(raw) => self.resolve(raw, false),
@@ -1683,21 +1686,21 @@ impl States<'_> {
             Value::Array(items) => items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| self.state(item, &format!("{what}[{i}]")))
+                .map(|(i, item)| self.state(item, &Seg::Index(&Seg::Name(what), i)))
                 .collect(),
-            _ => Ok(vec![self.state(node, what)?]),
+            _ => Ok(vec![self.state(node, &what)?]),
         }
     }
 
     /// A reward: a JSON number, or a string holding a decimal or a fraction (as
     /// [`Reader::number`] reads probabilities).
-    fn number(&self, node: &Json<'_>, what: &str) -> Result<f64> {
+    fn number(&self, node: &Json<'_>, what: &dyn fmt::Display) -> Result<f64> {
         let parsed = match &node.value {
             Value::Number(raw) => parse_number(raw),
             Value::String(s) => parse_number(s),
             _ => None,
         };
-        parsed.ok_or_else(|| self.at(node, number_message(&what, describe(node))))
+        parsed.ok_or_else(|| self.at(node, number_message(what, describe(node))))
     }
 
     /// The numbers of the list `node` (`items`), which must have `len` of them (what they are for:
@@ -1716,7 +1719,7 @@ impl States<'_> {
         items
             .iter()
             .enumerate()
-            .map(|(i, item)| self.number(item, &format!("{what}[{i}]")))
+            .map(|(i, item)| self.number(item, &Seg::Index(&Seg::Name(what), i)))
             .collect()
     }
 
@@ -1735,7 +1738,7 @@ impl States<'_> {
                     format!("{what}: state {} is given twice", self.show(s as StateId)),
                 ));
             }
-            values[s] = self.number(&m.value, &key_path(what, &m.key))?;
+            values[s] = self.number(&m.value, &Seg::Key(&Seg::Name(what), &m.key))?;
         }
         Ok(values)
     }
@@ -1753,7 +1756,7 @@ impl States<'_> {
             let s = self.key(member, what)?;
             let p = key_path(what, &member.key);
             let rows = t.matrix.group_rows(s as usize);
-            let mut put = |row: usize, value: &Json<'_>, vp: &str| -> Result<()> {
+            let mut put = |row: usize, value: &Json<'_>, vp: &Seg<'_>| -> Result<()> {
                 if std::mem::replace(&mut seen[row], true) {
                     return Err(self.at(value, format!("{vp}: this action's reward is given twice")));
                 }
@@ -1767,7 +1770,7 @@ impl States<'_> {
                         return Err(self.at(&member.value, format!("{p}: {} values for {of}", items.len())));
                     }
                     for (i, item) in items.iter().enumerate() {
-                        put(rows.start + i, item, &format!("{p}[{i}]"))?;
+                        put(rows.start + i, item, &Seg::Index(&Seg::Name(&p), i))?;
                     }
                 }
                 _ => {
@@ -1775,7 +1778,7 @@ impl States<'_> {
                         let row = t
                             .choice_row(self, s, &Act::Name(Cow::Borrowed(&a.key)))
                             .map_err(|msg| self.at_key(a, format!("{p}: {msg}")))?;
-                        put(row, &a.value, &key_path(&p, &a.key))?;
+                        put(row, &a.value, &Seg::Key(&Seg::Name(&p), &a.key))?;
                     }
                 }
             }
