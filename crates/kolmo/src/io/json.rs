@@ -614,10 +614,14 @@ fn number_message(what: &dyn fmt::Display, found: String) -> String {
 // The parts of the schema
 
 /// A part of the schema as serde_json reads it, through a [`Seed`] that knows where its value
-/// starts: `seq` reads a list, `map` an object, `leaf` anything else; by default each refuses
-/// the value with "[`Part::expected`], found (what is there)".
+/// starts: `seq` reads a list and `map` an object when the part takes them ([`Part::OPENS`]),
+/// `leaf` anything else; by default each refuses the value with "[`Part::expected`], found (what
+/// is there)".
 trait Part<'de>: Sized {
     type Value;
+
+    /// The opening brackets (`[`, `{`) of the lists and objects the part reads.
+    const OPENS: &'static [u8];
 
     /// What the part takes, for messages: "`path`: expected ...".
     fn expected(&self, r: &Reader<'de>) -> String;
@@ -657,9 +661,10 @@ impl<'de, P: Part<'de>> DeserializeSeed<'de> for Seed<'_, 'de, P> {
     type Value = P::Value;
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Res<P::Value, D::Error> {
-        match self.r.byte(self.start) {
-            b'[' | b'{' => d.deserialize_any(self),
-            _ => self.part.leaf(self.r, self.start, d),
+        if P::OPENS.contains(&self.r.byte(self.start)) {
+            d.deserialize_any(self)
+        } else {
+            self.part.leaf(self.r, self.start, d)
         }
     }
 }
@@ -710,6 +715,7 @@ impl<'de> Visitor<'de> for KeySeed {
 struct TopPart;
 
 impl<'de> Part<'de> for TopPart {
+    const OPENS: &'static [u8] = b"{";
     type Value = ();
 
     fn expected(&self, _: &Reader<'de>) -> String {
@@ -779,6 +785,7 @@ impl<'de> Part<'de> for TopPart {
 struct StatesPart;
 
 impl<'de> Part<'de> for StatesPart {
+    const OPENS: &'static [u8] = b"[";
     type Value = States<'de>;
 
     fn expected(&self, _: &Reader<'de>) -> String {
@@ -808,7 +815,7 @@ impl<'de> Part<'de> for StatesPart {
             raws.push(raw);
         }
         if raws.is_empty() {
-            return Err(refuse(self, r, start));
+            return Err(r.fail(start, format!("{}, found a list", self.expected(r))));
         }
         let mut index = NameIndex::with_capacity_and_hasher(raws.len(), Default::default());
         let mut names = Vec::with_capacity(raws.len());
@@ -853,7 +860,7 @@ impl<'de> Part<'de> for StatesPart {
                 );
                 Err(r.fail(start, message))
             }
-            _ => Err(refuse(self, r, start)),
+            _ => Err(r.fail(start, format!("{}, found {}", self.expected(r), raw.describe()))),
         }
     }
 }
@@ -920,6 +927,7 @@ impl<'a, S> TransPart<'a, S> {
 }
 
 impl<'de, S: Sink<'de>> Part<'de> for TransPart<'_, S> {
+    const OPENS: &'static [u8] = b"[{";
     type Value = ();
 
     fn expected(&self, r: &Reader<'de>) -> String {
@@ -1003,6 +1011,7 @@ struct ItemPart<'a, S> {
 }
 
 impl<'de, S: Sink<'de>> Part<'de> for ItemPart<'_, S> {
+    const OPENS: &'static [u8] = b"[";
     type Value = usize;
 
     fn expected(&self, r: &Reader<'de>) -> String {
@@ -1075,6 +1084,7 @@ struct ActionsPart<'a, S> {
 }
 
 impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
+    const OPENS: &'static [u8] = b"[{";
     type Value = usize;
 
     fn expected(&self, _: &Reader<'de>) -> String {
@@ -1142,6 +1152,7 @@ struct DistPart<'a, 'de, S> {
 }
 
 impl<'de, S: Sink<'de>> Part<'de> for DistPart<'_, 'de, S> {
+    const OPENS: &'static [u8] = b"{";
     type Value = usize;
 
     fn expected(&self, _: &Reader<'de>) -> String {
@@ -1876,6 +1887,7 @@ impl TreePart {
 }
 
 impl<'de> Part<'de> for TreePart {
+    const OPENS: &'static [u8] = b"[{";
     type Value = Json<'de>;
 
     fn expected(&self, _: &Reader<'de>) -> String {
@@ -3019,5 +3031,15 @@ mod tests {
         let Model::Dtmc(d) = m else { panic!() };
         let d = d.with_names(vec!["x".into(), "x".into()]);
         assert!(to_json(&Model::Dtmc(d)).is_err());
+    }
+
+    /// A value of a kind a part does not read as a list or object is refused once it has been
+    /// read: a syntax error in it comes first, and the message shows it as read.
+    #[test]
+    fn wrong_kinds_are_read_before_they_are_refused() {
+        let e = err(r#"{"states": {"a"3}, "transitions": []}"#);
+        assert!(e.starts_with("m.json:1:16:") && e.contains("not valid JSON"), "{e}");
+        let e = err(r#"{"states": true1, "transitions": []}"#);
+        assert!(e.starts_with("m.json:1:12:") && e.ends_with("found true"), "{e}");
     }
 }
