@@ -467,17 +467,17 @@ impl<'a> AbsorbingChain<'a> {
             }
         }
         let mut residual = 0.0f64;
-        let q = self.transient.q();
+        let a = self.transient.i_minus_q();
         // (I − Q)N − I, row by row.
         let mut row = vec![0.0; k];
         for i in 0..k {
-            row.copy_from_slice(&matrix[i * k..(i + 1) * k]);
-            row[i] -= 1.0;
-            let (cols, vals) = q.row(i);
-            for (&l, &p) in cols.iter().zip(vals) {
+            row.fill(0.0);
+            row[i] = -1.0;
+            let (cols, vals) = a.row(i);
+            for (&l, &a) in cols.iter().zip(vals) {
                 let l = l as usize;
                 for (r, x) in row.iter_mut().zip(&matrix[l * k..(l + 1) * k]) {
-                    *r -= p * x;
+                    *r += a * x;
                 }
             }
             residual = row.iter().fold(residual, |a, v| a.max(v.abs()));

@@ -1,5 +1,13 @@
 //! A subset of a chain's states, the transition matrix `Q` restricted to it, and solves with
 //! `I − Q`.
+//!
+//! `I − Q` is formed with each diagonal entry the row's exit mass `Σ_{j≠i} p_ij` (over the whole
+//! chain, so including what leaves the subset), never `1 − p_ii`: the subtraction would cancel
+//! for a state that stays with probability close to 1 and amplify the rounding of `p_ii`
+//! (the idea of Grassmann, Taksar & Heyman, "Regenerative analysis and steady state
+//! distributions for Markov chains", Operations Research 33(5), 1985). A row that sums to 1
+//! only within the readers' tolerance is thereby analysed as the stochastic row whose self-loop
+//! is `1 − Σ_{j≠i} p_ij`.
 
 use crate::linsolve::Solvable;
 use crate::linsolve::{Factored, SolveMethod};
@@ -10,15 +18,19 @@ use crate::{Error, Result, StateId};
 
 const NONE: u32 = u32::MAX;
 
-/// The states of a sub-chain in ascending order, the inverse map, and `Q` (`k × k`, in subsystem
-/// positions).
+/// The states of a sub-chain in ascending order, the inverse map, and `A = I − Q` (`k × k`, in
+/// subsystem positions, with exit-mass diagonal: see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct Subsystem<T: Solvable = f64> {
     pub states: Vec<StateId>,
     /// `position[s]` for every state of the chain, or empty: then positions are found by binary
     /// search in `states` (for many small subsystems of one large chain).
     position: Vec<u32>,
-    q: CsrMatrix<T>,
+    a: CsrMatrix<T>,
+    /// Each state's probability of leaving the subsystem in one step (the diagonally dominant
+    /// part of `I − Q`: its diagonal less the off-diagonal magnitudes, summed without
+    /// cancellation), for residuals that do not depend on the rounded diagonal.
+    out: Vec<T>,
 }
 
 impl Subsystem<f64> {
@@ -35,25 +47,33 @@ impl<T: Solvable> Subsystem<T> {
         for (k, &s) in states.iter().enumerate() {
             position[s as usize] = k as u32;
         }
-        let q = Self::restrict(m, &states, |t| position[t as usize]);
-        Self { states, position, q }
+        let a = Self::restrict(m, &states, |t| position[t as usize]);
+        let out = Self::out_masses(m, &states, |t| position[t as usize]);
+        Self {
+            states,
+            position,
+            a,
+            out,
+        }
     }
 
     /// The subsystem of the ascending `states`, with O(k) memory however large the chain:
     /// positions are found by binary search.
     pub fn from_sorted_states(m: &CsrMatrix<T>, states: Vec<StateId>) -> Self {
         debug_assert!(states.windows(2).all(|w| w[0] < w[1]));
-        let q = Self::restrict(m, &states, |t| {
-            states.binary_search(&t).map_or(NONE, |i| i as u32)
-        });
+        let position = |t| states.binary_search(&t).map_or(NONE, |i| i as u32);
+        let a = Self::restrict(m, &states, position);
+        let out = Self::out_masses(m, &states, position);
         Self {
             states,
             position: Vec::new(),
-            q,
+            a,
+            out,
         }
     }
 
-    /// `Q`: the rows of `states` restricted to the columns `position` maps (to `NONE` otherwise).
+    /// `I − Q` for the rows of `states` restricted to the columns `position` maps (to `NONE`
+    /// otherwise): off the diagonal `−p_ij`, on it the exit mass `Σ_{j≠i} p_ij` of the whole row.
     fn restrict(
         m: &CsrMatrix<T>,
         states: &[StateId],
@@ -66,17 +86,47 @@ impl<T: Solvable> Subsystem<T> {
             T::zero(),
             || (),
             |_, i, out: &mut RowSink<T, 1>| {
-                let (c, v) = m.row(states[i] as usize);
+                let s = states[i];
+                let (c, v) = m.row(s as usize);
+                let exit = T::sum(c.iter().zip(v).filter(|(t, _)| **t != s).map(|(_, p)| p));
+                let mut diagonal = Some(exit);
                 for (&t, p) in c.iter().zip(v) {
                     let l = position(t);
-                    if l != NONE {
-                        out.push(0, l, p.clone());
+                    if l == NONE || t == s {
+                        continue;
                     }
+                    if l as usize > i
+                        && let Some(d) = diagonal.take()
+                    {
+                        out.push(0, i as u32, d);
+                    }
+                    out.push(0, l, T::zero().minus(p));
+                }
+                if let Some(d) = diagonal {
+                    out.push(0, i as u32, d);
                 }
             },
         );
         let (row_ptr, cols, vals) = parts.into_arrays();
         CsrMatrix::from_grouped_parts(k, row_ptr, cols, vals, (0..=k).collect())
+    }
+
+    /// Each state's one-step probability of leaving the states `position` maps (from `m`).
+    fn out_masses(m: &CsrMatrix<T>, states: &[StateId], position: impl Fn(StateId) -> u32 + Sync) -> Vec<T> {
+        use rayon::prelude::*;
+        states
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&s| {
+                let (c, v) = m.row(s as usize);
+                T::sum(
+                    c.iter()
+                        .zip(v)
+                        .filter(|(t, _)| position(**t) == NONE)
+                        .map(|(_, p)| p),
+                )
+            })
+            .collect()
     }
 
     /// For each state of the subsystem, the one-step probability of entering `set` (from `m`).
@@ -98,13 +148,13 @@ impl<T: Solvable> Subsystem<T> {
         debug_assert!(T::EXACT);
         let mut x = b.to_vec();
         lu.solve_in_place(&mut x);
-        for (i, (xi, bi)) in x.iter().zip(b).enumerate() {
-            let (cols, vals) = self.q.row(i);
-            let qx = cols
+        for (i, bi) in b.iter().enumerate() {
+            let (cols, vals) = self.a.row(i);
+            let ax = cols
                 .iter()
                 .zip(vals)
-                .fold(T::zero(), |a, (&j, p)| a.plus(&p.times(&x[j as usize])));
-            if xi.minus(&qx) != *bi {
+                .fold(T::zero(), |acc, (&j, a)| acc.plus(&a.times(&x[j as usize])));
+            if ax != *bi {
                 return Err(Error::Singular {
                     what: "exact solve: the residual is not zero",
                     row: i,
@@ -120,11 +170,11 @@ impl<T: Solvable> Subsystem<T> {
         debug_assert!(T::EXACT);
         let mut x = b.to_vec();
         lu.solve_transpose_in_place(&mut x);
-        let mut r: Vec<T> = x.clone();
+        let mut r: Vec<T> = vec![T::zero(); x.len()];
         for (k, xk) in x.iter().enumerate() {
-            let (cols, vals) = self.q.row(k);
-            for (&l, p) in cols.iter().zip(vals) {
-                r[l as usize] = r[l as usize].minus(&xk.times(p));
+            let (cols, vals) = self.a.row(k);
+            for (&l, a) in cols.iter().zip(vals) {
+                r[l as usize] = r[l as usize].plus(&xk.times(a));
             }
         }
         if let Some(i) = r.iter().zip(b).position(|(ri, bi)| ri != bi) {
@@ -151,9 +201,9 @@ impl<T: Solvable> Subsystem<T> {
         (p != NONE).then_some(p as usize)
     }
 
-    /// `Q`, the transitions within the subsystem, in subsystem positions.
-    pub fn q(&self) -> &CsrMatrix<T> {
-        &self.q
+    /// `I − Q` in subsystem positions, with exit-mass diagonal (see the module docs).
+    pub fn i_minus_q(&self) -> &CsrMatrix<T> {
+        &self.a
     }
 
     /// `I − Q` factored (the method is chosen by [`Factored::new`]).
@@ -163,13 +213,7 @@ impl<T: Solvable> Subsystem<T> {
 
     /// `I − Q` set up for solves by `method` (see [`Factored::with_method`]).
     pub fn factor_i_minus_q_with(&self, what: &'static str, method: SolveMethod) -> Result<Factored<T>> {
-        let q = &self.q;
-        let rows = |k: usize| {
-            let (cols, vals) = q.row(k);
-            std::iter::once((k as u32, T::one()))
-                .chain(cols.iter().zip(vals).map(|(&l, p)| (l, T::zero().minus(p))))
-        };
-        Factored::for_i_minus_q(self.len(), what, method, rows, q.as_parts())
+        Factored::for_csr(self.len(), what, method, self.a.as_parts())
     }
 }
 
@@ -194,18 +238,23 @@ impl Subsystem<f64> {
     fn residual_rows(&self, start: usize, x: &[f64], lo: Option<&[f64]>, b: &[f64], r: &mut [f64]) {
         for (i, rk) in r.iter_mut().enumerate() {
             let k = start + i;
-            let (cols, vals) = self.q.row(k);
+            // (I − Q)x at row k as out_k·x_k + Σ_{l≠k} p_kl (x_k − x_l): the diagonal is the
+            // exit mass carried exactly in the double-length sum, not its rounding.
+            let (cols, vals) = self.a.row(k);
             let mut acc = Dot2::default();
             acc.add(b[k]);
-            acc.add(-x[k]);
-            for (&l, &p) in cols.iter().zip(vals) {
-                acc.add_product(p, x[l as usize]);
+            acc.add_product(-self.out[k], x[k]);
+            for (&l, &a) in cols.iter().zip(vals) {
+                if l as usize != k {
+                    acc.add_product(a, x[k]);
+                    acc.add_product(-a, x[l as usize]);
+                }
             }
             if let Some(lo) = lo {
                 // The small part: its products' rounding is below the pair's own precision.
-                let mut s = -lo[k];
-                for (&l, &p) in cols.iter().zip(vals) {
-                    s += p * lo[l as usize];
+                let mut s = 0.0;
+                for (&l, &a) in cols.iter().zip(vals) {
+                    s -= a * lo[l as usize];
                 }
                 acc.add(s);
             }
@@ -271,25 +320,23 @@ impl Subsystem<f64> {
     pub fn residual_transposed_pair(&self, x: &[f64], lo: Option<&[f64]>, b: &[f64], r: &mut [f64]) {
         let mut acc: Vec<Dot2> = b
             .iter()
-            .zip(x)
-            .enumerate()
-            .map(|(i, (&bi, &xi))| {
+            .map(|&bi| {
                 let mut a = Dot2::default();
                 a.add(bi);
-                a.add(-xi);
-                if let Some(lo) = lo {
-                    a.add(-lo[i]);
-                }
                 a
             })
             .collect();
+        // (xᵀ(I − Q))_l = out_l·x_l + Σ_{k≠l} p_lk x_l − Σ_{k≠l} x_k p_kl, as in the residual.
         for (k, &xk) in x.iter().enumerate() {
-            let (cols, vals) = self.q.row(k);
+            let (cols, vals) = self.a.row(k);
             let small = lo.map_or(0.0, |lo| lo[k]);
-            for (&l, &p) in cols.iter().zip(vals) {
-                let a = &mut acc[l as usize];
-                a.add_product(xk, p);
-                a.add_to_error(small * p);
+            acc[k].add_product(xk, -self.out[k]);
+            for (&l, &a) in cols.iter().zip(vals) {
+                if l as usize != k {
+                    acc[k].add_product(xk, a);
+                    acc[l as usize].add_product(xk, -a);
+                }
+                acc[l as usize].add_to_error(-small * a);
             }
         }
         for (ri, a) in r.iter_mut().zip(acc) {

@@ -27,6 +27,11 @@ pub trait Scalar: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn times(&self, o: &Self) -> Self;
     /// `self / o`.
     fn over(&self, o: &Self) -> Self;
+    /// The sum of `items`: exact for rationals, compensated (Neumaier) in `f64`, so that a sum
+    /// such as a row's exit mass is the correctly rounded value in all but contrived cases.
+    fn sum<'a>(items: impl Iterator<Item = &'a Self>) -> Self {
+        items.fold(Self::zero(), |acc, x| acc.plus(x))
+    }
 }
 
 impl Scalar for f64 {
@@ -61,6 +66,11 @@ impl Scalar for f64 {
     #[inline]
     fn over(&self, o: &Self) -> Self {
         self / o
+    }
+    fn sum<'a>(items: impl Iterator<Item = &'a Self>) -> Self {
+        let mut acc = crate::numeric::NeumaierSum::default();
+        items.for_each(|&x| acc.add(x));
+        acc.value()
     }
 }
 

@@ -135,34 +135,35 @@ impl<T: Solvable> Factored<T> {
         Self::choose(n, what, method, rows, None, true)
     }
 
-    /// As [`with_method`](Self::with_method) for `I − Q`, with `Q` also given in CSR form
-    /// (`row_ptr`, `cols`, `vals`, sorted rows) so that an iterative method reads it directly
-    /// instead of forming `I − Q`.
+    /// As [`with_method`](Self::with_method) for the matrix given in CSR form
+    /// `a = (row_ptr, cols, vals)` (sorted rows without repeats), which the iterative methods and
+    /// the split into components read directly instead of copying it.
     ///
     /// # Errors
     /// As [`new`](Self::new).
-    pub fn for_i_minus_q<I>(
+    pub fn for_csr(
         n: usize,
         what: &'static str,
         method: SolveMethod,
-        rows: impl Fn(usize) -> I,
-        q: (&[usize], &[u32], &[T]),
-    ) -> Result<Self>
-    where
-        I: Iterator<Item = (u32, T)>,
-    {
-        Self::choose(n, what, method, rows, Some(q), true)
+        a: (&[usize], &[u32], &[T]),
+    ) -> Result<Self> {
+        let (row_ptr, cols, vals) = a;
+        let rows = |i: usize| {
+            let r = row_ptr[i]..row_ptr[i + 1];
+            cols[r.clone()].iter().copied().zip(vals[r].iter().cloned())
+        };
+        Self::choose(n, what, method, rows, Some(a), true)
     }
 
-    /// The automatic choice (or the forced `method`) for the matrix with rows `rows`, given as
-    /// `I − Q` by `q` when present; with `split`, first by strongly connected components
+    /// The automatic choice (or the forced `method`) for the matrix with rows `rows`, also given
+    /// in CSR form by `csr` when present; with `split`, first by strongly connected components
     /// ([`Topological`]) when that pays.
     fn choose<I>(
         n: usize,
         what: &'static str,
         method: SolveMethod,
         rows: impl Fn(usize) -> I,
-        q: Option<(&[usize], &[u32], &[T])>,
+        csr: Option<(&[usize], &[u32], &[T])>,
         split: bool,
     ) -> Result<Self>
     where
@@ -177,11 +178,11 @@ impl<T: Solvable> Factored<T> {
         if split
             && auto
             && n >= SPARSE_FROM
-            && let Some(t) = Topological::new(n, what, &rows, q)?
+            && let Some(t) = Topological::new(n, what, &rows, csr)?
         {
             return Ok(Self::Topological(Box::new(t)));
         }
-        Self::choose_whole(n, what, method, rows, q, auto)
+        Self::choose_whole(n, what, method, rows, csr, auto)
     }
 
     /// [`choose`](Self::choose) without the split: one method for the whole matrix (`auto`:
@@ -191,7 +192,7 @@ impl<T: Solvable> Factored<T> {
         what: &'static str,
         method: SolveMethod,
         rows: impl Fn(usize) -> I,
-        q: Option<(&[usize], &[u32], &[T])>,
+        csr: Option<(&[usize], &[u32], &[T])>,
         auto: bool,
     ) -> Result<Self>
     where
@@ -214,11 +215,11 @@ impl<T: Solvable> Factored<T> {
         };
         if krylov {
             let options = method.krylov();
-            let solver = match q {
-                Some(q) => T::iterative(n, what, options, q, true),
+            let solver = match csr {
+                Some(csr) => T::iterative(n, what, options, csr),
                 None => {
                     let (row_ptr, cols, vals) = sorted_csr(n, &rows);
-                    T::iterative(n, what, options, (&row_ptr, &cols, &vals), false)
+                    T::iterative(n, what, options, (&row_ptr, &cols, &vals))
                 }
             };
             return Ok(Self::Iterative(solver.expect("f64 has Krylov solvers")?, n));

@@ -142,38 +142,6 @@ impl Iterative {
         cols: &[u32],
         vals: &[f64],
     ) -> Result<Self> {
-        Self::build(n, what, options, (row_ptr, cols, vals), false)
-    }
-
-    /// The solver for `A = I − Q` with `Q` (`n × n`, substochastic) in CSR form as for
-    /// [`new`](Self::new): no copy of `I − Q` is formed.
-    ///
-    /// # Errors
-    /// As [`new`](Self::new) (a diagonal `1 − q_ii` of zero: an absorbing state left in `Q`).
-    ///
-    /// # Panics
-    /// As [`new`](Self::new).
-    pub fn for_i_minus_q(
-        n: usize,
-        what: &'static str,
-        options: KrylovOptions,
-        row_ptr: &[usize],
-        cols: &[u32],
-        vals: &[f64],
-    ) -> Result<Self> {
-        Self::build(n, what, options, (row_ptr, cols, vals), true)
-    }
-
-    /// [`new`](Self::new) for `A` given directly, or as `I − Q` when `i_minus` is set.
-    fn build(
-        n: usize,
-        what: &'static str,
-        options: KrylovOptions,
-        (row_ptr, cols, vals): (&[usize], &[u32], &[f64]),
-        i_minus: bool,
-    ) -> Result<Self> {
-        // The entries of A: off the diagonal −q (or a); on it 1 − q (or a).
-        let off = |v: f64| if i_minus { -v } else { v };
         assert!(row_ptr.len() == n + 1 && cols.len() == vals.len() && row_ptr[n] == cols.len());
         let nblocks = n.div_ceil(BLOCK).max(1);
         let blocks: Vec<usize> = (0..=nblocks).map(|b| (b * n).div_ceil(nblocks).min(n)).collect();
@@ -182,10 +150,9 @@ impl Iterative {
             .with_min_len(CHUNK)
             .map(|i| {
                 let r = row_ptr[i]..row_ptr[i + 1];
-                let a = cols[r.clone()]
+                cols[r.clone()]
                     .binary_search(&(i as u32))
-                    .map_or(0.0, |k| vals[r.start + k]);
-                if i_minus { 1.0 - a } else { a }
+                    .map_or(0.0, |k| vals[r.start + k])
             })
             .collect();
         // The weight of each triangle, in fixed chunks (the same choice on any thread count).
@@ -235,9 +202,9 @@ impl Iterative {
                         continue;
                     }
                     if in_m(i, j, b) {
-                        out.push(0, j as u32, off(vals[p]) / diag[i]);
+                        out.push(0, j as u32, vals[p] / diag[i]);
                     } else {
-                        out.push(1, j as u32, off(vals[p]));
+                        out.push(1, j as u32, vals[p]);
                     }
                 }
             },

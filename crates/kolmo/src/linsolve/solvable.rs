@@ -33,8 +33,7 @@ pub trait Solvable: Scalar {
     }
     /// Sets up a Krylov solver ([`Iterative`]) for the `n × n` matrix
     /// in CSR form (`row_ptr` of length `n + 1`, sorted rows without repeats), if this arithmetic
-    /// has one (`f64`); `None` otherwise. With `i_minus` the CSR holds `Q` and the matrix is
-    /// `I − Q`.
+    /// has one (`f64`); `None` otherwise.
     ///
     /// # Errors
     /// [`Error::Singular`] naming `what` if a diagonal entry is zero.
@@ -43,9 +42,8 @@ pub trait Solvable: Scalar {
         what: &'static str,
         options: KrylovOptions,
         csr: (&[usize], &[u32], &[Self]),
-        i_minus: bool,
     ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
-        let _ = (n, what, options, csr, i_minus);
+        let _ = (n, what, options, csr);
         None
     }
 }
@@ -103,13 +101,8 @@ impl Solvable for f64 {
         what: &'static str,
         options: KrylovOptions,
         (row_ptr, cols, vals): (&[usize], &[u32], &[Self]),
-        i_minus: bool,
     ) -> Option<Result<Box<dyn DenseSolve<Self>>>> {
-        let solver = if i_minus {
-            Iterative::for_i_minus_q(n, what, options, row_ptr, cols, vals)
-        } else {
-            Iterative::new(n, what, options, row_ptr, cols, vals)
-        };
+        let solver = Iterative::new(n, what, options, row_ptr, cols, vals);
         Some(solver.map(|s| Box::new(s) as Box<dyn DenseSolve<Self>>))
     }
 }

@@ -58,8 +58,8 @@ pub struct Topological<T: Scalar> {
 
 impl<T: Scalar> Topological<T> {
     /// Decomposes the `n × n` matrix `A` with rows `rows(i)` (pairs `(column, value)`, repeats
-    /// summed) — or, when `q = (row_ptr, cols, vals)` is given (sorted rows without repeats),
-    /// `A = I − Q` — into strongly connected components, and sets up each block of several states
+    /// summed), also given in CSR form by `csr = (row_ptr, cols, vals)` when present (sorted rows
+    /// without repeats), into strongly connected components, and sets up each block of several states
     /// by [`Factored`]'s automatic choice. Returns `None` when the split would not pay: a single
     /// component, or (in floating point) less than a twentieth of the unknowns outside the
     /// largest one — a third when the largest one has a Krylov method's size.
@@ -75,18 +75,18 @@ impl<T: Scalar> Topological<T> {
         n: usize,
         what: &'static str,
         rows: &impl Fn(usize) -> I,
-        q: Option<(&[usize], &[u32], &[T])>,
+        csr: Option<(&[usize], &[u32], &[T])>,
     ) -> Result<Option<Self>>
     where
         I: Iterator<Item = (u32, T)>,
     {
-        // The matrix itself in CSR form, with a flag: true when the values are those of Q.
+        // The matrix itself in CSR form.
         let owned;
-        let (row_ptr, cols, vals, i_minus) = match q {
-            Some((p, c, v)) => (p, c, v, true),
+        let (row_ptr, cols, vals) = match csr {
+            Some(a) => a,
             None => {
                 owned = super::factored::sorted_csr(n, rows);
-                (&owned.0[..], &owned.1[..], &owned.2[..], false)
+                (&owned.0[..], &owned.1[..], &owned.2[..])
             }
         };
         let sccs = sccs_of(n, |v| &cols[row_ptr[v]..row_ptr[v + 1]]);
@@ -119,11 +119,8 @@ impl<T: Scalar> Topological<T> {
         }
         drop(fill);
         let component = &sccs.component;
-        // An entry of A from a stored value (of Q when `i_minus`).
-        let a_of = |v: &T| if i_minus { T::zero().minus(v) } else { v.clone() };
-        // The entries within each member's component (local columns, still Q-valued for I − Q)
-        // and those across components (global columns, A-valued), in one parallel two-pass
-        // extraction over member positions.
+        // The entries within each member's component (local columns) and those across components
+        // (global columns), in one parallel two-pass extraction over member positions.
         let [within, cross] = extract(n, |p, out: &mut dyn FnMut(usize, u32, T)| {
             let s = members[p] as usize;
             let c = component[s];
@@ -132,7 +129,7 @@ impl<T: Scalar> Topological<T> {
                 if component[j as usize] == c {
                     out(0, local[j as usize], v.clone());
                 } else {
-                    out(1, j, a_of(v));
+                    out(1, j, v.clone());
                 }
             }
         });
@@ -154,9 +151,7 @@ impl<T: Scalar> Topological<T> {
             );
             let row = |i: usize| {
                 let r = ptr[i]..ptr[i + 1];
-                let unit = i_minus.then(|| (i as u32, T::one()));
-                unit.into_iter()
-                    .chain(wc[r.clone()].iter().zip(&wv[r]).map(|(&j, v)| (j, a_of(v))))
+                wc[r.clone()].iter().copied().zip(wv[r].iter().cloned())
             };
             if k == 1 {
                 let d = row(0).fold(T::zero(), |acc, (_, v)| acc.plus(&v));
@@ -170,8 +165,8 @@ impl<T: Scalar> Topological<T> {
                 }
                 blocks.push(Block::Single(d));
             } else {
-                let q_block = i_minus.then_some((&ptr[..], wc, wv));
-                let f = Factored::choose_whole(k, what, SolveMethod::Auto, row, q_block, true)?;
+                let f =
+                    Factored::choose_whole(k, what, SolveMethod::Auto, row, Some((&ptr[..], wc, wv)), true)?;
                 blocks.push(Block::Solver(Box::new(f)));
             }
         }
