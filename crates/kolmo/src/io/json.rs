@@ -3038,7 +3038,10 @@ mod tests {
     #[test]
     fn wrong_kinds_are_read_before_they_are_refused() {
         let e = err(r#"{"states": {"a"3}, "transitions": []}"#);
-        assert!(e.starts_with("m.json:1:16:") && e.contains("not valid JSON"), "{e}");
+        assert!(
+            e.starts_with("m.json:1:16:") && e.contains("not valid JSON"),
+            "{e}"
+        );
         let e = err(r#"{"states": true1, "transitions": []}"#);
         assert!(e.starts_with("m.json:1:12:") && e.ends_with("found true"), "{e}");
     }
