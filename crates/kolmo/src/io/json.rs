@@ -1,23 +1,19 @@
 //! kolmo's JSON model files (schema in `docs/model-json.md`).
 //!
-//! **Reading** is one pass of serde_json over the text ([`read`]), with a `DeserializeSeed` for each
-//! part of the schema. The transitions go straight into the model's CSR arrays when they are
-//! written state by state in increasing order (as [`write`] and most tools write them); each row
-//! is checked as it closes ([`check_row`]). Transitions in any other order are collected and
-//! sorted by [`build_matrix`] (the file is then read a second time, from the start). The small
-//! parts (initial states, labels, rewards, comments) are read into a tree of located values
-//! ([`Json`]) and checked once the transitions are known, whatever the order of the keys.
+//! **Reading** is one pass of serde_json over the text ([`read`]), with a [`Part`] for each part
+//! of the schema. Transitions written state by state in increasing order (as [`write`] and most
+//! tools write them) go straight into the model's CSR arrays, each row checked as it closes
+//! ([`check_row`]); in any other order they are collected and sorted by [`build_matrix`] (the
+//! file is then read again). The small parts (initial states, labels, rewards, comments) are read
+//! into a tree of located values ([`Json`]) and checked once the transitions are known, whatever
+//! the order of the keys.
 //!
 //! Every error names the line and column where the offending value (or key) starts, and its JSON
 //! path (`transitions[17][1]`, `transitions.R.N`). Places are byte offsets into the text: leaves
-//! (numbers, state references, keys) are read as serde_json's `RawValue`, a slice of the text, so
-//! their offset is where the slice starts; containers start where the text says after the
-//! previous token. Offsets become line and column only when a message needs them. Syntax errors
-//! are serde_json's, at its line and column.
-//!
-//! Every probability and reward goes through one function, [`Reader::number`], which sees the
-//! token as written (a JSON number's text, or a string's contents) and hands it to
-//! [`parse_number`].
+//! (numbers, state references, keys) are read as serde_json's `RawValue`, a slice of the text;
+//! containers start where the text says after the previous token. Offsets become line and column
+//! only when a message needs them. Syntax errors are serde_json's, at its line and column. Every
+//! probability and reward is read from its token as written by [`parse_number`].
 //!
 //! **Writing** emits the per-state map form with state names (when the model has them), labels,
 //! initial states and reward models; numbers are written in their shortest form that reads back
@@ -32,13 +28,17 @@ use super::{Model, ReadOptions, parse_error, parse_number};
 use crate::model::{RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId, excerpt};
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::io::Write;
+use std::ops::Range;
 use std::path::Path;
+
+/// The result of a part of the reader: an error of serde, or a [`Stop`].
+type Res<T, E> = std::result::Result<T, E>;
 
 /// Keys allowed at the top level.
 const TOP_KEYS: &[&str] = &[
@@ -53,7 +53,7 @@ const TOP_KEYS: &[&str] = &[
 /// Keys allowed in a reward model.
 const REWARD_KEYS: &[&str] = &["state", "action", "transition"];
 /// Deeper nesting than this is refused (the schema needs six levels).
-pub(super) const MAX_DEPTH: usize = 64;
+const MAX_DEPTH: usize = 64;
 
 /// Reads a model from `text`, the contents of `path` (`path` only names the file in messages);
 /// returns it with notes for the user.
@@ -67,16 +67,17 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     loop {
         let mut r = Reader::new(path, text, mode, options.normalize);
         let mut de = serde_json::Deserializer::from_str(text);
-        let parsed = TopSeed { r: &mut r }.deserialize(&mut de).and_then(|()| de.end());
-        let stop = match parsed {
+        let start = r.skip_ws(0);
+        let stop = match r
+            .seed(start, TopPart)
+            .deserialize(&mut de)
+            .and_then(|()| de.end())
+        {
             Ok(()) => match r.finish() {
                 Ok(done) => return Ok(done),
                 Err(stop) => stop,
             },
-            Err(e) => match r.stop.take() {
-                Some(stop) => stop,
-                None => return Err(syntax_error(path, &e)),
-            },
+            Err(e) => r.stop.take().ok_or_else(|| syntax_error(path, &e))?,
         };
         match stop {
             Stop::Retry(next) => mode = next,
@@ -91,16 +92,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
 /// A syntax error of serde_json, at its line and column.
 fn syntax_error(path: &Path, e: &serde_json::Error) -> Error {
     let message = e.to_string();
-    let message = match message.rfind(" at line ") {
-        Some(i) => &message[..i],
-        None => &message,
-    };
-    parse_error(
-        path,
-        e.line().max(1),
-        e.column().max(1),
-        format!("not valid JSON: {message}"),
-    )
+    let message = message.rfind(" at line ").map_or(&*message, |i| &message[..i]);
+    let (line, column) = (e.line().max(1), e.column().max(1));
+    parse_error(path, line, column, format!("not valid JSON: {message}"))
 }
 
 /// How an attempt reads the transitions.
@@ -130,21 +124,12 @@ impl From<Error> for Stop {
 }
 
 /// Line and column (from 1; columns count characters) of byte offsets, advanced forwards.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Locator {
     pos: usize,
-    line: usize,
-    column: usize,
-}
-
-impl Default for Locator {
-    fn default() -> Self {
-        Self {
-            pos: 0,
-            line: 1,
-            column: 1,
-        }
-    }
+    /// The line breaks before `pos`, and the characters after the last of them.
+    breaks: usize,
+    chars: usize,
 }
 
 impl Locator {
@@ -159,13 +144,13 @@ impl Locator {
         let chars = |b: &[u8]| b.iter().filter(|&&c| c & 0xC0 != 0x80).count();
         match memchr::memrchr(b'\n', gap) {
             Some(last) => {
-                self.line += memchr::memchr_iter(b'\n', gap).count();
-                self.column = 1 + chars(&gap[last + 1..]);
+                self.breaks += memchr::memchr_iter(b'\n', gap).count();
+                self.chars = chars(&gap[last + 1..]);
             }
-            None => self.column += chars(gap),
+            None => self.chars += chars(gap),
         }
         self.pos = to;
-        (self.line, self.column)
+        (self.breaks + 1, self.chars + 1)
     }
 }
 
@@ -174,7 +159,7 @@ impl Locator {
 struct Raw<'de>(&'de str);
 
 impl<'de> de::Deserialize<'de> for Raw<'de> {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Res<Self, D::Error> {
         <&'de RawValue as de::Deserialize<'de>>::deserialize(d).map(|raw| Raw(raw.get()))
     }
 }
@@ -244,20 +229,31 @@ fn key_path(base: &str, key: &str) -> String {
 }
 
 /// A whole number written as a JSON number or digit string (an index), if `raw` is one.
-pub(super) fn whole(raw: &str) -> Option<u64> {
-    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
+fn whole(raw: &str) -> Option<u64> {
+    if raw.is_empty() {
         return None;
     }
-    raw.parse().ok()
+    raw.bytes().try_fold(0u64, |n, b| {
+        let digit = b.checked_sub(b'0').filter(|d| *d < 10)?;
+        n.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
-/// The state of one attempt at reading a file.
-struct Reader<'p, 'de> {
-    path: &'p Path,
+/// `"a", "b"` for messages.
+fn quoted(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The state of one attempt at reading a file (`'de`: the text and the file's name).
+struct Reader<'de> {
+    path: &'de Path,
     text: &'de str,
     mode: Mode,
     normalize: bool,
-    /// Why reading stopped, when a seed gave serde_json an error.
+    /// Why reading stopped, when a part gave serde_json an error.
     stop: Option<Stop>,
     /// Places of the tree's values.
     locator: Locator,
@@ -269,7 +265,7 @@ struct Reader<'p, 'de> {
     type_seen: bool,
     /// Whether the transitions were read as a chain's before any `"type"`.
     assumed_dtmc: bool,
-    states: Option<States<'p, 'de>>,
+    states: Option<States<'de>>,
     transitions: Option<Transitions>,
     /// Where the value of `"transitions"` starts.
     transitions_at: usize,
@@ -279,8 +275,8 @@ struct Reader<'p, 'de> {
     parts: [Option<Json<'de>>; 3],
 }
 
-impl<'p, 'de> Reader<'p, 'de> {
-    fn new(path: &'p Path, text: &'de str, mode: Mode, normalize: bool) -> Self {
+impl<'de> Reader<'de> {
+    fn new(path: &'de Path, text: &'de str, mode: Mode, normalize: bool) -> Self {
         Reader {
             path,
             text,
@@ -301,6 +297,11 @@ impl<'p, 'de> Reader<'p, 'de> {
         }
     }
 
+    /// `part` to read the value that starts at byte `start`.
+    fn seed<P>(&mut self, start: usize, part: P) -> Seed<'_, 'de, P> {
+        Seed { r: self, start, part }
+    }
+
     /// The error `stop` (not a retry) at its line and column.
     fn placed(&self, stop: Stop) -> Error {
         match stop {
@@ -311,6 +312,18 @@ impl<'p, 'de> Reader<'p, 'de> {
             Stop::Error(e) => e,
             Stop::Retry(_) => Error::arg("model", "a retry is not an error"),
         }
+    }
+
+    /// Why serde_json gave the error `e`: a part's stop, or a syntax error.
+    fn stopped(&mut self, e: &serde_json::Error) -> Stop {
+        self.stop
+            .take()
+            .unwrap_or_else(|| Stop::Error(syntax_error(self.path, e)))
+    }
+
+    /// The line of byte `at`.
+    fn line_of(&self, at: usize) -> usize {
+        Locator::default().at(self.text, at).0
     }
 
     /// The byte offset of `s`, a slice of the text.
@@ -346,9 +359,13 @@ impl<'p, 'de> Reader<'p, 'de> {
         self.skip_ws(self.skip_ws(i) + 1)
     }
 
-    /// Where the first item of the list or object that starts at `start` starts.
-    fn first_start(&self, start: usize) -> usize {
-        self.skip_ws(start + 1)
+    /// Where an item (or key) of the list or object that opens at `open` starts: the first after
+    /// the bracket, a later one after the end of the one before (`end`).
+    fn item_start(&self, open: usize, end: Option<usize>) -> usize {
+        match end {
+            None => self.skip_ws(open + 1),
+            Some(end) => self.next_start(end),
+        }
     }
 
     /// Where a list or object ends whose last item (or opening bracket) ends at `i`.
@@ -366,20 +383,17 @@ impl<'p, 'de> Reader<'p, 'de> {
         }
     }
 
-    /// Where a key read by [`KeySeed`] starts and ends: found from the text for a key serde_json
-    /// borrowed; else after the end of the object's last value (`end`), or its opening brace.
+    /// Where a key read by [`KeySeed`] in the object that opens at `open` starts and ends: found
+    /// from the text for a key serde_json borrowed; else after the end of the object's last value
+    /// (`end`), or its opening brace.
     #[inline]
     #[allow(clippy::ptr_arg)] // Whether the key is borrowed is what tells where it is.
-    fn key_place(&self, name: &Cow<'de, str>, end: usize, first: bool) -> (usize, usize) {
+    fn key_place(&self, name: &Cow<'de, str>, open: usize, end: Option<usize>) -> (usize, usize) {
         if let Cow::Borrowed(s) = name {
             let at = self.offset(s) - 1;
             return (at, at + s.len() + 2);
         }
-        let at = if first {
-            self.skip_ws(end)
-        } else {
-            self.next_start(end)
-        };
+        let at = self.item_start(open, end);
         let b = self.text.as_bytes();
         let mut i = at + 1;
         while i < b.len() && b[i] != b'"' {
@@ -399,7 +413,7 @@ impl<'p, 'de> Reader<'p, 'de> {
         self.raw_at(at).string()
     }
 
-    fn states(&self) -> &States<'_, 'de> {
+    fn states(&self) -> &States<'de> {
         self.states
             .as_ref()
             .expect("states are read before anything refers to them")
@@ -408,7 +422,7 @@ impl<'p, 'de> Reader<'p, 'de> {
     /// A probability or reward as written: a JSON number, or a string holding a decimal or a
     /// fraction. The one place where the file's numbers become `f64`s.
     #[inline]
-    fn number<E: de::Error>(&mut self, raw: Raw<'de>, what: &Seg<'_>) -> std::result::Result<f64, E> {
+    fn number<E: de::Error>(&mut self, raw: Raw<'de>, what: &Seg<'_>) -> Res<f64, E> {
         if raw.0 == self.number_cache.0 {
             return Ok(self.number_cache.1);
         }
@@ -422,19 +436,13 @@ impl<'p, 'de> Reader<'p, 'de> {
                 self.number_cache = (raw.0, v);
                 Ok(v)
             }
-            None => Err(self.fail(
-                self.offset(raw.0),
-                format!(
-                    "{what}: expected a number (a decimal like 0.25 or a fraction like \"1/3\"), found {}",
-                    raw.describe()
-                ),
-            )),
+            None => Err(self.fail(self.offset(raw.0), number_message(what, raw.describe()))),
         }
     }
 
     /// The state `raw` (a string or a number) refers to; `what` is its JSON path.
     #[inline]
-    fn state<E: de::Error>(&mut self, raw: Raw<'de>, what: &Seg<'_>) -> std::result::Result<StateId, E> {
+    fn state<E: de::Error>(&mut self, raw: Raw<'de>, what: &Seg<'_>) -> Res<StateId, E> {
         let r = match raw.0.as_bytes()[0] {
             b'"' => self.states().resolve(&raw.string(), true),
             b'-' | b'0'..=b'9' => self.states().resolve(raw.0, false),
@@ -443,19 +451,18 @@ impl<'p, 'de> Reader<'p, 'de> {
         r.map_err(|m| self.fail(self.offset(raw.0), format!("{what}: {m}")))
     }
 
-    /// The state an object key refers to; `what` is the object's JSON path.
+    /// The state an object key at `at` refers to; `what` is the object's JSON path. `guesses` are
+    /// states the key probably names, checked before the index is looked up (in files written in
+    /// row order, a map's next state is the one after the last, and a row's next target mostly
+    /// too).
     #[inline]
-    ///
-    /// `guesses` are states the key probably names (checked before the index is looked up: in
-    /// files written in row order, a map's next state is the one after the last, and a row's next
-    /// target mostly too).
     fn key_state<E: de::Error>(
         &mut self,
         key: &str,
         at: usize,
         what: &Seg<'_>,
         guesses: [usize; 2],
-    ) -> std::result::Result<StateId, E> {
+    ) -> Res<StateId, E> {
         let st = self.states();
         if let Some(names) = &st.names
             && let Some(&g) = guesses.iter().find(|&&g| names.get(g).is_some_and(|n| n == key))
@@ -468,14 +475,12 @@ impl<'p, 'de> Reader<'p, 'de> {
 
     /// A key given twice in one object (the first at `first`).
     fn twice<E: de::Error>(&mut self, key: &str, at: usize, first: usize) -> E {
-        let (line, _) = Locator::default().at(self.text, first);
-        self.fail(
-            at,
-            format!(
-                "the key \"{}\" appears twice in this object (first on line {line})",
-                excerpt(key)
-            ),
-        )
+        let line = self.line_of(first);
+        let message = format!(
+            "the key \"{}\" appears twice in this object (first on line {line})",
+            excerpt(key)
+        );
+        self.fail(at, message)
     }
 
     /// The JSON path of a transition (or transition reward) under `base`: `transitions[3]`,
@@ -493,9 +498,10 @@ impl<'p, 'de> Reader<'p, 'de> {
         key_path(&p, &self.key_text(t.at))
     }
 
-    /// [`Self::entry_path`] with the states' names: `transitions.N.R: "N" (1) -> "R" (0)`.
-    fn context(&self, base: &str, t: &Trans<'_>) -> String {
-        let path = self.entry_path(base, t);
+    /// [`Self::entry_path`] of a transition with the states' names:
+    /// `transitions.N.R: "N" (1) -> "R" (0)`.
+    fn context(&self, t: &Trans<'_>) -> String {
+        let path = self.entry_path("transitions", t);
         let st = self.states();
         match st.names {
             Some(_) => format!("{path}: {} -> {}", st.show(t.state), st.show(t.target)),
@@ -503,23 +509,18 @@ impl<'p, 'de> Reader<'p, 'de> {
         }
     }
 
-    /// Refuses a probability that is negative (or not finite) at its transition's place.
-    fn check_probability(&self, t: &Trans<'_>) -> std::result::Result<(), Stop> {
-        match entry_fault(self.states().n, None, t.target, t.value) {
-            Some(message) => Err(Stop::Fault {
-                at: t.at,
-                message: format!("{message} [at {}]", self.context("transitions", t)),
-            }),
-            None => Ok(()),
-        }
+    /// A refusal of the transition `t` at its place: `message [at (its context)]`.
+    fn refused(&self, t: &Trans<'_>, message: &str) -> Stop {
+        let message = format!("{message} [at {}]", self.context(t));
+        Stop::Fault { at: t.at, message }
     }
 
     /// The rest of the model, once the top-level object has been read.
-    fn finish(&mut self) -> std::result::Result<(Model, Vec<String>), Stop> {
+    fn finish(&mut self) -> Res<(Model, Vec<String>), Stop> {
         let root = self.skip_ws(0);
-        let missing = |key: &str| Stop::Fault {
-            at: root,
-            message: format!("the model has no \"{key}\" (see docs/model-json.md)"),
+        let missing = |key: &str| {
+            let message = format!("the model has no \"{key}\" (see docs/model-json.md)");
+            Stop::Fault { at: root, message }
         };
         if self.states.is_none() {
             return Err(missing("states"));
@@ -527,12 +528,11 @@ impl<'p, 'de> Reader<'p, 'de> {
         if let Some(raw) = self.deferred.take() {
             self.transitions_at = self.offset(raw.0);
             let mut de = serde_json::Deserializer::from_str(raw.0);
-            if let Err(e) = read_transitions(self, &mut de) {
-                return Err(self
-                    .stop
-                    .take()
-                    .unwrap_or_else(|| Stop::Error(syntax_error(self.path, &e))));
-            }
+            let mut sink = Matrix::new(self);
+            let part = TransPart::new(&mut sink, &TRANSITIONS);
+            let read = self.seed(self.transitions_at, part).deserialize(&mut de);
+            read.map_err(|e| self.stopped(&e))?;
+            self.transitions = Some(sink.finish(self)?);
         }
         let Some(mut t) = self.transitions.take() else {
             return Err(missing("transitions"));
@@ -547,22 +547,18 @@ impl<'p, 'de> Reader<'p, 'de> {
         if let Some(node) = &labels {
             for m in st.object(node, "labels", &[])? {
                 let p = key_path("labels", &m.key);
-                label_sets.push((
-                    m.key.clone(),
-                    StateSet::from_states(st.n, st.one_or_many(&m.value, &p)?),
-                ));
+                let set = StateSet::from_states(st.n, st.one_or_many(&m.value, &p)?);
+                label_sets.push((m.key.clone(), set));
             }
         }
         let mut reward_models = Vec::new();
         if let Some(node) = &rewards {
             for m in self.states().object(node, "rewards", &[])? {
                 let p = key_path("rewards", &m.key);
-                let r = self.reward_model(&m.value, &p, &t)?;
-                reward_models.push((m.key.clone(), r));
+                reward_models.push((m.key.clone(), self.reward_model(&m.value, &p, &t)?));
             }
         }
         let names = self.states.take().and_then(|st| st.names);
-        let notes = std::mem::take(&mut t.notes);
         // The matrix was validated row by row: the constructors only restate it.
         let model = super::assemble(
             self.mdp,
@@ -573,25 +569,19 @@ impl<'p, 'de> Reader<'p, 'de> {
             reward_models,
             t.action_names,
         )?;
-        Ok((model, notes))
+        Ok((model, std::mem::take(&mut t.notes)))
     }
 
     /// One reward model `{"state": ..., "action": ..., "transition": ...}`.
-    fn reward_model(
-        &mut self,
-        node: &Json<'de>,
-        what: &str,
-        t: &Transitions,
-    ) -> std::result::Result<RewardModel, Stop> {
+    fn reward_model(&mut self, node: &Json<'de>, what: &str, t: &Transitions) -> Res<RewardModel, Stop> {
         let mut r = RewardModel::default();
-        let mdp = self.mdp;
         for m in self.states().object(node, what, REWARD_KEYS)? {
             let p = key_path(what, &m.key);
             let st = self.states();
             match m.key.as_str() {
                 "state" => r.state = Some(st.per_state(&m.value, &p)?),
                 // A chain's only choice in each state: one value per state.
-                "action" if !mdp => r.action = Some(st.per_state(&m.value, &p)?),
+                "action" if !self.mdp => r.action = Some(st.per_state(&m.value, &p)?),
                 "action" => r.action = Some(st.per_action(&m.value, &p, t)?),
                 _ => {
                     let mut sink = RewardSink {
@@ -600,19 +590,13 @@ impl<'p, 'de> Reader<'p, 'de> {
                         values: vec![0.0; t.matrix.nnz()],
                         first: vec![0; t.matrix.nnz()],
                     };
-                    let mut de = serde_json::Deserializer::from_str(&self.text[m.value.start..m.value.end]);
-                    let seed = TransSeed {
-                        r: self,
-                        sink: &mut sink,
-                        base: &Seg::Name(&p),
-                        start: m.value.start,
-                    };
-                    if let Err(e) = seed.deserialize(&mut de) {
-                        return Err(self
-                            .stop
-                            .take()
-                            .unwrap_or_else(|| Stop::Error(syntax_error(self.path, &e))));
-                    }
+                    let text = self.text;
+                    let mut de = serde_json::Deserializer::from_str(&text[m.value.start..m.value.end]);
+                    let base = Seg::Name(&p);
+                    let read = self
+                        .seed(m.value.start, TransPart::new(&mut sink, &base))
+                        .deserialize(&mut de);
+                    read.map_err(|e| self.stopped(&e))?;
                     r.transition = Some(sink.values);
                 }
             }
@@ -621,78 +605,134 @@ impl<'p, 'de> Reader<'p, 'de> {
     }
 }
 
-/// Reads `"transitions"` from `de` into the reader's transitions, by rows or collected as the
-/// mode says.
-fn read_transitions<'de, D: de::Deserializer<'de>>(
-    r: &mut Reader<'_, 'de>,
-    de: D,
-) -> std::result::Result<(), D::Error> {
-    fn stream<'de, D: de::Deserializer<'de>, S: Sink<'de>>(
-        r: &mut Reader<'_, 'de>,
-        de: D,
-        sink: &mut S,
-    ) -> std::result::Result<(), D::Error> {
-        let start = r.transitions_at;
-        let base = &Seg::Name("transitions");
-        TransSeed { r, sink, base, start }.deserialize(de)
+/// "`what`: expected a number ..., found `found`".
+fn number_message(what: &dyn fmt::Display, found: String) -> String {
+    format!("{what}: expected a number (a decimal like 0.25 or a fraction like \"1/3\"), found {found}")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parts of the schema
+
+/// A part of the schema as serde_json reads it, through a [`Seed`] that knows where its value
+/// starts: `seq` reads a list and `map` an object when the part takes them ([`Part::OPENS`]),
+/// `leaf` anything else; by default each refuses the value with "[`Part::expected`], found (what
+/// is there)".
+trait Part<'de>: Sized {
+    type Value;
+
+    /// The opening brackets (`[`, `{`) of the lists and objects the part reads.
+    const OPENS: &'static [u8];
+
+    /// What the part takes, for messages: "`path`: expected ...".
+    fn expected(&self, r: &Reader<'de>) -> String;
+
+    fn seq<A: SeqAccess<'de>>(self, r: &mut Reader<'de>, start: usize, _: A) -> Res<Self::Value, A::Error> {
+        Err(refuse(self, r, start))
     }
-    let t = if r.mode.collect {
-        let mut sink = Collect::default();
-        stream(r, de, &mut sink)?;
-        sink.finish(r)
-    } else {
-        let mut sink = Rows::new(r.mdp, r.normalize);
-        stream(r, de, &mut sink)?;
-        sink.finish(r)
-    };
-    match t {
-        Ok(t) => {
-            r.transitions = Some(t);
-            Ok(())
+
+    fn map<M: MapAccess<'de>>(self, r: &mut Reader<'de>, start: usize, _: M) -> Res<Self::Value, M::Error> {
+        Err(refuse(self, r, start))
+    }
+
+    fn leaf<D: Deserializer<'de>>(
+        self,
+        r: &mut Reader<'de>,
+        start: usize,
+        _: D,
+    ) -> Res<Self::Value, D::Error> {
+        Err(refuse(self, r, start))
+    }
+}
+
+/// Stops reading at `start` with "(what `part` takes), found (what is there)".
+fn refuse<'de, E: de::Error>(part: impl Part<'de>, r: &mut Reader<'de>, start: usize) -> E {
+    let expected = part.expected(r);
+    r.expected(start, expected)
+}
+
+/// A [`Part`] reading the value that starts at byte `start`: serde's seed and visitor for it.
+struct Seed<'a, 'de, P> {
+    r: &'a mut Reader<'de>,
+    start: usize,
+    part: P,
+}
+
+impl<'de, P: Part<'de>> DeserializeSeed<'de> for Seed<'_, 'de, P> {
+    type Value = P::Value;
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Res<P::Value, D::Error> {
+        if P::OPENS.contains(&self.r.byte(self.start)) {
+            d.deserialize_any(self)
+        } else {
+            self.part.leaf(self.r, self.start, d)
         }
-        Err(stop) => Err(r.stop(stop)),
+    }
+}
+
+impl<'de, P: Part<'de>> Visitor<'de> for Seed<'_, 'de, P> {
+    type Value = P::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.part.expected(self.r))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Res<P::Value, A::Error> {
+        self.part.seq(self.r, self.start, seq)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Res<P::Value, M::Error> {
+        self.part.map(self.r, self.start, map)
+    }
+}
+
+/// An object's key, decoded: borrowed from the text unless it holds escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Res<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Res<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Res<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
     }
 }
 
 /// The top-level object.
-struct TopSeed<'a, 'p, 'de> {
-    r: &'a mut Reader<'p, 'de>,
-}
+struct TopPart;
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_, '_, 'de> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        match self.r.byte(self.r.skip_ws(0)) {
-            b'{' => d.deserialize_map(self),
-            _ => {
-                let start = self.r.skip_ws(0);
-                Err(self.r.expected(start, "the model: expected an object".into()))
-            }
-        }
-    }
-}
-
-impl<'de> Visitor<'de> for TopSeed<'_, '_, 'de> {
+impl<'de> Part<'de> for TopPart {
+    const OPENS: &'static [u8] = b"{";
     type Value = ();
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a kolmo model")
+    fn expected(&self, _: &Reader<'de>) -> String {
+        "the model: expected an object".into()
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<(), M::Error> {
-        let r = self.r;
+    fn map<M: MapAccess<'de>>(self, r: &mut Reader<'de>, _: usize, mut map: M) -> Res<(), M::Error> {
         while let Some(key) = map.next_key::<Raw<'de>>()? {
             let at = r.offset(key.0);
             let name = key.string();
             let Some(slot) = TOP_KEYS.iter().position(|k| *k == name) else {
-                return Err(r.fail(
-                    at,
-                    format!(
-                        "unknown key \"{}\" in the model; the keys are {}",
-                        excerpt(&name),
-                        quoted(TOP_KEYS)
-                    ),
-                ));
+                let message = format!(
+                    "unknown key \"{}\" in the model; the keys are {}",
+                    excerpt(&name),
+                    quoted(TOP_KEYS)
+                );
+                return Err(r.fail(at, message));
             };
             if let Some(first) = r.seen[slot] {
                 return Err(r.twice(&name, at, first));
@@ -706,10 +746,9 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_, 'de> {
                         "dtmc" if raw.is_string() => false,
                         "mdp" if raw.is_string() => true,
                         _ => {
-                            return Err(r.fail(
-                                start,
-                                format!("type: expected \"dtmc\" or \"mdp\", found {}", raw.describe()),
-                            ));
+                            let message =
+                                format!("type: expected \"dtmc\" or \"mdp\", found {}", raw.describe());
+                            return Err(r.fail(start, message));
                         }
                     };
                     if r.mdp && r.assumed_dtmc {
@@ -721,22 +760,17 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_, 'de> {
                     }
                     r.type_seen = true;
                 }
-                "states" => {
-                    let states = map.next_value_seed(StatesSeed { r: &mut *r, start })?;
-                    r.states = Some(states);
-                }
+                "states" => r.states = Some(map.next_value_seed(r.seed(start, StatesPart))?),
                 "transitions" if r.states.is_some() && (r.type_seen || !r.mode.defer) => {
                     r.assumed_dtmc = !r.type_seen;
                     r.transitions_at = start;
-                    map.next_value_seed(TransitionsSeed { r: &mut *r })?;
+                    let mut sink = Matrix::new(r);
+                    map.next_value_seed(r.seed(start, TransPart::new(&mut sink, &TRANSITIONS)))?;
+                    r.transitions = Some(sink.finish(r).map_err(|stop| r.stop(stop))?);
                 }
                 "transitions" => r.deferred = Some(map.next_value()?),
                 key => {
-                    let tree = map.next_value_seed(TreeSeed {
-                        r: &mut *r,
-                        start,
-                        depth: 1,
-                    })?;
+                    let tree = map.next_value_seed(r.seed(start, TreePart { depth: 1 }))?;
                     if let Some(i) = ["initial", "labels", "rewards"].iter().position(|k| *k == key) {
                         r.parts[i] = Some(tree);
                     }
@@ -747,46 +781,23 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_, 'de> {
     }
 }
 
-/// `"transitions"` read by [`read_transitions`] as a seed.
-struct TransitionsSeed<'a, 'p, 'de> {
-    r: &'a mut Reader<'p, 'de>,
-}
-
-impl<'de> DeserializeSeed<'de> for TransitionsSeed<'_, '_, 'de> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        read_transitions(self.r, d)
-    }
-}
-
 /// `"states"`: a count from 1 to `StateId::MAX`, or a non-empty list of distinct names.
-struct StatesSeed<'a, 'p, 'de> {
-    r: &'a mut Reader<'p, 'de>,
-    start: usize,
-}
+struct StatesPart;
 
-impl<'p, 'de> DeserializeSeed<'de> for StatesSeed<'_, 'p, 'de> {
-    type Value = States<'p, 'de>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
-        match self.r.byte(self.start) {
-            b'[' => d.deserialize_seq(self),
-            _ => {
-                let raw = <Raw<'de> as de::Deserialize<'de>>::deserialize(d)?;
-                self.leaf(raw)
-            }
-        }
-    }
-}
+impl<'de> Part<'de> for StatesPart {
+    const OPENS: &'static [u8] = b"[";
+    type Value = States<'de>;
 
-impl<'p, 'de> Visitor<'de> for StatesSeed<'_, 'p, 'de> {
-    type Value = States<'p, 'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("states")
+    fn expected(&self, _: &Reader<'de>) -> String {
+        "states: expected a number of states or a non-empty list of names".into()
     }
 
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> std::result::Result<Self::Value, S::Error> {
-        let r = self.r;
+    fn seq<S: SeqAccess<'de>>(
+        self,
+        r: &mut Reader<'de>,
+        start: usize,
+        mut seq: S,
+    ) -> Res<States<'de>, S::Error> {
         // The names first: the index is then made at its size, without growing.
         let mut raws: Vec<Raw<'de>> = Vec::new();
         while let Some(raw) = seq.next_element::<Raw<'de>>()? {
@@ -799,9 +810,12 @@ impl<'p, 'de> Visitor<'de> for StatesSeed<'_, 'p, 'de> {
                 return Err(r.fail(r.offset(raw.0), message));
             }
             if i >= StateId::MAX as usize {
-                return Err(r.fail(self.start, format!("states: more than {} states", StateId::MAX)));
+                return Err(r.fail(start, format!("states: more than {} states", StateId::MAX)));
             }
             raws.push(raw);
+        }
+        if raws.is_empty() {
+            return Err(r.fail(start, format!("{}, found a list", self.expected(r))));
         }
         let mut index = NameIndex::with_capacity_and_hasher(raws.len(), Default::default());
         let mut names = Vec::with_capacity(raws.len());
@@ -816,12 +830,6 @@ impl<'p, 'de> Visitor<'de> for StatesSeed<'_, 'p, 'de> {
                 return Err(r.fail(r.offset(raw.0), message));
             }
         }
-        if names.is_empty() {
-            return Err(r.fail(
-                self.start,
-                "states: expected a number of states or a non-empty list of names, found a list".into(),
-            ));
-        }
         Ok(States {
             path: r.path,
             n: names.len(),
@@ -829,75 +837,42 @@ impl<'p, 'de> Visitor<'de> for StatesSeed<'_, 'p, 'de> {
             index,
         })
     }
-}
 
-impl<'p, 'de> StatesSeed<'_, 'p, 'de> {
-    /// A count of states (or an error: anything else that is not a list).
-    fn leaf<E: de::Error>(self, raw: Raw<'de>) -> std::result::Result<States<'p, 'de>, E> {
-        let message = match whole(raw.0) {
-            Some(n) if n >= 1 && n <= u64::from(StateId::MAX) => {
-                return Ok(States {
-                    path: self.r.path,
-                    n: n as usize,
-                    names: None,
-                    index: NameIndex::default(),
-                });
+    fn leaf<D: Deserializer<'de>>(
+        self,
+        r: &mut Reader<'de>,
+        start: usize,
+        d: D,
+    ) -> Res<States<'de>, D::Error> {
+        let raw = <Raw<'de> as de::Deserialize<'de>>::deserialize(d)?;
+        match whole(raw.0) {
+            Some(n) if n >= 1 && n <= u64::from(StateId::MAX) => Ok(States {
+                path: r.path,
+                n: n as usize,
+                names: None,
+                index: NameIndex::default(),
+            }),
+            _ if raw.0.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => {
+                let message = format!(
+                    "states: expected a number of states from 1 to {} or a list of names, found {}",
+                    StateId::MAX,
+                    raw.describe()
+                );
+                Err(r.fail(start, message))
             }
-            _ if raw.0.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => format!(
-                "states: expected a number of states from 1 to {} or a list of names, found {}",
-                StateId::MAX,
-                raw.describe()
-            ),
-            _ => format!(
-                "states: expected a number of states or a non-empty list of names, found {}",
-                raw.describe()
-            ),
-        };
-        Err(self.r.fail(self.start, message))
+            _ => Err(r.fail(start, format!("{}, found {}", self.expected(r), raw.describe()))),
+        }
     }
-}
-
-/// An object's key, decoded: borrowed from the text unless it holds escapes.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Self::Value, E> {
-        Ok(Cow::Borrowed(s))
-    }
-
-    fn visit_str<E>(self, s: &str) -> std::result::Result<Self::Value, E> {
-        Ok(Cow::Owned(s.to_owned()))
-    }
-}
-
-/// `"a", "b"` for messages.
-fn quoted(keys: &[&str]) -> String {
-    keys.iter()
-        .map(|k| format!("\"{k}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 // ---------------------------------------------------------------------------------------------
 // Transitions
 
 /// How an action (choice) is named in a transition or reward.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 enum Act<'de> {
     /// A Markov chain's only choice.
+    #[default]
     Only,
     /// The choice's number within its state.
     Index(u32),
@@ -922,7 +897,7 @@ struct Trans<'de> {
 
 /// Where the transitions of a `"transitions"` (or a reward's `"transition"`) value go.
 trait Sink<'de> {
-    fn push(&mut self, r: &Reader<'_, 'de>, t: Trans<'de>) -> std::result::Result<(), Stop>;
+    fn push(&mut self, r: &Reader<'de>, t: Trans<'de>) -> Res<(), Stop>;
 }
 
 /// How an item of the list form is written.
@@ -937,95 +912,80 @@ fn shape(mdp: bool) -> &'static str {
 /// The transitions in either form: a list of `[from, to, value]` (`[from, action, to, value]` for
 /// an MDP), or a map `{from: {to: value}}` (`{from: {action: {to: value}}}` or
 /// `{from: [{to: value}, ...]}`), each passed to the sink in file order.
-struct TransSeed<'a, 'p, 'de, S> {
-    r: &'a mut Reader<'p, 'de>,
+struct TransPart<'a, S> {
     sink: &'a mut S,
     base: &'a Seg<'a>,
-    start: usize,
 }
 
-impl<'de, S: Sink<'de>> DeserializeSeed<'de> for TransSeed<'_, '_, 'de, S> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        match self.r.byte(self.start) {
-            b'[' | b'{' => d.deserialize_any(self),
-            _ => {
-                let expected = format!(
-                    "{}: expected a list of {} or a map from states",
-                    self.base,
-                    shape(self.r.mdp)
-                );
-                Err(self.r.expected(self.start, expected))
-            }
-        }
+/// The JSON path of the transitions.
+const TRANSITIONS: Seg<'static> = Seg::Name("transitions");
+
+impl<'a, S> TransPart<'a, S> {
+    fn new(sink: &'a mut S, base: &'a Seg<'a>) -> Self {
+        Self { sink, base }
     }
 }
 
-impl<'de, S: Sink<'de>> Visitor<'de> for TransSeed<'_, '_, 'de, S> {
+impl<'de, S: Sink<'de>> Part<'de> for TransPart<'_, S> {
+    const OPENS: &'static [u8] = b"[{";
     type Value = ();
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("transitions")
+    fn expected(&self, r: &Reader<'de>) -> String {
+        format!(
+            "{}: expected a list of {} or a map from states",
+            self.base,
+            shape(r.mdp)
+        )
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
-        let (r, base) = (self.r, self.base);
-        let mut end = r.first_start(self.start) - 1;
-        let mut index = 0;
-        loop {
-            let start = if index == 0 {
-                r.first_start(self.start)
-            } else {
-                r.next_start(end)
-            };
-            let item = ItemSeed {
-                r: &mut *r,
+    fn seq<A: SeqAccess<'de>>(self, r: &mut Reader<'de>, start: usize, mut seq: A) -> Res<(), A::Error> {
+        let mut end = None;
+        for index in 0.. {
+            let item = ItemPart {
                 sink: &mut *self.sink,
-                base,
+                base: self.base,
                 index,
-                start,
             };
-            match seq.next_element_seed(item)? {
-                Some(e) => end = e,
-                None => return Ok(()),
+            match seq.next_element_seed(r.seed(r.item_start(start, end), item))? {
+                Some(e) => end = Some(e),
+                None => break,
             }
-            index += 1;
         }
+        Ok(())
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<(), M::Error> {
-        let (r, base) = (self.r, self.base);
+    fn map<M: MapAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut map: M) -> Res<(), M::Error> {
+        let base = self.base;
         // The source state and key of each member: one state may be written as two keys ("1"
         // and "01"), but a key must not be given twice.
         let mut keys: Vec<(StateId, usize)> = Vec::new();
-        let mut end = self.start + 1;
+        let mut end = None;
         while let Some(name) = map.next_key_seed(KeySeed)? {
-            let (at, key_end) = r.key_place(&name, end, keys.is_empty());
+            let (at, key_end) = r.key_place(&name, open, end);
             let guess = keys.last().map_or(0, |k| k.0 as usize + 1);
             let state = r.key_state(&name, at, base, [guess, guess])?;
             keys.push((state, at));
             let start = r.next_start(key_end);
             let path = Seg::Key(base, &name);
-            end = if r.mdp {
-                map.next_value_seed(ActionsSeed {
-                    r: &mut *r,
-                    sink: &mut *self.sink,
+            let sink = &mut *self.sink;
+            end = Some(if r.mdp {
+                let actions = ActionsPart {
+                    sink,
                     path: &path,
                     state,
                     member: at,
-                    start,
-                })?
+                };
+                map.next_value_seed(r.seed(start, actions))?
             } else {
-                map.next_value_seed(DistSeed {
-                    r: &mut *r,
-                    sink: &mut *self.sink,
+                let dist = DistPart {
+                    sink,
                     path: &path,
                     state,
                     action: Act::Only,
                     member: at,
-                    start,
-                })?
-            };
+                };
+                map.next_value_seed(r.seed(start, dist))?
+            });
         }
         if !keys.windows(2).all(|w| w[0].0 < w[1].0) {
             keys.sort_by_key(|k| k.0);
@@ -1044,50 +1004,34 @@ impl<'de, S: Sink<'de>> Visitor<'de> for TransSeed<'_, '_, 'de, S> {
 }
 
 /// One item `[from, (action,) to, value]` of the list form; gives where it ends.
-struct ItemSeed<'a, 'p, 'de, S> {
-    r: &'a mut Reader<'p, 'de>,
+struct ItemPart<'a, S> {
     sink: &'a mut S,
     base: &'a Seg<'a>,
     index: usize,
-    start: usize,
 }
 
-impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ItemSeed<'_, '_, 'de, S> {
-    type Value = usize;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
-        match self.r.byte(self.start) {
-            b'[' => d.deserialize_seq(self),
-            _ => {
-                let p = Seg::Index(self.base, self.index);
-                let expected = format!("{p}: expected {}", shape(self.r.mdp));
-                Err(self.r.expected(self.start, expected))
-            }
-        }
-    }
-}
-
-impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
+impl<'de, S: Sink<'de>> Part<'de> for ItemPart<'_, S> {
+    const OPENS: &'static [u8] = b"[";
     type Value = usize;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(shape(self.r.mdp))
+    fn expected(&self, r: &Reader<'de>) -> String {
+        format!("{}: expected {}", Seg::Index(self.base, self.index), shape(r.mdp))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<usize, A::Error> {
-        let mdp = self.r.mdp;
+    fn seq<A: SeqAccess<'de>>(self, r: &mut Reader<'de>, start: usize, mut seq: A) -> Res<usize, A::Error> {
+        let mdp = r.mdp;
         let want = 3 + usize::from(mdp);
         let mut parts = [Raw(""); 4];
         let mut count = 0;
-        let mut end = self.start + 1;
+        let mut end = start + 1;
         while let Some(raw) = seq.next_element::<Raw<'de>>()? {
-            end = self.r.offset(raw.0) + raw.0.len();
+            end = r.offset(raw.0) + raw.0.len();
             if count < parts.len() {
                 parts[count] = raw;
             }
             count += 1;
         }
-        let end = self.r.close(end);
-        let r = self.r;
+        let end = r.close(end);
         let p = Seg::Index(self.base, self.index);
         if count != want {
             let shape = shape(mdp);
@@ -1098,25 +1042,21 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
             } else {
                 format!("{p}: expected {shape}, found a list of {count} entries")
             };
-            return Err(r.fail(self.start, message));
+            return Err(r.fail(start, message));
         }
-        let action = if mdp {
-            let a = parts[1];
-            match a.0.as_bytes()[0] {
-                b'"' => Act::Name(a.string()),
-                _ => match whole(a.0).and_then(|i| u32::try_from(i).ok()) {
-                    Some(i) => Act::Index(i),
-                    None => {
-                        let message = format!(
-                            "{p}[1]: an action is a name or a choice number, found {}",
-                            a.describe()
-                        );
-                        return Err(r.fail(r.offset(a.0), message));
-                    }
-                },
-            }
-        } else {
-            Act::Only
+        let action = match parts[1] {
+            _ if !mdp => Act::Only,
+            a if a.is_string() => Act::Name(a.string()),
+            a => match whole(a.0).and_then(|i| u32::try_from(i).ok()) {
+                Some(i) => Act::Index(i),
+                None => {
+                    let message = format!(
+                        "{p}[1]: an action is a name or a choice number, found {}",
+                        a.describe()
+                    );
+                    return Err(r.fail(r.offset(a.0), message));
+                }
+            },
         };
         let k = usize::from(mdp);
         let t = Trans {
@@ -1124,7 +1064,7 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
             action,
             target: r.state(parts[1 + k], &Seg::Index(&p, 1 + k))?,
             value: r.number(parts[2 + k], &Seg::Index(&p, 2 + k))?,
-            at: self.start,
+            at: start,
             aux: self.index,
             list: true,
         };
@@ -1133,43 +1073,30 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ItemSeed<'_, '_, 'de, S> {
     }
 }
 
-/// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`.
-struct ActionsSeed<'a, 'p, 'de, S> {
-    r: &'a mut Reader<'p, 'de>,
+/// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`; gives where they
+/// end.
+struct ActionsPart<'a, S> {
     sink: &'a mut S,
     path: &'a Seg<'a>,
     state: StateId,
+    /// Where the key of the source state starts.
     member: usize,
-    start: usize,
 }
 
-impl<'de, S: Sink<'de>> DeserializeSeed<'de> for ActionsSeed<'_, '_, 'de, S> {
-    type Value = usize;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
-        match self.r.byte(self.start) {
-            b'[' | b'{' => d.deserialize_any(self),
-            _ => {
-                let expected = format!(
-                    "{}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...]",
-                    self.path
-                );
-                Err(self.r.expected(self.start, expected))
-            }
-        }
-    }
-}
-
-impl<'de, S: Sink<'de>> Visitor<'de> for ActionsSeed<'_, '_, 'de, S> {
+impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
+    const OPENS: &'static [u8] = b"[{";
     type Value = usize;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("actions")
+    fn expected(&self, _: &Reader<'de>) -> String {
+        format!(
+            "{}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...]",
+            self.path
+        )
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<usize, M::Error> {
-        let r = self.r;
+    fn map<M: MapAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut map: M) -> Res<usize, M::Error> {
         let mut names: Vec<(Cow<'de, str>, usize)> = Vec::new();
-        let mut end = self.start + 1;
+        let mut end = open + 1;
         while let Some(key) = map.next_key::<Raw<'de>>()? {
             let at = r.offset(key.0);
             let name = key.string();
@@ -1177,100 +1104,75 @@ impl<'de, S: Sink<'de>> Visitor<'de> for ActionsSeed<'_, '_, 'de, S> {
                 return Err(r.twice(&name, at, first.1));
             }
             let path = Seg::Key(self.path, &name);
-            let start = r.next_start(at + key.0.len());
-            end = map.next_value_seed(DistSeed {
-                r: &mut *r,
+            let dist = DistPart {
                 sink: &mut *self.sink,
                 path: &path,
                 state: self.state,
                 action: Act::Name(name.clone()),
                 member: self.member,
-                start,
-            })?;
+            };
+            end = map.next_value_seed(r.seed(r.next_start(at + key.0.len()), dist))?;
             names.push((name, at));
         }
         Ok(r.close(end))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<usize, A::Error> {
-        let r = self.r;
-        let mut end = self.start + 1;
+    fn seq<A: SeqAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut seq: A) -> Res<usize, A::Error> {
+        let mut end = None;
         for i in 0.. {
-            let start = if i == 0 {
-                r.first_start(self.start)
-            } else {
-                r.next_start(end)
-            };
+            let start = r.item_start(open, end);
             let path = Seg::Index(self.path, i);
             let Ok(choice) = u32::try_from(i) else {
                 return Err(r.fail(start, format!("{path}: too many actions")));
             };
-            let dist = DistSeed {
-                r: &mut *r,
+            let dist = DistPart {
                 sink: &mut *self.sink,
                 path: &path,
                 state: self.state,
                 action: Act::Index(choice),
                 member: self.member,
-                start,
             };
-            match seq.next_element_seed(dist)? {
-                Some(e) => end = e,
+            match seq.next_element_seed(r.seed(start, dist))? {
+                Some(e) => end = Some(e),
                 None => break,
             }
         }
-        Ok(r.close(end))
+        Ok(r.close(end.unwrap_or(open + 1)))
     }
 }
 
 /// One distribution `{to: value, ...}` out of `state` by `action`; gives where it ends.
-struct DistSeed<'a, 'p, 'de, S> {
-    r: &'a mut Reader<'p, 'de>,
+struct DistPart<'a, 'de, S> {
     sink: &'a mut S,
     path: &'a Seg<'a>,
     state: StateId,
     action: Act<'de>,
     /// Where the key of the source state starts.
     member: usize,
-    start: usize,
 }
 
-impl<'de, S: Sink<'de>> DeserializeSeed<'de> for DistSeed<'_, '_, 'de, S> {
-    type Value = usize;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<usize, D::Error> {
-        match self.r.byte(self.start) {
-            b'{' => d.deserialize_map(self),
-            _ => {
-                let expected = format!("{}: expected an object", self.path);
-                Err(self.r.expected(self.start, expected))
-            }
-        }
-    }
-}
-
-impl<'de, S: Sink<'de>> Visitor<'de> for DistSeed<'_, '_, 'de, S> {
+impl<'de, S: Sink<'de>> Part<'de> for DistPart<'_, 'de, S> {
+    const OPENS: &'static [u8] = b"{";
     type Value = usize;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a distribution")
+    fn expected(&self, _: &Reader<'de>) -> String {
+        format!("{}: expected an object", self.path)
     }
 
     #[inline]
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<usize, M::Error> {
-        let r = self.r;
-        let mut end = self.start + 1;
+    fn map<M: MapAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut map: M) -> Res<usize, M::Error> {
+        let mut end = None;
         // The next target probably follows the last one guessed right, or skips one.
         let mut guess = self.state as usize + 1;
-        let mut first = true;
         while let Some(name) = map.next_key_seed(KeySeed)? {
-            let (at, _) = r.key_place(&name, end, std::mem::take(&mut first));
+            let (at, _) = r.key_place(&name, open, end);
             let target = r.key_state(&name, at, self.path, [guess, guess + 1])?;
             if target as usize == guess || target as usize == guess + 1 {
                 guess = target as usize + 1;
             }
             let raw: Raw<'de> = map.next_value()?;
             let value = r.number(raw, &Seg::Key(self.path, &name))?;
-            end = r.offset(raw.0) + raw.0.len();
+            end = Some(r.offset(raw.0) + raw.0.len());
             let t = Trans {
                 state: self.state,
                 action: self.action.clone(),
@@ -1282,7 +1184,7 @@ impl<'de, S: Sink<'de>> Visitor<'de> for DistSeed<'_, '_, 'de, S> {
             };
             self.sink.push(r, t).map_err(|stop| r.stop(stop))?;
         }
-        Ok(r.close(end))
+        Ok(r.close(end.unwrap_or(open + 1)))
     }
 }
 
@@ -1295,12 +1197,7 @@ struct Transitions {
 
 impl Transitions {
     /// The row of `state`'s choice `action`.
-    fn choice_row(
-        &self,
-        st: &States<'_, '_>,
-        state: StateId,
-        action: &Act<'_>,
-    ) -> std::result::Result<usize, String> {
+    fn choice_row(&self, st: &States<'_>, state: StateId, action: &Act<'_>) -> Res<usize, String> {
         let rows = self.matrix.group_rows(state as usize);
         match action {
             Act::Only => Ok(rows.start),
@@ -1332,37 +1229,66 @@ impl Transitions {
     }
 }
 
-/// Whether the actions of an MDP are named, and where the first transition said so.
-#[derive(Clone, Copy, Debug)]
-struct Naming {
-    named: bool,
-    at: usize,
+/// Checks `t` against `naming`: whether the actions of an MDP are named, and where the first
+/// transition (which sets it) said so.
+fn check_naming(naming: &mut Option<(bool, usize)>, r: &Reader<'_>, t: &Trans<'_>) -> Res<(), Stop> {
+    let named = matches!(t.action, Act::Name(_));
+    let (first, at) = *naming.get_or_insert((named, t.at));
+    if first == named {
+        return Ok(());
+    }
+    let (path, line) = (r.entry_path("transitions", t), r.line_of(at));
+    Err(Stop::Fault {
+        at: t.at,
+        message: format!(
+            "{path}: actions are named in some transitions and numbered in others (first on line {line}); name every action or none"
+        ),
+    })
 }
 
-impl Naming {
-    /// Checks `t` against the naming so far (set by the first transition).
-    fn check(
-        naming: &mut Option<Naming>,
-        r: &Reader<'_, '_>,
-        t: &Trans<'_>,
-    ) -> std::result::Result<(), Stop> {
-        let named = matches!(t.action, Act::Name(_));
-        let first = *naming.get_or_insert(Naming { named, at: t.at });
-        if first.named == named {
-            return Ok(());
+/// The sink of `"transitions"`: in row order into CSR arrays, or in any order collected to be
+/// sorted. Refuses a negative (or not finite) probability at its transition's place.
+#[allow(clippy::large_enum_variant)] // One per read.
+enum Matrix<'de> {
+    Rows(Rows<'de>),
+    Collect(Vec<Trans<'de>>),
+}
+
+impl<'de> Sink<'de> for Matrix<'de> {
+    #[inline]
+    fn push(&mut self, r: &Reader<'de>, t: Trans<'de>) -> Res<(), Stop> {
+        if let Some(message) = entry_fault(r.states().n, None, t.target, t.value) {
+            return Err(r.refused(&t, &message));
         }
-        let (line, _) = Locator::default().at(r.text, first.at);
-        let path = r.entry_path("transitions", t);
-        Err(Stop::Fault {
-            at: t.at,
-            message: format!(
-                "{path}: actions are named in some transitions and numbered in others (first on line {line}); name every action or none"
-            ),
-        })
+        match self {
+            Matrix::Rows(rows) => rows.push(r, t),
+            Matrix::Collect(all) => {
+                all.push(t);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<'de> Matrix<'de> {
+    /// The sink for the reader's mode.
+    fn new(r: &Reader<'de>) -> Self {
+        match r.mode.collect {
+            true => Matrix::Collect(Vec::new()),
+            false => Matrix::Rows(Rows::new(r.mdp, r.normalize)),
+        }
+    }
+
+    fn finish(self, r: &Reader<'_>) -> Res<Transitions, Stop> {
+        match self {
+            Matrix::Rows(rows) => rows.finish(r),
+            Matrix::Collect(all) => collected(r, &all),
+        }
     }
 }
 
 /// Transitions in row order going into CSR arrays, each row checked as it closes.
+#[derive(Default)]
 struct Rows<'de> {
     mdp: bool,
     normalize: bool,
@@ -1375,7 +1301,7 @@ struct Rows<'de> {
     /// The number of the open choice within its state, and how it is written.
     choice: u32,
     action: Act<'de>,
-    naming: Option<Naming>,
+    naming: Option<(bool, usize)>,
     /// The names of the open state's actions, in choice order.
     state_actions: Vec<Cow<'de, str>>,
     /// Action names of the closed states, in row order.
@@ -1396,27 +1322,62 @@ impl<'de> Rows<'de> {
             mdp,
             normalize,
             row_ptr: vec![0],
-            cols: Vec::new(),
-            vals: Vec::new(),
             group_ptr: vec![0],
-            state: None,
-            choice: 0,
-            action: Act::Only,
-            naming: None,
-            state_actions: Vec::new(),
-            action_names: Vec::new(),
-            row: Vec::new(),
-            list: false,
-            rescaled: 0,
-            worst: 0.0,
-            fault: None,
+            ..Self::default()
         }
+    }
+
+    /// Takes one transition; asks for the transitions to be collected when it does not continue
+    /// the open row, open the open state's next choice, or open the next state.
+    #[inline]
+    fn push(&mut self, r: &Reader<'de>, t: Trans<'de>) -> Res<(), Stop> {
+        if self.mdp {
+            check_naming(&mut self.naming, r, &t)?;
+        }
+        self.list = t.list;
+        let unordered = Stop::Retry(Mode {
+            collect: true,
+            ..r.mode
+        });
+        let same = self.state == Some(t.state);
+        let next = match self.state {
+            Some(s) => t.state as usize == s as usize + 1,
+            None => t.state == 0,
+        };
+        let new_choice = match &t.action {
+            Act::Only | Act::Index(0) | Act::Name(_) if next => {
+                self.next_state(t.state);
+                true
+            }
+            Act::Only if same => false,
+            Act::Index(i) if same && *i == self.choice => false,
+            Act::Index(i) if same && Some(*i) == self.choice.checked_add(1) => true,
+            Act::Name(name) if same && self.state_actions.last() == Some(name) => false,
+            Act::Name(name) if same && !self.state_actions.contains(name) => true,
+            _ => return Err(unordered),
+        };
+        if new_choice {
+            if !next {
+                self.close_row();
+                self.choice += 1;
+            }
+            if let Act::Name(name) = &t.action {
+                self.state_actions.push(name.clone());
+            }
+            self.action = t.action.clone();
+        }
+        self.row.push(RowEntry {
+            target: t.target,
+            value: t.value,
+            line: t.at,
+            column: t.aux,
+        });
+        Ok(())
     }
 
     /// Closes the open state (if any) and opens `state`.
     fn next_state(&mut self, state: StateId) {
         if self.state.is_some() {
-            self.close_row();
             self.close_state();
         }
         self.state = Some(state);
@@ -1425,19 +1386,16 @@ impl<'de> Rows<'de> {
 
     /// Checks the open row as [`build_matrix`] would and appends it.
     fn close_row(&mut self) {
-        let scale = match check_row(&mut self.row, self.normalize) {
-            Ok(scale) => scale,
-            Err(fault) => {
-                if self.fault.is_none() {
-                    let state = self.state.unwrap_or_default();
-                    self.fault = Some((fault, state, self.choice, self.action.clone()));
-                }
-                RowScale {
-                    factor: 1.0,
-                    deviation: None,
-                }
+        let scale = check_row(&mut self.row, self.normalize).unwrap_or_else(|fault| {
+            if self.fault.is_none() {
+                let state = self.state.unwrap_or_default();
+                self.fault = Some((fault, state, self.choice, self.action.clone()));
             }
-        };
+            RowScale {
+                factor: 1.0,
+                deviation: None,
+            }
+        });
         append_row(
             &self.row,
             &scale,
@@ -1448,18 +1406,18 @@ impl<'de> Rows<'de> {
         self.row.clear();
     }
 
-    /// Ends the open state's row group (its rows are closed).
+    /// Closes the open row and ends the open state's row group.
     fn close_state(&mut self) {
+        self.close_row();
         self.group_ptr.push(self.row_ptr.len() - 1);
         self.action_names
             .extend(self.state_actions.drain(..).map(Cow::into_owned));
     }
 
     /// The matrix of the reader's states.
-    fn finish(mut self, r: &Reader<'_, 'de>) -> std::result::Result<Transitions, Stop> {
+    fn finish(mut self, r: &Reader<'_>) -> Res<Transitions, Stop> {
         let st = r.states();
         if self.state.is_some() {
-            self.close_row();
             self.close_state();
         }
         let next = self.state.map_or(0, |s| s as usize + 1);
@@ -1468,48 +1426,39 @@ impl<'de> Rows<'de> {
         }
         if let Some((fault, state, choice, action)) = self.fault.take() {
             let rows = self.group_ptr[state as usize + 1] - self.group_ptr[state as usize];
-            let trans = |e: &RowEntry| Trans {
-                state,
-                action: action.clone(),
-                target: e.target,
-                value: e.value,
-                at: e.line,
-                aux: e.column,
-                list: self.list,
-            };
             let (at, message) = match fault {
-                RowFault::Duplicate { second, first_line } => {
-                    let (first_line, _) = Locator::default().at(r.text, first_line);
-                    (
-                        second,
-                        duplicate_message(state, second.target, choice, first_line),
-                    )
-                }
+                RowFault::Duplicate { second, first_line } => (
+                    second,
+                    duplicate_message(state, second.target, choice, r.line_of(first_line)),
+                ),
                 RowFault::Sum { at, fault } => (at, sum_message(state, choice, rows > 1, fault)),
             };
-            let t = trans(&at);
-            return Err(Stop::Fault {
-                at: t.at,
-                message: format!("{message} [at {}]", r.context("transitions", &t)),
-            });
+            let t = Trans {
+                state,
+                action,
+                target: at.target,
+                value: at.value,
+                at: at.line,
+                aux: at.column,
+                list: self.list,
+            };
+            return Err(r.refused(&t, &message));
         }
         let matrix = CsrMatrix::from_grouped_parts(st.n, self.row_ptr, self.cols, self.vals, self.group_ptr);
-        let notes = if self.rescaled > 0 {
-            vec![normalized_note(self.rescaled, self.worst)]
-        } else {
-            Vec::new()
-        };
-        let named = self.naming.is_some_and(|n| n.named);
+        let named = self.naming.is_some_and(|n| n.0);
         Ok(Transitions {
             matrix,
             action_names: named.then_some(self.action_names),
-            notes,
+            notes: (self.rescaled > 0)
+                .then(|| normalized_note(self.rescaled, self.worst))
+                .into_iter()
+                .collect(),
         })
     }
 }
 
 /// The error for a state without transitions, at the start of `"transitions"`.
-fn missing_state(r: &Reader<'_, '_>, s: StateId) -> Stop {
+fn missing_state(r: &Reader<'_>, s: StateId) -> Stop {
     Stop::Fault {
         at: r.transitions_at,
         message: format!(
@@ -1519,143 +1468,64 @@ fn missing_state(r: &Reader<'_, '_>, s: StateId) -> Stop {
     }
 }
 
-impl<'de> Sink<'de> for Rows<'de> {
-    /// Takes one transition; asks for the transitions to be collected when it does not continue
-    /// the open row, open the open state's next choice, or open the next state.
-    #[inline]
-    fn push(&mut self, r: &Reader<'_, 'de>, t: Trans<'de>) -> std::result::Result<(), Stop> {
-        r.check_probability(&t)?;
-        if self.mdp {
-            Naming::check(&mut self.naming, r, &t)?;
+/// The matrix of transitions in any order: choice numbers given, or by first appearance of each
+/// action name within its state, then [`build_matrix`].
+fn collected(r: &Reader<'_>, all: &[Trans<'_>]) -> Res<Transitions, Stop> {
+    let st = r.states();
+    // Checked before anything of size `n` is allocated: `n` may be huge, the file small.
+    if let Some(s) = first_missing(st.n, all.iter().map(|t| t.state)) {
+        return Err(missing_state(r, s));
+    }
+    let mut naming = None;
+    let mut actions: Vec<Vec<Cow<'_, str>>> = vec![Vec::new(); if r.mdp { st.n } else { 0 }];
+    let mut entries = Vec::with_capacity(all.len());
+    let mut locator = Locator::default();
+    for t in all {
+        if r.mdp {
+            check_naming(&mut naming, r, t)?;
         }
-        self.list = t.list;
-        let unordered = Stop::Retry(Mode {
-            collect: true,
-            ..r.mode
-        });
-        let state = t.state;
-        let same = self.state == Some(state);
-        let next = match self.state {
-            Some(s) => state as usize == s as usize + 1,
-            None => state == 0,
+        let choice = match &t.action {
+            Act::Only => 0,
+            Act::Index(i) => *i,
+            Act::Name(name) => {
+                let list = &mut actions[t.state as usize];
+                list.iter().position(|a| a == name).unwrap_or_else(|| {
+                    list.push(name.clone());
+                    list.len() - 1
+                }) as u32
+            }
         };
-        match &t.action {
-            Act::Only | Act::Index(0) if next => {
-                self.next_state(state);
-                self.action = t.action.clone();
-            }
-            Act::Only if same => {}
-            Act::Index(i) if same && (*i == self.choice || Some(*i) == self.choice.checked_add(1)) => {
-                if *i != self.choice {
-                    self.close_row();
-                    self.choice += 1;
-                    self.action = t.action.clone();
-                }
-            }
-            Act::Name(name) if next => {
-                self.next_state(state);
-                self.state_actions.push(name.clone());
-                self.action = t.action.clone();
-            }
-            Act::Name(name) if same => {
-                if self.state_actions.last() != Some(name) {
-                    if self.state_actions.contains(name) {
-                        return Err(unordered);
-                    }
-                    self.state_actions.push(name.clone());
-                    self.close_row();
-                    self.choice += 1;
-                    self.action = t.action.clone();
-                }
-            }
-            _ => return Err(unordered),
-        }
-        self.row.push(RowEntry {
+        let (line, column) = locator.at(r.text, t.at);
+        entries.push(Entry {
+            state: t.state,
+            choice,
             target: t.target,
             value: t.value,
-            line: t.at,
-            column: t.aux,
+            line,
+            column,
         });
-        Ok(())
     }
-}
-
-/// Transitions in any order, collected to be sorted by [`build_matrix`].
-#[derive(Default)]
-struct Collect<'de> {
-    all: Vec<Trans<'de>>,
-}
-
-impl<'de> Sink<'de> for Collect<'de> {
-    fn push(&mut self, r: &Reader<'_, 'de>, t: Trans<'de>) -> std::result::Result<(), Stop> {
-        r.check_probability(&t)?;
-        self.all.push(t);
-        Ok(())
-    }
-}
-
-impl Collect<'_> {
-    /// The matrix: choice numbers given, or by first appearance of each action name within its
-    /// state, then [`build_matrix`].
-    fn finish(self, r: &Reader<'_, '_>) -> std::result::Result<Transitions, Stop> {
-        let st = r.states();
-        // Checked before anything of size `n` is allocated: `n` may be huge, the file small.
-        if let Some(s) = first_missing(st.n, self.all.iter().map(|t| t.state)) {
-            return Err(missing_state(r, s));
+    let places: Vec<(usize, usize)> = entries.iter().map(|e| (e.line, e.column)).collect();
+    let line = r.line_of(r.transitions_at);
+    let (matrix, notes) = build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|mut e| {
+        if let Error::Parse {
+            line,
+            column,
+            message,
+            ..
+        } = &mut e
+            && let Some(i) = places.iter().position(|p| *p == (*line, *column))
+        {
+            let _ = write!(message, " [at {}]", r.context(&all[i]));
         }
-        let mut naming = None;
-        let mut actions: Vec<Vec<Cow<'_, str>>> = vec![Vec::new(); if r.mdp { st.n } else { 0 }];
-        let mut entries = Vec::with_capacity(self.all.len());
-        let mut locator = Locator::default();
-        for t in &self.all {
-            if r.mdp {
-                Naming::check(&mut naming, r, t)?;
-            }
-            let choice = match &t.action {
-                Act::Only => 0,
-                Act::Index(i) => *i,
-                Act::Name(name) => {
-                    let list = &mut actions[t.state as usize];
-                    match list.iter().position(|a| a == name) {
-                        Some(i) => i as u32,
-                        None => {
-                            list.push(name.clone());
-                            list.len() as u32 - 1
-                        }
-                    }
-                }
-            };
-            let (line, column) = locator.at(r.text, t.at);
-            entries.push(Entry {
-                state: t.state,
-                choice,
-                target: t.target,
-                value: t.value,
-                line,
-                column,
-            });
-        }
-        let places: Vec<(usize, usize)> = entries.iter().map(|e| (e.line, e.column)).collect();
-        let (line, _) = Locator::default().at(r.text, r.transitions_at);
-        let (matrix, notes) = build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|e| {
-            let Error::Parse { line, column, .. } = &e else {
-                return e;
-            };
-            match places.iter().position(|p| *p == (*line, *column)) {
-                Some(i) => annotate(
-                    e,
-                    &[(places[i].0, places[i].1, r.context("transitions", &self.all[i]))],
-                ),
-                None => e,
-            }
-        })?;
-        let named = naming.is_some_and(|n| n.named);
-        Ok(Transitions {
-            matrix,
-            action_names: named.then(|| actions.into_iter().flatten().map(Cow::into_owned).collect()),
-            notes,
-        })
-    }
+        e
+    })?;
+    let named = naming.is_some_and(|n| n.0);
+    Ok(Transitions {
+        matrix,
+        action_names: named.then(|| actions.into_iter().flatten().map(Cow::into_owned).collect()),
+        notes,
+    })
 }
 
 /// A reward model's `"transition"` part: one value per stored transition (missing: 0).
@@ -1669,26 +1539,24 @@ struct RewardSink<'t> {
 }
 
 impl<'de> Sink<'de> for RewardSink<'_> {
-    fn push(&mut self, r: &Reader<'_, 'de>, w: Trans<'de>) -> std::result::Result<(), Stop> {
+    fn push(&mut self, r: &Reader<'de>, w: Trans<'de>) -> Res<(), Stop> {
         let st = r.states();
-        let place = |message: String| Stop::Fault {
-            at: w.at,
-            message: format!("{}: {message}", r.entry_path(self.base, &w)),
+        let place = |message: String| {
+            let message = format!("{}: {message}", r.entry_path(self.base, &w));
+            Stop::Fault { at: w.at, message }
         };
         let row = self.t.choice_row(st, w.state, &w.action).map_err(place)?;
         let (row_ptr, cols, _) = self.t.matrix.as_parts();
-        let k = match cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&w.target) {
-            Ok(k) => row_ptr[row] + k,
-            Err(_) => {
-                return Err(place(format!(
-                    "there is no transition from state {} to state {} to reward",
-                    st.show(w.state),
-                    st.show(w.target)
-                )));
-            }
+        let Ok(k) = cols[row_ptr[row]..row_ptr[row + 1]].binary_search(&w.target) else {
+            return Err(place(format!(
+                "there is no transition from state {} to state {} to reward",
+                st.show(w.state),
+                st.show(w.target)
+            )));
         };
+        let k = row_ptr[row] + k;
         if self.first[k] > 0 {
-            let (line, _) = Locator::default().at(r.text, self.first[k] - 1);
+            let line = r.line_of(self.first[k] - 1);
             return Err(place(format!(
                 "this transition's reward is given twice (first on line {line})"
             )));
@@ -1720,15 +1588,15 @@ pub(super) fn first_missing(n: usize, states: impl Iterator<Item = StateId>) -> 
 type NameIndex<'de> = HashMap<Cow<'de, str>, StateId, foldhash::fast::RandomState>;
 
 /// The states of the model being read, and how to refer to them.
-struct States<'p, 'de> {
-    path: &'p Path,
+struct States<'de> {
+    path: &'de Path,
     n: usize,
     names: Option<Vec<String>>,
     /// Name -> state, when the states have names.
     index: NameIndex<'de>,
 }
 
-impl States<'_, '_> {
+impl States<'_> {
     /// State `s` for messages: `"name" (s)` or `s`.
     fn show(&self, s: StateId) -> String {
         match &self.names {
@@ -1740,7 +1608,7 @@ impl States<'_, '_> {
     /// The state a name or number refers to: a JSON integer is an index; a string is a name when
     /// the states are named, and an index written as digits otherwise.
     #[inline]
-    fn resolve(&self, text: &str, is_string: bool) -> std::result::Result<StateId, String> {
+    fn resolve(&self, text: &str, is_string: bool) -> Res<StateId, String> {
         if is_string && let Some(names) = &self.names {
             return self.index.get(text).copied().ok_or_else(|| {
                 let shown: Vec<String> = names
@@ -1780,6 +1648,11 @@ impl States<'_, '_> {
         parse_error(self.path, node.line, node.column, message)
     }
 
+    /// A [`parse_error`] at the key of `m`.
+    fn at_key(&self, m: &Member<'_>, message: impl Into<String>) -> Error {
+        parse_error(self.path, m.line, m.column, message)
+    }
+
     /// The members of `node`, which must be an object whose keys are all in `allowed` (any key when
     /// `allowed` is empty); `what` names it in messages.
     fn object<'j, 't>(&self, node: &'j Json<'t>, what: &str, allowed: &[&str]) -> Result<&'j [Member<'t>]> {
@@ -1792,22 +1665,18 @@ impl States<'_, '_> {
         if !allowed.is_empty()
             && let Some(m) = members.iter().find(|m| !allowed.contains(&m.key.as_str()))
         {
-            return Err(parse_error(
-                self.path,
-                m.line,
-                m.column,
-                format!(
-                    "unknown key \"{}\" in {what}; the keys are {}",
-                    excerpt(&m.key),
-                    quoted(allowed)
-                ),
-            ));
+            let message = format!(
+                "unknown key \"{}\" in {what}; the keys are {}",
+                excerpt(&m.key),
+                quoted(allowed)
+            );
+            return Err(self.at_key(m, message));
         }
         Ok(members)
     }
 
     /// The state `node` (a string or a number) refers to; `what` is its JSON path.
-    fn state(&self, node: &Json<'_>, what: &str) -> Result<StateId> {
+    fn state(&self, node: &Json<'_>, what: &dyn fmt::Display) -> Result<StateId> {
         let r = match &node.value {
             Value::String(s) => self.resolve(s, true),
             Value::Number(raw) => self.resolve(raw, false),
@@ -1819,7 +1688,7 @@ impl States<'_, '_> {
     /// The state an object key refers to; `what` is the object's JSON path.
     fn key(&self, m: &Member<'_>, what: &str) -> Result<StateId> {
         self.resolve(&m.key, true)
-            .map_err(|msg| parse_error(self.path, m.line, m.column, format!("{what}: {msg}")))
+            .map_err(|msg| self.at_key(m, format!("{what}: {msg}")))
     }
 
     /// One state or a list of states.
@@ -1828,59 +1697,59 @@ impl States<'_, '_> {
             Value::Array(items) => items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| self.state(item, &format!("{what}[{i}]")))
+                .map(|(i, item)| self.state(item, &Seg::Index(&Seg::Name(what), i)))
                 .collect(),
-            _ => Ok(vec![self.state(node, what)?]),
+            _ => Ok(vec![self.state(node, &what)?]),
         }
     }
 
     /// A reward: a JSON number, or a string holding a decimal or a fraction (as
     /// [`Reader::number`] reads probabilities).
-    fn number(&self, node: &Json<'_>, what: &str) -> Result<f64> {
+    fn number(&self, node: &Json<'_>, what: &dyn fmt::Display) -> Result<f64> {
         let parsed = match &node.value {
             Value::Number(raw) => parse_number(raw),
             Value::String(s) => parse_number(s),
             _ => None,
         };
-        parsed.ok_or_else(|| {
-            self.at(
-                node,
-                format!(
-                    "{what}: expected a number (a decimal like 0.25 or a fraction like \"1/3\"), found {}",
-                    describe(node)
-                ),
-            )
-        })
+        parsed.ok_or_else(|| self.at(node, number_message(what, describe(node))))
+    }
+
+    /// The numbers of the list `node` (`items`), which must have `len` of them (what they are for:
+    /// `of`, as "`what`: 3 values for `of`").
+    fn numbers(
+        &self,
+        node: &Json<'_>,
+        items: &[Json<'_>],
+        len: usize,
+        what: &str,
+        of: &str,
+    ) -> Result<Vec<f64>> {
+        if items.len() != len {
+            return Err(self.at(node, format!("{what}: {} values for {of}", items.len())));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| self.number(item, &Seg::Index(&Seg::Name(what), i)))
+            .collect()
     }
 
     /// One value per state: a list of `n` numbers, or a map from states (missing states: 0).
     fn per_state(&self, node: &Json<'_>, what: &str) -> Result<Vec<f64>> {
         if let Value::Array(items) = &node.value {
-            if items.len() != self.n {
-                return Err(self.at(
-                    node,
-                    format!("{what}: {} values for {} states", items.len(), self.n),
-                ));
-            }
-            return items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| self.number(item, &format!("{what}[{i}]")))
-                .collect();
+            return self.numbers(node, items, self.n, what, &format!("{} states", self.n));
         }
         let mut values = vec![0.0; self.n];
         let mut seen = vec![false; self.n];
         for m in self.object(node, what, &[])? {
             let s = self.key(m, what)? as usize;
             if std::mem::replace(&mut seen[s], true) {
-                return Err(parse_error(
-                    self.path,
-                    m.line,
-                    m.column,
+                return Err(self.at_key(
+                    m,
                     format!("{what}: state {} is given twice", self.show(s as StateId)),
                 ));
             }
-            values[s] = self.number(&m.value, &key_path(what, &m.key))?;
+            values[s] = self.number(&m.value, &Seg::Key(&Seg::Name(what), &m.key))?;
         }
         Ok(values)
     }
@@ -1890,17 +1759,7 @@ impl States<'_, '_> {
     fn per_action(&self, node: &Json<'_>, what: &str, t: &Transitions) -> Result<Vec<f64>> {
         let m = t.matrix.nrows();
         if let Value::Array(items) = &node.value {
-            if items.len() != m {
-                return Err(self.at(
-                    node,
-                    format!("{what}: {} values for {m} choices (actions) in all", items.len()),
-                ));
-            }
-            return items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| self.number(item, &format!("{what}[{i}]")))
-                .collect();
+            return self.numbers(node, items, m, what, &format!("{m} choices (actions) in all"));
         }
         let mut values = vec![0.0; m];
         let mut seen = vec![false; m];
@@ -1908,7 +1767,7 @@ impl States<'_, '_> {
             let s = self.key(member, what)?;
             let p = key_path(what, &member.key);
             let rows = t.matrix.group_rows(s as usize);
-            let mut put = |row: usize, value: &Json<'_>, vp: &str| -> Result<()> {
+            let mut put = |row: usize, value: &Json<'_>, vp: &Seg<'_>| -> Result<()> {
                 if std::mem::replace(&mut seen[row], true) {
                     return Err(self.at(value, format!("{vp}: this action's reward is given twice")));
                 }
@@ -1918,26 +1777,19 @@ impl States<'_, '_> {
             match &member.value.value {
                 Value::Array(items) => {
                     if items.len() != rows.len() {
-                        return Err(self.at(
-                            &member.value,
-                            format!(
-                                "{p}: {} values for the {} choices of state {}",
-                                items.len(),
-                                rows.len(),
-                                self.show(s)
-                            ),
-                        ));
+                        let of = format!("the {} choices of state {}", rows.len(), self.show(s));
+                        return Err(self.at(&member.value, format!("{p}: {} values for {of}", items.len())));
                     }
                     for (i, item) in items.iter().enumerate() {
-                        put(rows.start + i, item, &format!("{p}[{i}]"))?;
+                        put(rows.start + i, item, &Seg::Index(&Seg::Name(&p), i))?;
                     }
                 }
                 _ => {
                     for a in self.object(&member.value, &p, &[])? {
                         let row = t
                             .choice_row(self, s, &Act::Name(Cow::Borrowed(&a.key)))
-                            .map_err(|msg| parse_error(self.path, a.line, a.column, format!("{p}: {msg}")))?;
-                        put(row, &a.value, &key_path(&p, &a.key))?;
+                            .map_err(|msg| self.at_key(a, format!("{p}: {msg}")))?;
+                        put(row, &a.value, &Seg::Key(&Seg::Name(&p), &a.key))?;
                     }
                 }
             }
@@ -1991,149 +1843,127 @@ pub(super) fn describe(node: &Json<'_>) -> String {
 /// Parses the whole of `text` (a byte-order mark is skipped) into a tree of located values.
 /// Syntax errors come from serde_json, with its line and column; keys given twice in one object and
 /// nesting deeper than [`MAX_DEPTH`] are refused here.
-pub(in crate::io) fn parse_tree<'t>(path: &Path, text: &'t str) -> Result<Json<'t>> {
+pub(in crate::io) fn parse_tree<'t>(path: &'t Path, text: &'t str) -> Result<Json<'t>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut r = Reader::new(path, text, Mode::default(), false);
     let mut de = serde_json::Deserializer::from_str(text);
     let start = r.skip_ws(0);
-    let parsed = TreeSeed {
-        r: &mut r,
-        start,
-        depth: 0,
-    }
-    .deserialize(&mut de);
-    match parsed.and_then(|tree| de.end().map(|()| tree)) {
-        Ok(tree) => Ok(tree),
-        Err(e) => Err(match r.stop.take() {
-            Some(stop) => r.placed(stop),
-            None => syntax_error(path, &e),
-        }),
-    }
+    let tree = r.seed(start, TreePart { depth: 0 }).deserialize(&mut de);
+    tree.and_then(|tree| de.end().map(|()| tree)).map_err(|e| {
+        let stop = r.stopped(&e);
+        r.placed(stop)
+    })
 }
 
-/// Any value, into a [`Json`] tree.
-struct TreeSeed<'a, 'p, 'de> {
-    r: &'a mut Reader<'p, 'de>,
-    start: usize,
+/// Any value, into a [`Json`] tree, at a depth of nesting.
+struct TreePart {
     depth: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for TreeSeed<'_, '_, 'de> {
-    type Value = Json<'de>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Json<'de>, D::Error> {
-        match self.r.byte(self.start) {
-            b'[' | b'{' => d.deserialize_any(self),
-            _ => {
-                let raw = <Raw<'de> as de::Deserialize<'de>>::deserialize(d)?;
-                let value = match raw.0.as_bytes()[0] {
-                    b'"' => Value::String(raw.string().into_owned()),
-                    b't' => Value::Bool(true),
-                    b'f' => Value::Bool(false),
-                    b'n' => Value::Null,
-                    _ => Value::Number(raw.0),
-                };
-                let end = self.start + raw.0.len();
-                Ok(self.node(end, value))
-            }
+impl TreePart {
+    /// The node that starts at `start`, without its value yet; refuses nesting deeper than
+    /// [`MAX_DEPTH`] when `nests`.
+    fn node<'de, E: de::Error>(&self, r: &mut Reader<'de>, start: usize, nests: bool) -> Res<Json<'de>, E> {
+        if nests && self.depth >= MAX_DEPTH {
+            let message = format!("the JSON is nested more than {MAX_DEPTH} levels deep");
+            return Err(r.fail(start, message));
         }
-    }
-}
-
-impl<'de> TreeSeed<'_, '_, 'de> {
-    /// The node of `value`, which ends at `end`.
-    fn node(self, end: usize, value: Value<'de>) -> Json<'de> {
-        let (line, column) = self.r.locator.at(self.r.text, self.start);
-        Json {
+        let (line, column) = r.locator.at(r.text, start);
+        Ok(Json {
             line,
             column,
-            start: self.start,
-            end,
-            value,
-        }
+            start,
+            end: start,
+            value: Value::Null,
+        })
     }
 
-    /// Refuses nesting deeper than [`MAX_DEPTH`].
-    fn deep<E: de::Error>(&mut self) -> std::result::Result<(), E> {
-        if self.depth >= MAX_DEPTH {
-            return Err(self.r.fail(
-                self.start,
-                format!("the JSON is nested more than {MAX_DEPTH} levels deep"),
-            ));
+    /// The part for the items of a list or object.
+    fn inner(&self) -> TreePart {
+        TreePart {
+            depth: self.depth + 1,
         }
-        Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for TreeSeed<'_, '_, 'de> {
+impl<'de> Part<'de> for TreePart {
+    const OPENS: &'static [u8] = b"[{";
     type Value = Json<'de>;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
+    fn expected(&self, _: &Reader<'de>) -> String {
+        "any JSON value".into()
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> std::result::Result<Json<'de>, A::Error> {
-        self.deep()?;
-        let (line, column) = self.r.locator.at(self.r.text, self.start);
+    fn leaf<D: Deserializer<'de>>(self, r: &mut Reader<'de>, start: usize, d: D) -> Res<Json<'de>, D::Error> {
+        let raw = <Raw<'de> as de::Deserialize<'de>>::deserialize(d)?;
+        let value = match raw.0.as_bytes()[0] {
+            b'"' => Value::String(raw.string().into_owned()),
+            b't' => Value::Bool(true),
+            b'f' => Value::Bool(false),
+            b'n' => Value::Null,
+            _ => Value::Number(raw.0),
+        };
+        let node = self.node(r, start, false)?;
+        Ok(Json {
+            end: start + raw.0.len(),
+            value,
+            ..node
+        })
+    }
+
+    fn seq<A: SeqAccess<'de>>(
+        self,
+        r: &mut Reader<'de>,
+        start: usize,
+        mut seq: A,
+    ) -> Res<Json<'de>, A::Error> {
+        let node = self.node(r, start, true)?;
         let mut items: Vec<Json<'de>> = Vec::new();
         loop {
-            let start = match items.last() {
-                None => self.r.first_start(self.start),
-                Some(last) => self.r.next_start(last.end),
-            };
-            let item = TreeSeed {
-                r: &mut *self.r,
-                start,
-                depth: self.depth + 1,
-            };
-            match seq.next_element_seed(item)? {
+            let at = r.item_start(start, items.last().map(|i| i.end));
+            match seq.next_element_seed(r.seed(at, self.inner()))? {
                 Some(item) => items.push(item),
                 None => break,
             }
         }
-        let end = self.r.close(items.last().map_or(self.start + 1, |i| i.end));
         Ok(Json {
-            line,
-            column,
-            start: self.start,
-            end,
+            end: r.close(items.last().map_or(start + 1, |i| i.end)),
             value: Value::Array(items),
+            ..node
         })
     }
 
-    fn visit_map<M: MapAccess<'de>>(mut self, mut map: M) -> std::result::Result<Json<'de>, M::Error> {
-        self.deep()?;
-        let (line, column) = self.r.locator.at(self.r.text, self.start);
+    fn map<M: MapAccess<'de>>(
+        self,
+        r: &mut Reader<'de>,
+        start: usize,
+        mut map: M,
+    ) -> Res<Json<'de>, M::Error> {
+        let node = self.node(r, start, true)?;
         let mut members: Vec<Member<'de>> = Vec::new();
         // Key -> where it was written, to refuse a key given twice in time linear in the members.
         let mut seen: HashMap<String, usize> = HashMap::new();
-        let mut end = self.start + 1;
+        let mut end = start + 1;
         while let Some(raw) = map.next_key::<Raw<'de>>()? {
-            let at = self.r.offset(raw.0);
+            let at = r.offset(raw.0);
             let key = raw.string().into_owned();
             if let Some(first) = seen.insert(key.clone(), at) {
-                return Err(self.r.twice(&key, at, first));
+                return Err(r.twice(&key, at, first));
             }
-            let (kl, kc) = self.r.locator.at(self.r.text, at);
-            let start = self.r.next_start(at + raw.0.len());
-            let value = map.next_value_seed(TreeSeed {
-                r: &mut *self.r,
-                start,
-                depth: self.depth + 1,
-            })?;
+            let (line, column) = r.locator.at(r.text, at);
+            let value = map.next_value_seed(r.seed(r.next_start(at + raw.0.len()), self.inner()))?;
             end = value.end;
             members.push(Member {
                 key,
-                line: kl,
-                column: kc,
+                line,
+                column,
                 value,
             });
         }
         Ok(Json {
-            line,
-            column,
-            start: self.start,
-            end: self.r.close(end),
+            end: r.close(end),
             value: Value::Object(members),
+            ..node
         })
     }
 }
@@ -2148,26 +1978,18 @@ fn json_string(s: &str) -> String {
 
 /// Appends ` [at ...]` (from `context`) to a parse error at the place of one of `entries`, so that
 /// messages of [`build_matrix`], which count states from 0, also say where in the file's own terms.
-pub(super) fn annotate(error: Error, entries: &[(usize, usize, String)]) -> Error {
-    match error {
-        Error::Parse {
-            path,
-            line,
-            column,
-            mut message,
-        } => {
-            if let Some((_, _, context)) = entries.iter().find(|e| e.0 == line && e.1 == column) {
-                let _ = write!(message, " [at {context}]");
-            }
-            Error::Parse {
-                path,
-                line,
-                column,
-                message,
-            }
-        }
-        other => other,
+pub(super) fn annotate(mut error: Error, entries: &[(usize, usize, String)]) -> Error {
+    if let Error::Parse {
+        line,
+        column,
+        message,
+        ..
+    } = &mut error
+        && let Some((_, _, context)) = entries.iter().find(|e| (e.0, e.1) == (*line, *column))
+    {
+        let _ = write!(message, " [at {context}]");
     }
+    error
 }
 
 /// An error from the writer that cannot name its file.
@@ -2242,20 +2064,16 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         Some(names) => push_json_string(out, &names[s as usize]),
         None => push_uint(out, u64::from(s)),
     };
-    let state_key = |out: &mut String, s: StateId| match names {
-        Some(names) => push_json_string(out, &names[s as usize]),
-        None => {
-            out.push('"');
-            push_uint(out, u64::from(s));
-            out.push('"');
-        }
+    let state_key = |out: &mut String, s: StateId| {
+        let quote = if names.is_some() { "" } else { "\"" };
+        out.push_str(quote);
+        state_ref(out, s);
+        out.push_str(quote);
     };
     let states_list = |out: &mut String, states: &mut dyn Iterator<Item = StateId>| {
         out.push('[');
         for (i, s) in states.enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+            out.push_str(if i > 0 { ", " } else { "" });
             state_ref(out, s);
         }
         out.push(']');
@@ -2264,49 +2082,28 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     let distribution = |out: &mut String, numbers: &mut Numbers, row: usize| {
         out.push('{');
         for k in row_ptr[row]..row_ptr[row + 1] {
-            if k > row_ptr[row] {
-                out.push_str(", ");
-            }
+            out.push_str(if k > row_ptr[row] { ", " } else { "" });
             state_key(out, cols[k]);
             out.push_str(": ");
             numbers.push_as(out, vals[k], Form::Json);
         }
         out.push('}');
     };
-    let put = |w: &mut dyn Write, text: &str| w.write_all(text.as_bytes()).map_err(write_error);
 
-    let mut out = String::new();
-    let _ = writeln!(out, "{{\n  \"type\": \"{kind}\",");
+    let mut out = format!("{{\n  \"type\": \"{kind}\",\n  \"states\": ");
     match names {
-        Some(names) => {
-            out.push_str("  \"states\": [");
-            put(w, &out)?;
-            write_states(w, n, |states, out, _| {
-                for s in states {
-                    if s > 0 {
-                        out.push_str(", ");
-                    }
-                    push_json_string(out, &names[s]);
-                }
-            })
-            .map_err(write_error)?;
-            out.clear();
-            out.push_str("],\n");
-        }
-        None => {
-            let _ = writeln!(out, "  \"states\": {n},");
-        }
+        Some(names) => list(w, &mut out, n, |out, _, s| push_json_string(out, &names[s]))?,
+        None => push_uint(&mut out, n as u64),
     }
-    out.push_str("  \"initial\": ");
+    out.push_str(",\n  \"initial\": ");
     match initial {
         [one] => state_ref(&mut out, *one),
         many => states_list(&mut out, &mut many.iter().copied()),
     }
     out.push_str(",\n  \"transitions\": {");
-    put(w, &out)?;
-    write_states(w, n, |groups, out, numbers| {
+    blocks(w, &mut out, n, |groups, out, numbers| {
         for g in groups {
-            out.push_str(if g == 0 { "\n    " } else { ",\n    " });
+            new_line(out, g == 0, "    ");
             state_key(out, g as StateId);
             out.push_str(": ");
             let rows = matrix.group_rows(g);
@@ -2314,29 +2111,28 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                 distribution(out, numbers, rows.start);
                 continue;
             }
-            out.push(if action_names.is_some() { '{' } else { '[' });
+            let (open, close) = if action_names.is_some() {
+                ('{', "\n    }")
+            } else {
+                ('[', "\n    ]")
+            };
+            out.push(open);
             for r in rows.clone() {
-                out.push_str(if r == rows.start { "\n      " } else { ",\n      " });
+                new_line(out, r == rows.start, "      ");
                 if let Some(actions) = action_names {
                     push_json_string(out, &actions[r]);
                     out.push_str(": ");
                 }
                 distribution(out, numbers, r);
             }
-            out.push_str(if action_names.is_some() {
-                "\n    }"
-            } else {
-                "\n    ]"
-            });
+            out.push_str(close);
         }
-    })
-    .map_err(write_error)?;
-    out.clear();
+    })?;
     out.push_str("\n  }");
     if !labels.is_empty() {
         out.push_str(",\n  \"labels\": {");
         for (i, (name, set)) in labels.iter().enumerate() {
-            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            new_line(&mut out, i == 0, "    ");
             push_json_string(&mut out, name);
             out.push_str(": ");
             states_list(&mut out, &mut set.iter());
@@ -2346,65 +2142,42 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     if !rewards.is_empty() {
         out.push_str(",\n  \"rewards\": {");
         for (i, (name, r)) in rewards.iter().enumerate() {
-            out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            new_line(&mut out, i == 0, "    ");
             push_json_string(&mut out, name);
             out.push_str(": {");
             let mut first_part = true;
             let mut part = |out: &mut String, key: &str| {
-                out.push_str(if first_part { "\n      \"" } else { ",\n      \"" });
-                first_part = false;
-                out.push_str(key);
-                out.push_str("\": [");
+                new_line(out, std::mem::take(&mut first_part), "      ");
+                let _ = write!(out, "\"{key}\": ");
             };
             for (key, values) in [("state", &r.state), ("action", &r.action)] {
                 if let Some(values) = values {
                     part(&mut out, key);
-                    put(w, &out)?;
-                    out.clear();
-                    write_states(w, values.len(), |items, out, numbers| {
-                        for i in items {
-                            if i > 0 {
-                                out.push_str(", ");
-                            }
-                            numbers.push_as(out, values[i], Form::Json);
-                        }
-                    })
-                    .map_err(write_error)?;
-                    out.push(']');
+                    list(w, &mut out, values.len(), |out, numbers, i| {
+                        numbers.push_as(out, values[i], Form::Json);
+                    })?;
                 }
             }
             if let Some(values) = &r.transition {
                 part(&mut out, "transition");
-                put(w, &out)?;
-                out.clear();
+                out.push('[');
                 // Only the non-zero rewards are written; the first without a comma before it.
                 let first = values.iter().position(|&v| v != 0.0);
-                write_states(w, n, |groups, out, numbers| {
+                blocks(w, &mut out, n, |groups, out, numbers| {
                     for g in groups {
                         let rows = matrix.group_rows(g);
                         for row in rows.clone() {
-                            for k in row_ptr[row]..row_ptr[row + 1] {
-                                if values[k] == 0.0 {
-                                    continue;
-                                }
-                                out.push_str(if Some(k) == first {
-                                    "\n        ["
-                                } else {
-                                    ",\n        ["
-                                });
+                            for k in (row_ptr[row]..row_ptr[row + 1]).filter(|&k| values[k] != 0.0) {
+                                new_line(out, Some(k) == first, "        ");
+                                out.push('[');
                                 state_ref(out, g as StateId);
                                 out.push_str(", ");
-                                match (kind, action_names) {
-                                    ("dtmc", _) => {}
-                                    (_, Some(a)) => {
-                                        push_json_string(out, &a[row]);
-                                        out.push_str(", ");
-                                    }
-                                    (_, None) => {
-                                        push_uint(out, (row - rows.start) as u64);
-                                        out.push_str(", ");
-                                    }
+                                match action_names {
+                                    _ if kind == "dtmc" => {}
+                                    Some(a) => push_json_string(out, &a[row]),
+                                    None => push_uint(out, (row - rows.start) as u64),
                                 }
+                                out.push_str(if kind == "dtmc" { "" } else { ", " });
                                 state_ref(out, cols[k]);
                                 out.push_str(", ");
                                 numbers.push_as(out, values[k], Form::Json);
@@ -2412,8 +2185,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                             }
                         }
                     }
-                })
-                .map_err(write_error)?;
+                })?;
                 out.push_str(if first.is_some() { "\n      ]" } else { "]" });
             }
             out.push_str(if first_part { "}" } else { "\n    }" });
@@ -2421,7 +2193,46 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         out.push_str("\n  }");
     }
     out.push_str("\n}\n");
-    put(w, &out)
+    w.write_all(out.as_bytes()).map_err(write_error)
+}
+
+/// Starts an item of a list or object on a new line at `indent`, after a comma unless it is the
+/// `first`.
+fn new_line(out: &mut String, first: bool, indent: &str) {
+    out.push_str(if first { "\n" } else { ",\n" });
+    out.push_str(indent);
+}
+
+/// Writes `out` (and empties it), then the text of `0..len` made in parallel blocks by `text`
+/// ([`write_states`]).
+fn blocks(
+    w: &mut dyn Write,
+    out: &mut String,
+    len: usize,
+    text: impl Fn(Range<usize>, &mut String, &mut Numbers) + Sync,
+) -> Result<()> {
+    w.write_all(out.as_bytes()).map_err(write_error)?;
+    out.clear();
+    write_states(w, len, text).map_err(write_error)
+}
+
+/// [`blocks`] of the list `[...]` of `len` items (`item` appends one); the closing `]` is left in
+/// `out`.
+fn list(
+    w: &mut dyn Write,
+    out: &mut String,
+    len: usize,
+    item: impl Fn(&mut String, &mut Numbers, usize) + Sync,
+) -> Result<()> {
+    out.push('[');
+    blocks(w, out, len, |items, out, numbers| {
+        for i in items {
+            out.push_str(if i > 0 { ", " } else { "" });
+            item(out, numbers, i);
+        }
+    })?;
+    out.push(']');
+    Ok(())
 }
 
 /// The model as kolmo JSON text (what [`write`] writes).
@@ -3220,5 +3031,18 @@ mod tests {
         let Model::Dtmc(d) = m else { panic!() };
         let d = d.with_names(vec!["x".into(), "x".into()]);
         assert!(to_json(&Model::Dtmc(d)).is_err());
+    }
+
+    /// A value of a kind a part does not read as a list or object is refused once it has been
+    /// read: a syntax error in it comes first, and the message shows it as read.
+    #[test]
+    fn wrong_kinds_are_read_before_they_are_refused() {
+        let e = err(r#"{"states": {"a"3}, "transitions": []}"#);
+        assert!(
+            e.starts_with("m.json:1:16:") && e.contains("not valid JSON"),
+            "{e}"
+        );
+        let e = err(r#"{"states": true1, "transitions": []}"#);
+        assert!(e.starts_with("m.json:1:12:") && e.ends_with("found true"), "{e}");
     }
 }
