@@ -63,24 +63,13 @@ assert!(analysis.solve.residual < 1e-12);
 */
 #![deny(missing_docs)]
 
-pub mod account;
+// The lower layers live in `kolmo-core` (they need no linear algebra, so they compile while faer
+// does); they are re-exported here under their own names.
+pub use kolmo_core::{Error, Result, StateId, excerpt};
+pub use kolmo_core::{account, exact, explore, graph, io, model, numeric, progress, sim, sparse};
+
 pub mod analysis;
-mod error;
-pub mod exact;
-pub mod explore;
 pub mod game;
 pub mod games;
-pub mod graph;
-pub mod io;
 pub mod linsolve;
 pub mod mdp;
-pub mod model;
-pub mod numeric;
-pub mod progress;
-pub mod sim;
-pub mod sparse;
-
-pub use error::{Error, Result, excerpt};
-
-/// Index of a state in a model: states are numbered `0..n` in exploration order.
-pub type StateId = u32;

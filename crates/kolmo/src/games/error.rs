@@ -169,7 +169,7 @@ pub enum BoardError {
     /// probability 1.
     #[error(
         "the token can be trapped: the last cell {size} is not reached with probability 1 from cell(s) {}",
-        crate::error::preview(cells)
+        kolmo_core::preview(cells)
     )]
     Trapped {
         /// The reachable cells (standing positions) that cannot finish almost surely, sorted.

@@ -128,7 +128,8 @@ impl Game {
 ///
 /// # Errors
 /// [`Error::InvalidDistribution`] naming the state and the choice.
-pub(crate) fn check_choice_rewards(matrix: &CsrMatrix, rewards: &[f64]) -> Result<()> {
+#[doc(hidden)]
+pub fn check_choice_rewards(matrix: &CsrMatrix, rewards: &[f64]) -> Result<()> {
     if let Some(r) = rewards.iter().position(|r| !r.is_finite()) {
         let g = (0..matrix.row_groups())
             .find(|&g| matrix.group_rows(g).contains(&r))

@@ -41,7 +41,8 @@ pub(crate) const REFINE_TARGET: f64 = 1e-11;
 /// writes `b − A(hi + lo)` into `r` in twice the working precision. Stops when
 /// `‖r‖∞ ≤ REFINE_TARGET · ‖b‖∞`, when a correction fails to halve the residual, or after 12
 /// corrections. Returns `hi + lo` rounded to `f64` and the max-norm residual of the pair.
-pub(crate) fn refine_pair(
+#[doc(hidden)]
+pub fn refine_pair(
     b: &[f64],
     mut solve: impl FnMut(&mut [f64], f64),
     mut residual_of: impl FnMut(&[f64], &[f64], &[f64], &mut [f64]),
@@ -81,15 +82,16 @@ pub(crate) fn refine_pair(
 
 /// A sum of terms and exact products kept as an unevaluated pair (sum, error), giving the result
 /// as if computed in twice the working precision (TwoSum and FMA-based TwoProduct).
+#[doc(hidden)]
 #[derive(Default, Clone, Copy)]
-pub(crate) struct Dot2 {
+pub struct Dot2 {
     sum: f64,
     err: f64,
 }
 
 impl Dot2 {
     #[inline(always)]
-    pub(crate) fn add(&mut self, a: f64) {
+    pub fn add(&mut self, a: f64) {
         let s = self.sum + a;
         let bb = s - self.sum;
         self.err += (self.sum - (s - bb)) + (a - bb);
@@ -97,7 +99,7 @@ impl Dot2 {
     }
 
     #[inline(always)]
-    pub(crate) fn add_product(&mut self, a: f64, b: f64) {
+    pub fn add_product(&mut self, a: f64, b: f64) {
         let p = a * b;
         let e = a.mul_add(b, -p);
         self.add(p);
@@ -107,12 +109,12 @@ impl Dot2 {
     /// Adds `e` to the error term only: a term far below the sum's last place (the low part
     /// of a double-length operand times a coefficient).
     #[inline(always)]
-    pub(crate) fn add_to_error(&mut self, e: f64) {
+    pub fn add_to_error(&mut self, e: f64) {
         self.err += e;
     }
 
     #[inline]
-    pub(crate) fn value(self) -> f64 {
+    pub fn value(self) -> f64 {
         self.sum + self.err
     }
 }
@@ -121,7 +123,8 @@ impl Dot2 {
 /// `rows(start, chunk)`, compiled with hardware FMA when the CPU has it: [`Dot2`]'s `mul_add` is
 /// otherwise emulated in software on baseline x86-64. `rows` should be `#[inline(always)]` code
 /// so that it is compiled into the FMA-enabled copy.
-pub(crate) fn rows_with_fma(r: &mut [f64], rows: impl Fn(usize, &mut [f64]) + Sync) {
+#[doc(hidden)]
+pub fn rows_with_fma(r: &mut [f64], rows: impl Fn(usize, &mut [f64]) + Sync) {
     use rayon::prelude::*;
     const CHUNK: usize = 1 << 14;
     #[cfg(target_arch = "x86_64")]

@@ -145,7 +145,8 @@ pub enum Error {
     },
 }
 
-pub(crate) fn preview(states: &[u32]) -> String {
+#[doc(hidden)]
+pub fn preview(states: &[u32]) -> String {
     const SHOWN: usize = 20;
     let mut s = states
         .iter()
@@ -172,7 +173,7 @@ pub fn excerpt(text: &str) -> String {
 
 impl Error {
     /// Shorthand for [`Error::InvalidArgument`].
-    pub(crate) fn arg(name: &'static str, message: impl Into<String>) -> Self {
+    pub fn arg(name: &'static str, message: impl Into<String>) -> Self {
         Error::InvalidArgument {
             name,
             message: message.into(),

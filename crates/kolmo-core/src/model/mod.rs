@@ -151,7 +151,8 @@ mod state_set;
 mod written;
 
 pub use dtmc::{Dtmc, ROW_SUM_TOLERANCE};
-pub(crate) use game::check_choice_rewards;
+#[doc(hidden)]
+pub use game::check_choice_rewards;
 pub use game::{Game, Player};
 pub use mdp::Mdp;
 pub use rewards::RewardModel;
@@ -162,8 +163,9 @@ pub(crate) use written::shortened;
 /// Drunkard's walk on 0..=4 with 0 and 4 absorbing, right with probability `p`, started in 2: a
 /// test chain for the layers above (Grinstead & Snell, *Introduction to Probability*, Example
 /// 11.13).
-#[cfg(test)]
-pub(crate) fn walk(p: f64) -> Dtmc {
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub fn walk(p: f64) -> Dtmc {
     let mut b = crate::sparse::CsrBuilder::new(5);
     for s in 0..5u32 {
         if s == 0 || s == 4 {

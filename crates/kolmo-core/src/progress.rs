@@ -91,7 +91,7 @@ impl Default for Progress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Work {
-    /// Krylov solves (BiCGSTAB, GMRES in [`crate::linsolve`]): iterations are preconditioned
+    /// Krylov solves (BiCGSTAB, GMRES in `kolmo::linsolve`): iterations are preconditioned
     /// matrix–vector products, the residual the latest relative 2-norm residual
     /// `‖b − A x‖₂/‖b‖₂` of the running solve (from the recurrence; the true residual at the end of
     /// each solve).

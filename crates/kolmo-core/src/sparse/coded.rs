@@ -16,7 +16,8 @@ pub(crate) const CODES: usize = 256;
 pub(crate) type Table = [f64; CODES];
 
 /// The table of values stored directly (never read).
-pub(crate) static NO_TABLE: Table = [0.0; CODES];
+#[doc(hidden)]
+pub static NO_TABLE: Table = [0.0; CODES];
 
 /// A stored value: the `f64` itself, or a one-byte code into a table.
 pub(crate) trait Lane: Copy + Default + Send + Sync {
@@ -124,8 +125,9 @@ const CHUNK: usize = 1 << 14;
 
 /// The values of a sparse matrix's entries: as they are, or one byte per entry into a table when
 /// they take at most [`CODES`] distinct values (counting `+0.0`).
+#[doc(hidden)]
 #[derive(Debug)]
-pub(crate) enum CodedValues {
+pub enum CodedValues {
     Full(Vec<f64>),
     Table(Vec<u8>, Box<Table>),
 }
@@ -166,14 +168,16 @@ impl CodedValues {
 }
 
 /// Reading entry `p`'s value, monomorphised per storage (see [`with_values!`]).
-pub(crate) trait ValueAt: Copy + Send + Sync {
+#[doc(hidden)]
+pub trait ValueAt: Copy + Send + Sync {
     /// The value of entry `p`.
     fn at(self, p: usize) -> f64;
 }
 
 /// The entries of a [`CodedValues`] stored as `V`.
+#[doc(hidden)]
 #[derive(Clone, Copy)]
-pub(crate) struct ValueSlice<'a, V>(pub &'a [V], pub &'a Table);
+pub struct ValueSlice<'a, V>(pub &'a [V], pub &'a Table);
 
 impl<V: Lane> ValueAt for ValueSlice<'_, V> {
     #[inline(always)]
@@ -184,6 +188,8 @@ impl<V: Lane> ValueAt for ValueSlice<'_, V> {
 
 /// Runs `$body` with `$v` bound to a [`ValueAt`] reader of the [`CodedValues`] `$vals`, compiled
 /// once per storage.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! with_values {
     ($vals:expr, $v:ident => $body:expr) => {
         match $vals {
@@ -198,7 +204,6 @@ macro_rules! with_values {
         }
     };
 }
-pub(crate) use with_values;
 
 #[cfg(test)]
 mod tests {

@@ -18,17 +18,21 @@ mod gather;
 mod propagate;
 mod reduce;
 
+#[doc(hidden)]
+pub use crate::with_values;
 pub use assemble::{CsrParts, ROWS_PER_BLOCK, RowBlock, RowSink, par_rows};
 pub use builder::CsrBuilder;
-pub(crate) use coded::{CodedValues, NO_TABLE, ValueAt, ValueSlice, with_values};
+#[doc(hidden)]
+pub use coded::{CodedValues, NO_TABLE, ValueAt, ValueSlice};
 pub use csr::CsrMatrix;
 pub use gather::{LANES, SLICE_COLUMNS, SlicedTranspose};
 pub use propagate::{Propagator, SPARSE_FRACTION, StepSums, sliced_sum};
 pub use reduce::{Accumulate, Affine, Direction};
 
 /// A matrix from rows of (column, value) pairs, for tests.
-#[cfg(test)]
-pub(crate) fn from_rows(rows: &[&[(u32, f64)]]) -> CsrMatrix {
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub fn from_rows(rows: &[&[(u32, f64)]]) -> CsrMatrix {
     let mut b = CsrBuilder::new(rows.len());
     for r in rows {
         for &(c, p) in *r {
@@ -41,8 +45,9 @@ pub(crate) fn from_rows(rows: &[&[(u32, f64)]]) -> CsrMatrix {
 
 /// Two row groups over two states, each with the rows "to state 0" and "to state 1"
 /// (probability 1): the smallest MDP or game with a choice everywhere, for tests.
-#[cfg(test)]
-pub(crate) fn two_by_two() -> CsrMatrix {
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub fn two_by_two() -> CsrMatrix {
     let mut b = CsrBuilder::new(2);
     for _ in 0..2 {
         b.new_row_group();
@@ -55,8 +60,9 @@ pub(crate) fn two_by_two() -> CsrMatrix {
 }
 
 /// Seeded random test matrices.
-#[cfg(test)]
-pub(crate) mod random {
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod random {
     use super::{CsrBuilder, CsrMatrix};
     use rand::RngExt;
     use rand_xoshiro::Xoshiro256PlusPlus;
