@@ -217,6 +217,10 @@ pub struct SolveArgs {
     /// The file's format (default: from the extension).
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<ModelFormat>,
+    /// Rescale rows that do not sum to 1 (instead of refusing them); negative entries are still
+    /// refused.
+    #[arg(long)]
+    pub normalize: bool,
     /// Print every state's row (default: the first 20).
     #[arg(long)]
     pub all: bool,

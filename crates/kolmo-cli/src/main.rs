@@ -74,6 +74,35 @@ fn main() -> ExitCode {
 /// A usage error from clap as kolmo's two lines: what is wrong (clap's message, its lines joined),
 /// then how to fix it (clap's tips and the usage, or where the flags are described).
 fn usage_error(e: &clap::Error) -> (String, String) {
+    use clap::error::ErrorKind;
+    let command = cli::Cli::command();
+    // The subcommand the user was typing, for the pointer to its --help.
+    let sub = std::env::args()
+        .skip(1)
+        .find(|a| command.get_subcommands().any(|s| s.get_name() == a));
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
+    ) {
+        // clap would print the whole help as the error: name what is missing instead.
+        let (path, inner) = match &sub {
+            Some(s) => (
+                format!("kolmo {s}"),
+                command.find_subcommand(s).unwrap_or(&command),
+            ),
+            None => ("kolmo".to_owned(), &command),
+        };
+        let names: Vec<&str> = inner.get_subcommands().map(|c| c.get_name()).collect();
+        let example = if sub.is_none() {
+            "`kolmo snakes` analyses the built-in board; "
+        } else {
+            ""
+        };
+        return (
+            format!("{path}: no command given (one of: {})", names.join(", ")),
+            format!("{example}`{path} --help` describes each"),
+        );
+    }
     let text = e.render().to_string();
     let mut paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
     let join = |p: &str| p.lines().map(str::trim).collect::<Vec<_>>().join(" ");
@@ -96,11 +125,6 @@ fn usage_error(e: &clap::Error) -> (String, String) {
             }
         }
     }
-    // The subcommand the user was typing, for the pointer to its --help.
-    let command = cli::Cli::command();
-    let sub = std::env::args()
-        .skip(1)
-        .find(|a| command.get_subcommands().any(|s| s.get_name() == a));
     let help = match sub {
         Some(s) => format!("kolmo {s} --help"),
         None => "kolmo --help".into(),
@@ -154,9 +178,13 @@ fn fix(e: &anyhow::Error, command: &str) -> String {
             }
             _ => format!("see kolmo {command} --help"),
         },
-        Some(E::Singular { .. } | E::Uncertified { .. }) => {
-            "try another --method, or --exact on a small model".into()
-        }
+        // Only what the command has: `analyze` and `snakes` choose the solver, and every command
+        // but `judge` can answer in exact rationals.
+        Some(E::Singular { .. } | E::Uncertified { .. }) => match command {
+            "analyze" | "snakes" => "try another --method, or --exact on a small model".into(),
+            "judge" => "the input is beyond what floating point can certify".into(),
+            _ => format!("try --exact on a small model (kolmo {command} --help)"),
+        },
         Some(E::Overflow { .. }) => "the number exists but floating point cannot hold it".into(),
         Some(E::LimitReached { .. } | E::TooLarge { .. } | E::TooManyStates { .. }) => {
             "raise the limit named above, or ask for less (a smaller model or fewer steps)".into()

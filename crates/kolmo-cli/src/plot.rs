@@ -82,7 +82,7 @@ impl SnakesPlots {
                     .quantiles
                     .iter()
                     .map(|l| l.trim().to_string())
-                    .zip(a.quantiles.iter().map(|q| q.1))
+                    .zip(a.quantiles.iter().map(|q| q.1.value()))
                     .collect(),
                 converged: a.time.converged,
                 players: args.players,

@@ -15,6 +15,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 
+/// Most rolls an asked-for Monte Carlo run may simulate (about half an hour on 2 threads).
+const MAX_MC_ROLLS: f64 = 1e12;
+
 pub fn run(args: &SnakesArgs) -> Result<()> {
     let phase = Phase::start("building the board", String::new);
     let board = load_board(args)?;
@@ -87,6 +90,23 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         }
     });
     let mc_skipped = args.mc.is_none() && games == 0 && args.csv.is_none();
+    // An asked-for run is refused when it could not finish in reasonable time (about 2 ns per
+    // roll and thread on a small board), with the estimate, before anything is simulated.
+    let rolls = games as f64 * analysis.expected_rolls.max(1.0);
+    if args.mc.is_some() && rolls > MAX_MC_ROLLS {
+        let hours = rolls * 2e-9 / rayon::current_num_threads() as f64 / 3600.0;
+        bail!(
+            "--mc {games}: about {rolls:.1e} simulated rolls ({games} games of {} rolls on average), \
+             some {} hours on {} threads; kolmo simulates at most 10^12 rolls in one run: give fewer games",
+            crate::plot::short(analysis.expected_rolls, 4),
+            if hours < 1e6 {
+                format!("{hours:.0}")
+            } else {
+                format!("{hours:.1e}")
+            },
+            rayon::current_num_threads()
+        );
+    }
     let mc = if games > 0 {
         // Games longer than 100 times the mean are astronomically unlikely on a board that cannot trap.
         let limit = args
@@ -354,6 +374,15 @@ fn export(board: &Board, path: &std::path::Path) -> Result<()> {
     for f in files {
         eprintln!("kolmo: wrote {}", f.display());
     }
+    use kolmo::io::Format as F;
+    if matches!(format, F::Csv | F::MatrixMarket) {
+        eprintln!(
+            "kolmo: note: {} holds the transition matrix only: the labels init and goal and the \
+             reward model rolls are not in it (a .drn, .tra or .json file keeps them, for \
+             `kolmo analyze FILE --target goal`)",
+            path.display()
+        );
+    }
     Ok(())
 }
 
@@ -517,7 +546,7 @@ fn human_report(
     let qs: Vec<String> = levels
         .iter()
         .zip(&a.quantiles)
-        .map(|(l, (_, q))| format!("{l}: {}", known(*q)))
+        .map(|(l, (_, q))| format!("{l}: {q}"))
         .collect();
     writeln!(
         out,
@@ -700,7 +729,7 @@ struct JsonReport<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     players_exact_error: Option<&'a str>,
     portal_usage: Vec<JsonPortalUsage>,
-    quantiles: BTreeMap<&'a str, Option<u64>>,
+    quantiles: BTreeMap<&'a str, kolmo::analysis::Quantile>,
     residual: Number,
     second_moment_residual: Number,
     std_dev: Number,

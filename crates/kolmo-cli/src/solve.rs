@@ -133,7 +133,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let objective = parse_objective(&args.objective)?;
     let options = ReadOptions {
         format: args.format.map(Into::into),
-        normalize: false,
+        normalize: args.normalize,
         exact: args.exact,
     };
     let phase = Phase::start("reading the model", String::new);

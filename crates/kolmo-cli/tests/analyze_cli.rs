@@ -270,6 +270,27 @@ fn snakes_export_round_trip() {
             .as_f64()
             .unwrap();
         assert!((rolls - e).abs() < 1e-12, "{ext}: {rolls}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("note:"));
+    }
+    // CSV and Matrix Market hold the matrix only: the export says what it left out and which
+    // formats keep it (issue 15 §5).
+    for ext in ["csv", "mtx"] {
+        let file = dir.path().join(format!("classic.{ext}"));
+        let out = kolmo()
+            .args(["snakes", "--mc", "0", "--export"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "kolmo: note: {} holds the transition matrix only",
+                file.display()
+            )) && err.contains("labels init and goal and the reward model rolls")
+                && err.contains(".drn, .tra or .json"),
+            "{err}"
+        );
     }
 }
 

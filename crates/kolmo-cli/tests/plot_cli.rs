@@ -223,3 +223,78 @@ fn bad_extension_is_a_usage_error() {
         assert!(!path.exists());
     }
 }
+
+/// Every plot with degenerate input (issue 15 §4; the first two panicked in
+/// `plot/game_length.rs`): a game over before the first roll, a distribution stopped before any
+/// roll was computed, both with several players; the board of a 1-cell game; a one-state chain;
+/// the shortest card game. Each writes its figure and says what it shows.
+#[test]
+fn degenerate_inputs_are_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Cell 80 of the classic board is the foot of the ladder to 100: the game is over at roll 0.
+    let svg = plot(d, "zero.svg", &["snakes", "--start", "80", "--mc", "0", "--plot"]);
+    assert_svg(&svg, "0 rolls on average");
+    assert!(
+        String::from_utf8(svg)
+            .unwrap()
+            .contains("by which 100 % of games are over")
+    );
+    assert_png(
+        &plot(d, "zero.png", &["snakes", "--start", "80", "--mc", "0", "--plot"]),
+        (800, 500),
+    );
+    let race = ["snakes", "--start", "80", "--players", "2", "--mc", "0", "--plot"];
+    assert_svg(&plot(d, "zero-race.svg", &race), "2 players taking turns");
+    for (file, players) in [("stopped.svg", "1"), ("stopped-race.svg", "3")] {
+        let path = d.join(file);
+        let out = kolmo()
+            .args([
+                "snakes",
+                "--max-work",
+                "0",
+                "--mc",
+                "0",
+                "--players",
+                players,
+                "--plot",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.code() != Some(101),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if out.status.success() {
+            let svg = std::fs::read(&path).unwrap();
+            assert_svg(&svg, "Game length on the classic board");
+            assert!(String::from_utf8(svg).unwrap().contains("raise --max-work"));
+        }
+    }
+    let board = ["snakes", "--start", "80", "--mc", "0", "--plot-board"];
+    assert_svg(
+        &plot(d, "board.svg", &board),
+        "expected visits to each cell per game",
+    );
+    let one = d.join("one.json");
+    std::fs::write(
+        &one,
+        r#"{"states": ["only"], "initial": 0, "transitions": [[0, 0, 1]]}"#,
+    )
+    .unwrap();
+    let one = one.to_str().unwrap();
+    assert_svg(
+        &plot(d, "one.svg", &["analyze", one, "--plot"]),
+        "Long-run fraction of time in each state",
+    );
+    assert_svg(
+        &plot(d, "one0.svg", &["analyze", one, "--steps", "0", "--plot"]),
+        "Distribution after 0 steps",
+    );
+    assert_svg(
+        &plot(d, "k1.svg", &["cards", "--rounds", "1", "--plot"]),
+        "Alice RPS vs Bob RPS",
+    );
+}

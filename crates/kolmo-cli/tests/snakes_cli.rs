@@ -629,3 +629,28 @@ fn a_large_random_board_is_solved_iteratively() {
     let z = v["monte_carlo"]["z_score"].as_f64().unwrap();
     assert!(z.abs() < 4.0, "z = {z}");
 }
+
+/// A Monte Carlo run that could not finish is refused at once with its estimate (issue 15 §4):
+/// 10¹⁸ games of 35.83 rolls on the classic board, and 2.8·10¹⁰ games, just over the limit of
+/// 10¹² rolls (2.79·10¹⁰ games would be allowed, and run for half an hour: not tried here).
+#[test]
+fn a_monte_carlo_run_beyond_the_budget_is_refused_with_its_estimate() {
+    for games in ["1000000000000000000", "28000000000"] {
+        let out = kolmo()
+            .args(["snakes", "--mc", games, "--threads", "2"])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with(&format!("error: --mc {games}: about "))
+                && err.contains("games of 35.83 rolls on average")
+                && err.contains("on 2 threads")
+                && err.contains("at most 10^12 rolls")
+                && err.contains("give fewer games"),
+            "{err}"
+        );
+    }
+}

@@ -257,3 +257,34 @@ fn exact_solves_use_the_rewards_as_written() {
     let v = solve(&file, &["--objective", "min-reward:goal", "--exact"]);
     assert_eq!(v["values_exact"], json!(["13000005/21000016000003", "0"]));
 }
+
+/// Every `help:` line of `solve` names flags `solve` has (issue 15 §4): a row that does not sum
+/// to 1 is refused "or ask to normalize", and `--normalize` then reads it (rescaled, with a
+/// note): the chain 0 → {0: 0.45, 1: 0.45} (rescaled 1/2, 1/2), 1 absorbing, reaches 1 surely.
+#[test]
+fn solve_has_the_flags_its_help_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("short.json");
+    std::fs::write(
+        &file,
+        r#"{"type": "mdp", "states": 2, "labels": {"done": [1]},
+            "transitions": {"0": {"go": {"0": 0.45, "1": 0.45}}, "1": {"stay": {"1": 1}}}}"#,
+    )
+    .unwrap();
+    let out = kolmo()
+        .arg("solve")
+        .arg(&file)
+        .args(["--objective", "max-reach:done"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ask to normalize") && !err.contains("--method"),
+        "{err}"
+    );
+    let v = solve(&file, &["--objective", "max-reach:done", "--normalize"]);
+    let text = v.to_string();
+    assert!(text.contains("rescaled"), "{text}");
+    assert_eq!(v["values"][0].as_f64(), Some(1.0), "{text}");
+}

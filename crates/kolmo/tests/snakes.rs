@@ -90,7 +90,7 @@ fn classic_clamp_distribution() {
     assert!(close(m2 - mean * mean, a.variance, 1e-9));
     assert!(a.mode.unwrap() < 29);
     // Quantiles are monotone and bracket the median.
-    let q: Vec<u64> = a.quantiles.iter().map(|(_, q)| q.unwrap()).collect();
+    let q: Vec<u64> = a.quantiles.iter().map(|(_, q)| q.value().unwrap()).collect();
     assert!(q[0] < q[1] && q[1] == 29 && q[1] < q[2], "{q:?}");
 }
 
@@ -653,4 +653,51 @@ fn large_boards_visit_as_the_full_chain_does() {
     assert_eq!(a.visits_residual, v.residual);
     let landed: f64 = a.portal_usage.iter().map(|u| u.expected_uses).sum();
     assert!(landed > 0.0 && a.visits_residual < 1e-9);
+}
+
+/// Level 1 is the longest game, by graph search (issue 15 §3): 100 rolls on the empty board of
+/// 100 cells with rule clamp (a 1 every roll; the computed cdf rounds to 1 after 57), unbounded
+/// where the token can come back (rule stay, or snakes); and no level near 1 is guessed from a
+/// cdf that has rounded to 1: each is decided or reported beyond the horizon.
+#[test]
+fn the_quantile_of_level_1_is_the_longest_game() {
+    use kolmo::analysis::Quantile;
+    let levels = |spec: BoardSpec, qs: Vec<f64>| {
+        let options = AnalysisOptions {
+            quantiles: qs,
+            ..AnalysisOptions::default()
+        };
+        Board::new(&spec).unwrap().analyze(&options).unwrap().quantiles
+    };
+    let empty = BoardSpec::empty(100);
+    assert_eq!(empty.rule, Rule::Clamp);
+    let q = levels(empty.clone(), vec![1.0, 1.0 - 1e-17]);
+    assert_eq!(q[0], (1.0, Quantile::At(100)));
+    // 1 − 1e-17 rounds to 1 in f64: the same level.
+    assert_eq!(q[1].1, Quantile::At(100));
+    let mut stay = empty.clone();
+    stay.rule = Rule::Stay;
+    assert_eq!(levels(stay, vec![1.0])[0].1, Quantile::Unbounded);
+    assert_eq!(
+        levels(BoardSpec::builtin("classic").unwrap(), vec![1.0])[0].1,
+        Quantile::Unbounded
+    );
+    // Levels near 1 are decided on the survival (the mass left, no cancellation), not on a cdf
+    // rounded to 1: the least t with P(T > t) ≤ 1 − level.
+    let options = AnalysisOptions {
+        quantiles: vec![1.0 - 1e-15, 1.0 - 1e-13],
+        ..AnalysisOptions::default()
+    };
+    let a = Board::new(&empty).unwrap().analyze(&options).unwrap();
+    for (level, q) in &a.quantiles {
+        let t = q.value().unwrap_or_else(|| panic!("{level}: {q:?}")) as usize;
+        let s = &a.time.survival;
+        assert!(
+            s[t] <= 1.0 - level && s[t - 1] > 1.0 - level,
+            "{level}: {t}, {} {}",
+            s[t - 1],
+            s[t]
+        );
+        assert!(t < 100, "{level}: {t}");
+    }
 }

@@ -44,6 +44,22 @@ const LEGEND_SEATS: usize = 8;
 const SHOWN: f64 = 0.999;
 
 impl GameLengthFigure<'_> {
+    /// `P(T = t)`, 0 beyond the computed rolls. Degenerate distributions (a game over before
+    /// the first roll, one stopped before any roll was computed) are drawn on two rolls, so
+    /// every figure reads the distribution through this and [`Self::survival_at`].
+    fn pmf_at(&self, t: usize) -> f64 {
+        self.pmf.get(t).copied().unwrap_or(0.0)
+    }
+
+    /// `P(T > t)`: beyond the computed rolls its last value (1 when none was computed).
+    fn survival_at(&self, t: usize) -> f64 {
+        self.survival
+            .get(t)
+            .or(self.survival.last())
+            .copied()
+            .unwrap_or(1.0)
+    }
+
     /// The last roll shown: where `SHOWN` of the games are over, at least every marker.
     fn x_max(&self) -> u64 {
         let horizon = self.pmf.len().saturating_sub(1) as u64;
@@ -68,7 +84,7 @@ impl GameLengthFigure<'_> {
         DB::ErrorType: 'static,
     {
         let x_max = self.x_max();
-        let shown = &self.pmf[..=x_max as usize];
+        let shown: Vec<f64> = (0..=x_max as usize).map(|t| self.pmf_at(t)).collect();
         let y_max = nice_max(shown.iter().copied().fold(0.0, f64::max));
         let title = format!(
             "Game length on the {} board: {} rolls on average",
@@ -90,12 +106,15 @@ impl GameLengthFigure<'_> {
             .x_desc(if self.converged {
                 format!(
                     "rolls t (shown to roll {x_max}, by which {} % of games are over)",
-                    short(100.0 * (1.0 - self.survival[x_max as usize]), 4)
+                    short(100.0 * (1.0 - self.survival_at(x_max as usize)), 4)
                 )
+            } else if self.pmf.is_empty() {
+                "rolls t (no roll computed: raise --max-work)".to_owned()
             } else {
                 format!(
-                    "rolls t (computed only to roll {x_max}, by which {} % of games are over: raise --max-work)",
-                    short(100.0 * (1.0 - self.survival[x_max as usize]), 4)
+                    "rolls t (computed only to roll {}, by which {} % of games are over: raise --max-work)",
+                    self.pmf.len() - 1,
+                    short(100.0 * (1.0 - self.survival_at(self.pmf.len() - 1)), 4)
                 )
             })
             .y_desc("probability P(game ends at roll t)")
@@ -142,7 +161,7 @@ impl GameLengthFigure<'_> {
         let step = shown.len().div_ceil(MAX_POINTS);
         let cdf_points: Vec<(f64, f64)> = (0..=x_max as usize)
             .step_by(step)
-            .map(|t| (t as f64, (1.0 - self.survival[t]).clamp(0.0, 1.0)))
+            .map(|t| (t as f64, (1.0 - self.survival_at(t)).clamp(0.0, 1.0)))
             .collect();
         chart
             .draw_secondary_series(LineSeries::new(cdf_points, VERMILION.stroke_width(3)))?
@@ -202,13 +221,13 @@ impl GameLengthFigure<'_> {
         DB::ErrorType: 'static,
     {
         let curves = win_by_round(self.pmf, self.survival, self.players);
-        let step = self.pmf.len().div_ceil(MAX_POINTS);
+        let step = self.pmf.len().div_ceil(MAX_POINTS).max(1);
         let finals: Vec<f64> = curves.iter().map(|c| c.last().copied().unwrap_or(0.0)).collect();
         let total: f64 = finals.iter().sum();
         // Shown to the round by which SHOWN of the games are decided.
         let x_max = (0..self.pmf.len())
             .find(|&t| curves.iter().map(|c| c[t]).sum::<f64>() >= SHOWN * total)
-            .unwrap_or(self.pmf.len() - 1)
+            .unwrap_or(self.pmf.len().saturating_sub(1))
             .max(1);
         let y_max = nice_max(finals.iter().copied().fold(0.0, f64::max));
         let mut chart = ChartBuilder::on(area)
@@ -237,8 +256,9 @@ impl GameLengthFigure<'_> {
             let color = PALETTE[seat % PALETTE.len()];
             let style = color.stroke_width(if seat < PALETTE.len() { 3 } else { 1 });
             let series = chart.draw_series(LineSeries::new(
-                curve[..=x_max]
+                curve
                     .iter()
+                    .take(x_max + 1)
                     .enumerate()
                     .step_by(step)
                     .map(|(t, &p)| (t as f64, p)),
@@ -296,7 +316,7 @@ pub fn win_by_round(pmf: &[f64], survival: &[f64], players: usize) -> Vec<Vec<f6
     let mut acc = vec![0.0; players];
     let mut s_prev = 1.0f64;
     for (t, &f) in pmf.iter().enumerate() {
-        let s = survival[t];
+        let s = survival.get(t).copied().unwrap_or(s_prev);
         for (i, curve) in curves.iter_mut().enumerate() {
             acc[i] += f * s.powi(i as i32) * s_prev.powi((players - 1 - i) as i32);
             curve.push(acc[i]);

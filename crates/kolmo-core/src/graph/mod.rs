@@ -10,5 +10,7 @@ mod scc;
 
 pub use classes::{Class, Classes, classes};
 pub use mdp::{end_components, prob01_max, prob01_min, prob1e, steer_to};
-pub use reach::{Qualitative, backward_reachable, forward_reachable, prob0, prob1, shortest_distance};
+pub use reach::{
+    Qualitative, backward_reachable, forward_reachable, longest_distance, prob0, prob1, shortest_distance,
+};
 pub use scc::{Sccs, sccs, sccs_of};

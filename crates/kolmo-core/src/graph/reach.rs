@@ -54,6 +54,80 @@ pub fn shortest_distance(matrix: &CsrMatrix, from: &[StateId], targets: &StateSe
     None
 }
 
+/// The most steps a path from any of `from` can take along stored entries with positive value
+/// before it first enters `targets` (0 when every start is a target): the maximum of the
+/// absorption time's support, exact however small its probability. `None` when it is unbounded:
+/// a cycle of non-target states is reachable from `from`. Paths that end without entering a
+/// target (states with no entry) are not counted.
+///
+/// Longest paths by Kahn's topological order of the non-target states reachable from `from`
+/// (Cormen et al., *Introduction to Algorithms*, §22.4 and §24.2); a state left unordered lies
+/// on or behind a cycle.
+///
+/// # Complexity
+/// O(n + nnz).
+#[must_use]
+pub fn longest_distance(matrix: &CsrMatrix, from: &[StateId], targets: &StateSet) -> Option<u64> {
+    let n = matrix.ncols();
+    // The non-target states reachable from `from` without passing a target, and their in-degrees
+    // from each other.
+    let mut inner = StateSet::empty(n);
+    let mut stack: Vec<StateId> = from.iter().copied().filter(|&s| !targets.contains(s)).collect();
+    stack.retain(|&s| inner.insert(s));
+    let mut order = Vec::new();
+    let successors = |s: StateId| {
+        matrix
+            .group_rows(s as usize)
+            .flat_map(|r| {
+                let (cols, vals) = matrix.row(r);
+                cols.iter().zip(vals)
+            })
+            .filter(|(_, p)| **p > 0.0)
+            .map(|(&t, _)| t)
+    };
+    while let Some(s) = stack.pop() {
+        order.push(s);
+        for t in successors(s) {
+            if !targets.contains(t) && inner.insert(t) {
+                stack.push(t);
+            }
+        }
+    }
+    let mut indegree = vec![0u32; n];
+    for &s in &order {
+        for t in successors(s) {
+            if inner.contains(t) {
+                indegree[t as usize] += 1;
+            }
+        }
+    }
+    // dist[s]: the longest path from a start to s; the answer, the longest into a target.
+    let mut dist = vec![0u64; n];
+    let mut ready: Vec<StateId> = order
+        .iter()
+        .copied()
+        .filter(|&s| indegree[s as usize] == 0)
+        .collect();
+    let mut done = 0usize;
+    let mut longest = 0u64;
+    while let Some(s) = ready.pop() {
+        done += 1;
+        let d = dist[s as usize];
+        for t in successors(s) {
+            if targets.contains(t) {
+                longest = longest.max(d + 1);
+            } else if inner.contains(t) {
+                dist[t as usize] = dist[t as usize].max(d + 1);
+                indegree[t as usize] -= 1;
+                if indegree[t as usize] == 0 {
+                    ready.push(t);
+                }
+            }
+        }
+    }
+    (done == order.len()).then_some(longest)
+}
+
 /// The states that can reach `targets` along stored entries whose intermediate states all lie
 /// in `through` (every state when `None`). The targets themselves are included.
 ///
@@ -195,5 +269,35 @@ mod tests {
         assert_eq!(shortest_distance(d.matrix(), &[0], &target), Some(2));
         assert_eq!(shortest_distance(d.matrix(), &[2], &target), None);
         assert_eq!(shortest_distance(d.matrix(), &[3], &target), Some(0));
+        // The trap 2 -> 2 is a cycle reachable from 0: unbounded; from 1 one step; from 3 none.
+        assert_eq!(longest_distance(d.matrix(), &[0], &target), None);
+        assert_eq!(longest_distance(d.matrix(), &[1], &target), Some(1));
+        assert_eq!(longest_distance(d.matrix(), &[3], &target), Some(0));
+        assert_eq!(longest_distance(d.matrix(), &[4], &target), None);
+    }
+
+    /// Longest against shortest paths on a ladder 0 -> 1 -> ... -> 5 with a shortcut 0 -> 4 and
+    /// an entry of value 0 (not a transition) 1 -> 1: between 2 and 5 steps to the target 5.
+    #[test]
+    fn longest_paths_of_a_dag() {
+        let mut b = CsrBuilder::new(6);
+        for s in 0..5u32 {
+            if s == 1 {
+                b.add(1, 0.0);
+            }
+            b.add(s + 1, 0.5);
+            if s == 0 {
+                b.add(4, 0.5);
+            }
+            b.finish_row();
+        }
+        b.add(5, 1.0);
+        b.finish_row();
+        let m = b.build();
+        let target = StateSet::from_states(6, [5]);
+        assert_eq!(shortest_distance(&m, &[0], &target), Some(2));
+        assert_eq!(longest_distance(&m, &[0], &target), Some(5));
+        assert_eq!(longest_distance(&m, &[0, 3], &target), Some(5));
+        assert_eq!(longest_distance(&m, &[3], &target), Some(2));
     }
 }

@@ -136,7 +136,10 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         ','
     };
     let head = fields(path, first_no, first, sep)?;
-    let is_header = head.iter().any(|f| f.quoted || parse_number(&f.text).is_none());
+    // `nan` and `inf` are bad numbers, not state names (quote them to name states so).
+    let name =
+        |f: &Field| f.quoted || (parse_number(&f.text).is_none() && f.text.trim().parse::<f64>().is_err());
+    let is_header = head.iter().any(name);
     let (names, row_names, rows) = if is_header {
         let row_names = head.len() >= 2 && head[0].text.is_empty();
         let names: Vec<String> = head[usize::from(row_names)..]
@@ -424,6 +427,14 @@ mod tests {
         assert!(e.starts_with("p.csv:2:3:") && e.contains("empty field"), "{e}");
         let e = err("0,1\nNaN,1\n");
         assert!(e.contains("not a number"), "{e}");
+        // On the first line too: not a header (issue 15 §5), a bad number at its place.
+        for first in ["nan,1\n0,1\n", "0.5,inf\n0,1\n", "1,-Infinity\n0,1\n"] {
+            let e = err(first);
+            assert!(e.starts_with("p.csv:1:") && e.contains("not a number"), "{e}");
+            assert!(!e.contains("square") && !e.contains("header"), "{e}");
+        }
+        // A quoted field names a state.
+        assert!(read_str("\"nan\",b\n0,1\n0,1\n").is_ok());
     }
 
     #[test]

@@ -33,6 +33,6 @@ pub use race::{MAX_PLAYERS, Race, race};
 pub use reach::{ReachProbability, reach_probability};
 pub use report::{ChainReport, ReportOptions, chain_report};
 pub use transient::{
-    TimeDistribution, TimeDistributionOptions, TransientDistribution, absorption_time_distribution,
+    Quantile, TimeDistribution, TimeDistributionOptions, TransientDistribution, absorption_time_distribution,
     distribution_after, distribution_after_limited, transient_distribution,
 };

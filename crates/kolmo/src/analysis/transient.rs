@@ -239,6 +239,70 @@ impl Default for TimeDistributionOptions {
     }
 }
 
+/// A quantile of an absorption time as far as the computation decides it
+/// ([`TimeDistribution::quantile_decided`]). In JSON: the number of steps; `null` beyond the
+/// horizon; `"unbounded"`; `{"within_rounding": [low, high]}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantile {
+    /// The quantile, decided beyond rounding.
+    At(u64),
+    /// The probability computed at step `low` falls short of the level by rounding only, and
+    /// reaches it at `high`: the quantile is one of `low ..= high`.
+    WithinRounding {
+        /// The first candidate.
+        low: u64,
+        /// The last candidate (the level is surely reached by then).
+        high: u64,
+    },
+    /// Beyond the computed horizon (the computation stopped, or rounding left it undecided there).
+    BeyondHorizon,
+    /// Level 1 when the absorption time has no upper bound (a cycle is reachable).
+    Unbounded,
+}
+
+impl Quantile {
+    /// The quantile when decided.
+    #[must_use]
+    pub fn value(self) -> Option<u64> {
+        match self {
+            Quantile::At(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Quantile {
+    /// `57`, `57 or 58 (within rounding)`, `57 to 60 (within rounding)`, `beyond horizon`,
+    /// `unbounded`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Quantile::At(t) => write!(f, "{t}"),
+            Quantile::WithinRounding { low, high } if high == low + 1 => {
+                write!(f, "{low} or {high} (within rounding)")
+            }
+            Quantile::WithinRounding { low, high } => write!(f, "{low} to {high} (within rounding)"),
+            Quantile::BeyondHorizon => f.write_str("beyond horizon"),
+            Quantile::Unbounded => f.write_str("unbounded"),
+        }
+    }
+}
+
+impl serde::Serialize for Quantile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match *self {
+            Quantile::At(t) => s.serialize_u64(t),
+            Quantile::BeyondHorizon => s.serialize_none(),
+            Quantile::Unbounded => s.serialize_str("unbounded"),
+            Quantile::WithinRounding { low, high } => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("within_rounding", &[low, high])?;
+                m.end()
+            }
+        }
+    }
+}
+
 /// The distribution of the absorption time `T` (steps until the target is first entered).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TimeDistribution {
@@ -288,16 +352,63 @@ impl TimeDistribution {
         self.survival.get(t as usize).copied().unwrap_or(self.tail)
     }
 
-    /// The `q`-quantile: the least `t` with `P(T ≤ t) ≥ q`, for `0 < q ≤ 1`. `None` if it lies
-    /// beyond the computed horizon (only possible when `q > 1 − tail`).
+    /// The `q`-quantile, the least `t` with `P(T ≤ t) ≥ q` (`0 < q ≤ 1`), when the computed
+    /// distribution decides it beyond rounding ([`Self::quantile_decided`]); `None` otherwise.
     ///
     /// # Panics
     /// - panics unless `0 < q <= 1`.
     #[must_use]
     #[track_caller]
     pub fn quantile(&self, q: f64) -> Option<u64> {
+        self.quantile_decided(q).value()
+    }
+
+    /// The `q`-quantile, the least `t` with `P(T ≤ t) ≥ q` (`0 < q ≤ 1`), decided from the
+    /// computed distribution without trusting its last digits: levels up to 1/2 compare the
+    /// summed pmf with `q`, higher levels the survival (the mass not yet absorbed, computed
+    /// without cancellation) with `1 − q`, so that `P(T ≤ t)` rounding to 1 decides nothing. A
+    /// computed value equal to the level counts as reaching it (exact for dyadic chains); where
+    /// one falls short of it by less than a relative `8ε(t + 1)`, the steps from there to the
+    /// first that reaches it are all candidates ([`Quantile::WithinRounding`]). Level 1 is decided only where the survival is exactly 0
+    /// (the maximum of the support: `graph::longest_distance` finds it by graph search).
+    ///
+    /// # Panics
+    /// - panics unless `0 < q <= 1`.
+    #[must_use]
+    #[track_caller]
+    pub fn quantile_decided(&self, q: f64) -> Quantile {
         assert!(q > 0.0 && q <= 1.0, "quantile level must be in (0, 1]");
-        self.cdf_curve().position(|c| c >= q).map(|t| t as u64)
+        let slack = |t: usize| 8.0 * f64::EPSILON * (t + 1) as f64;
+        let (low, high) = if q <= 0.5 {
+            let mut summed = NeumaierSum::default();
+            let mut low = None;
+            let mut high = None;
+            for (t, &p) in self.pmf.iter().enumerate() {
+                summed.add(p);
+                let c = summed.value();
+                if low.is_none() && c >= q * (1.0 - slack(t)) {
+                    low = Some(t);
+                }
+                if c >= q {
+                    high = Some(t);
+                    break;
+                }
+            }
+            (low, high)
+        } else {
+            let threshold = 1.0 - q;
+            let low = (0..self.survival.len()).find(|&t| self.survival[t] <= threshold * (1.0 + slack(t)));
+            let high = low.and_then(|l| (l..self.survival.len()).find(|&t| self.survival[t] <= threshold));
+            (low, high)
+        };
+        match (low, high) {
+            (Some(l), Some(h)) if l == h => Quantile::At(l as u64),
+            (Some(l), Some(h)) => Quantile::WithinRounding {
+                low: l as u64,
+                high: h as u64,
+            },
+            _ => Quantile::BeyondHorizon,
+        }
     }
 
     /// `P(T ≤ t)` for `t = 0 ..= horizon`, in one pass: the values of [`cdf`](Self::cdf) (the
@@ -423,6 +534,62 @@ pub fn absorption_time_distribution(
 
 #[cfg(test)]
 mod tests {
+    use super::{Quantile, TimeDistribution};
+
+    /// A distribution given by its survival `s` (pmf the differences).
+    fn by_survival(s: &[f64]) -> TimeDistribution {
+        let pmf = (0..s.len())
+            .map(|t| if t == 0 { 1.0 - s[0] } else { s[t - 1] - s[t] })
+            .collect();
+        TimeDistribution {
+            pmf,
+            survival: s.to_vec(),
+            tail: *s.last().unwrap(),
+            converged: true,
+        }
+    }
+
+    // Quantiles are decided only beyond rounding (issue 15 §3): a survival equal to 1 − q up to a
+    // few units in the last place leaves two candidates; one clearly past the threshold decides.
+    #[test]
+    fn quantiles_within_rounding_are_flagged() {
+        let d = by_survival(&[0.5, 0.25, 0.1 * (1.0 + 4.0 * f64::EPSILON), 0.05, 0.0]);
+        assert_eq!(
+            d.quantile_decided(0.9),
+            Quantile::WithinRounding { low: 2, high: 3 }
+        );
+        assert_eq!(d.quantile(0.9), None);
+        assert_eq!(d.quantile_decided(0.8), Quantile::At(2));
+        // P(T ≤ 0) = 0.5 exactly as computed: the level, reached.
+        assert_eq!(d.quantile_decided(0.5), Quantile::At(0));
+        assert_eq!(d.quantile_decided(0.3), Quantile::At(0));
+        assert_eq!(d.quantile_decided(1.0), Quantile::At(4));
+        // The summed pmf for low levels: 0.25 at step 0, 0.5 − ε by step 1 (short of 1/2 by
+        // rounding), all by step 2.
+        let low = by_survival(&[0.75, 0.5 * (1.0 + 2.0 * f64::EPSILON), 0.0]);
+        assert_eq!(low.quantile_decided(0.25), Quantile::At(0));
+        assert_eq!(
+            low.quantile_decided(0.5),
+            Quantile::WithinRounding { low: 1, high: 2 }
+        );
+        // A survival that never reaches 0 decides level 1 nowhere.
+        let tail = by_survival(&[0.5, 1e-300]);
+        assert_eq!(tail.quantile_decided(1.0), Quantile::BeyondHorizon);
+        assert_eq!(
+            Quantile::WithinRounding { low: 2, high: 3 }.to_string(),
+            "2 or 3 (within rounding)"
+        );
+        assert_eq!(
+            serde_json::to_string(&Quantile::WithinRounding { low: 2, high: 5 }).unwrap(),
+            r#"{"within_rounding":[2,5]}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Quantile::Unbounded).unwrap(),
+            r#""unbounded""#
+        );
+        assert_eq!(serde_json::to_string(&Quantile::BeyondHorizon).unwrap(), "null");
+    }
+
     // Land of Oz (Grinstead & Snell, Example 11.1): P² = [[7/16, 3/16, 3/8], ...] (published in
     // the case file); far powers approach w = (2/5, 1/5, 2/5). Squaring agrees with stepping.
     #[test]

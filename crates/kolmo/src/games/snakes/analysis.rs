@@ -2,12 +2,12 @@ use super::{Board, Portal};
 use crate::account::Method;
 use crate::analysis::exact::{absorption_time_exact, distributions_exact};
 use crate::analysis::{
-    AbsorbingChain, AbsorptionTime, FundamentalMatrix, Race, TimeDistribution, TimeDistributionOptions,
-    absorption_time_distribution, distribution_after_limited, race,
+    AbsorbingChain, AbsorptionTime, FundamentalMatrix, Quantile, Race, TimeDistribution,
+    TimeDistributionOptions, absorption_time_distribution, distribution_after_limited, race,
 };
 use crate::exact::Rational;
 use crate::games::BoardError;
-use crate::graph::{forward_reachable, shortest_distance};
+use crate::graph::{forward_reachable, longest_distance, shortest_distance};
 use crate::linsolve::SplitOperator as _;
 use crate::linsolve::{KrylovOptions, MatrixFree, SolveMethod};
 use crate::model::StateSet;
@@ -101,8 +101,11 @@ pub struct BoardAnalysis {
     /// horizon at which the computation was stopped before converging.
     #[serde(serialize_with = "crate::account::ser::keyed")]
     pub finished_by: Vec<(u64, Option<f64>)>,
-    /// `(level, quantile)` for each requested level; `None` beyond the computed horizon.
-    pub quantiles: Vec<(f64, Option<u64>)>,
+    /// `(level, quantile)` for each requested level, as far as the computation decides it
+    /// ([`TimeDistribution::quantile_decided`]); level 1, the longest game, by graph search
+    /// (`graph::longest_distance`: unbounded where a snake or an overshoot rule lets the token
+    /// come back).
+    pub quantiles: Vec<(f64, Quantile)>,
     /// Median number of rolls (`None` beyond the computed horizon).
     pub median: Option<u64>,
     /// Most likely number of rolls (`None` if the distribution was not computed to the tolerance).
@@ -436,7 +439,19 @@ impl Board {
             expected_rolls_by_cell: solve.mean.clone(),
             variance_by_cell: solve.variance.clone(),
             finished_by: options.turns.iter().map(|&k| (k, time.cdf_checked(k))).collect(),
-            quantiles: options.quantiles.iter().map(|&q| (q, time.quantile(q))).collect(),
+            quantiles: options
+                .quantiles
+                .iter()
+                .map(|&q| {
+                    let quantile = if q == 1.0 {
+                        longest_distance(dtmc.matrix(), &[init], &goal)
+                            .map_or(Quantile::Unbounded, Quantile::At)
+                    } else {
+                        time.quantile_decided(q)
+                    };
+                    (q, quantile)
+                })
+                .collect(),
             median: time.median(),
             mode: time.converged.then(|| time.mode()),
             min_rolls: shortest_distance(dtmc.matrix(), &[init], &goal)
