@@ -99,7 +99,10 @@ fn usage_error(e: &clap::Error) -> (String, String) {
             ""
         };
         return (
-            format!("{path}: no command given (one of: {})", names.join(", ")),
+            match &sub {
+                Some(s) => format!("{s}: no command given (one of: {})", names.join(", ")),
+                None => format!("no command given (one of: {})", names.join(", ")),
+            },
             format!("{example}`{path} --help` describes each"),
         );
     }

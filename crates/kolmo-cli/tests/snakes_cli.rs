@@ -645,7 +645,7 @@ fn a_monte_carlo_run_beyond_the_budget_is_refused_with_its_estimate() {
         assert!(out.stdout.is_empty());
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(
-            err.starts_with(&format!("error: --mc {games}: about "))
+            err.starts_with(&format!("kolmo: error: --mc {games}: about "))
                 && err.contains("games of 35.83 rolls on average")
                 && err.contains("on 2 threads")
                 && err.contains("at most 10^12 rolls")
