@@ -259,7 +259,7 @@ fn exact_solves_use_the_rewards_as_written() {
 }
 
 /// Every `help:` line of `solve` names flags `solve` has (issue 15 §4): a row that does not sum
-/// to 1 is refused "or ask to normalize", and `--normalize` then reads it (rescaled, with a
+/// to 1 is refused "or ask to normalize", and `--normalize` then reads it (normalized, with a
 /// note): the chain 0 → {0: 0.45, 1: 0.45} (rescaled 1/2, 1/2), 1 absorbing, reaches 1 surely.
 #[test]
 fn solve_has_the_flags_its_help_names() {
@@ -285,6 +285,6 @@ fn solve_has_the_flags_its_help_names() {
     );
     let v = solve(&file, &["--objective", "max-reach:done", "--normalize"]);
     let text = v.to_string();
-    assert!(text.contains("rescaled"), "{text}");
+    assert!(text.contains("normalized 1 row(s)"), "{text}");
     assert_eq!(v["values"][0].as_f64(), Some(1.0), "{text}");
 }
