@@ -22,7 +22,7 @@
 use super::json::{Json, Value, describe, parse_tree, write_error};
 use super::npy::{self, NpyArray, shape_text};
 use super::text_out::{Form, number};
-use super::{Entry, Format, Model, ModelFile, ReadOptions, build_matrix, parse_error, parse_number};
+use super::{Entry, Format, Model, ModelFile, ReadOptions, View, build_matrix, parse_error, parse_number};
 use crate::model::{Mdp, ROW_SUM_TOLERANCE, RewardModel};
 use crate::numeric::NeumaierSum;
 use crate::{Error, Result, StateId, excerpt};
@@ -618,10 +618,12 @@ pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> 
 /// reward model, or of the one named `"reward"` (zeros if the model has none); state names,
 /// labels and initial states are not written (the arrays cannot hold them).
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
-    let (matrix, names, reward_models) = match model {
-        Model::Dtmc(d) => (d.matrix(), None, d.reward_models()),
-        Model::Mdp(m) => (m.matrix(), m.action_names(), m.reward_models()),
-    };
+    let View {
+        matrix,
+        action_names: names,
+        rewards: reward_models,
+        ..
+    } = View::of(model);
     let rewards = match reward_models.len() {
         0 => vec![0.0; matrix.nrows()],
         1 => reward_models

@@ -14,7 +14,7 @@
 //! The recorder reaches the parsing threads through a thread pool made for the read, whose
 //! threads carry it in a thread-local: concurrent reads never share one.
 
-use super::{Model, ModelFile, Result};
+use super::{Model, ModelFile, Result, View};
 use crate::exact::{Rational, parse_exact};
 use crate::model::{RewardModel, Written};
 use std::cell::RefCell;
@@ -75,21 +75,16 @@ pub(super) fn reading_exactly(
         .map_err(|e| crate::Error::arg("exact values", format!("cannot start the reading threads: {e}")))?;
     let file = pool.install(read)?;
     drop(pool);
-    let mut file = match file_written(&file.model) {
+    let mut file = match View::of(&file.model).written {
         Some(_) => file,
         None => attach(file, &recorder, normalize)?,
     };
-    if let Some(w) = file_written(&file.model) {
-        let matrix = match &file.model {
-            Model::Dtmc(d) => d.matrix(),
-            Model::Mdp(m) => m.matrix(),
-        };
-        if let Some((s, sum)) = w.first_inexact_row(matrix) {
-            file.notes.push(format!(
-                "as written, the probabilities from state {s} sum to {}, not exactly 1: exact analyses use the fractions recovered from floating point where they sum to 1",
-                crate::model::shortened(&sum.to_string())
-            ));
-        }
+    let v = View::of(&file.model);
+    if let Some((s, sum)) = v.written.and_then(|w| w.first_inexact_row(v.matrix)) {
+        file.notes.push(format!(
+            "as written, the probabilities from state {s} sum to {}, not exactly 1: exact analyses use the fractions recovered from floating point where they sum to 1",
+            crate::model::shortened(&sum.to_string())
+        ));
     }
     Ok(file)
 }
@@ -112,10 +107,7 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
         ));
         return Ok(file);
     }
-    let (matrix, rewards) = match &file.model {
-        Model::Dtmc(d) => (d.matrix(), d.reward_models()),
-        Model::Mdp(m) => (m.matrix(), m.reward_models()),
-    };
+    let v = View::of(&file.model);
     let exact = |values: &[f64]| -> Option<Vec<Rational>> {
         values
             .iter()
@@ -126,7 +118,7 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
             })
             .collect()
     };
-    let Some(probabilities) = exact(matrix.as_parts().2) else {
+    let Some(probabilities) = exact(v.matrix.as_parts().2) else {
         file.notes.push(format!(
             "{NOT_KEPT} (a value not written as a number, or two numbers that round alike)"
         ));
@@ -136,7 +128,7 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
         probabilities,
         ..Written::default()
     };
-    for (name, model) in rewards {
+    for (name, model) in v.rewards {
         let part = |values: &Option<Vec<f64>>| values.as_deref().map(exact);
         let (state, action, transition) = (part(&model.state), part(&model.action), part(&model.transition));
         if [&state, &action, &transition]
@@ -166,10 +158,3 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
 
 /// The start of the note when the probabilities as written could not be kept.
 const NOT_KEPT: &str = "the probabilities as written could not all be kept, so exact analyses recover fractions from floating point";
-
-fn file_written(model: &Model) -> Option<&Written> {
-    match model {
-        Model::Dtmc(d) => d.written(),
-        Model::Mdp(m) => m.written(),
-    }
-}

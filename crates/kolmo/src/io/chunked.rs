@@ -174,10 +174,7 @@ impl<R: Read + Send> Stream<R> {
         let data = &buf[*begin..*end];
         let fill = || fill(reader, (eof, ends_with_newline), spare, &data[from..], more);
         let ((result, newlines), read) = rayon::join(|| work(data), fill);
-        self.end = read.map_err(|error| Error::Io {
-            path: path.to_path_buf(),
-            error,
-        })?;
+        self.end = read.map_err(super::io_error(path))?;
         std::mem::swap(&mut self.buf, &mut self.spare);
         self.offset += from as u64;
         self.lines_before += newlines;

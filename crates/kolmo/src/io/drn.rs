@@ -63,10 +63,10 @@
 use super::chunked::{HeaderRead, Stream, TextLines, Tuning, header_from};
 use super::text_out::{Numbers, push_uint, write_states};
 use super::tra::Line;
-use super::{Model, ReadOptions, parse_error, parse_number};
+use super::{Model, ReadOptions, View, io_error, parse_error, parse_number};
 use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -327,40 +327,6 @@ pub(crate) fn read_from<R: Read + Send>(
     super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)
 }
 
-/// The parts of a model the writers need, for either kind.
-pub(super) struct View<'a> {
-    pub matrix: &'a crate::sparse::CsrMatrix,
-    pub initial: &'a [StateId],
-    pub labels: &'a BTreeMap<String, StateSet>,
-    pub names: Option<&'a [String]>,
-    pub action_names: Option<&'a [String]>,
-    pub rewards: &'a BTreeMap<String, RewardModel>,
-    pub is_mdp: bool,
-}
-
-impl<'a> View<'a> {
-    /// The view of `model`.
-    pub fn of(model: &'a Model) -> Self {
-        macro_rules! view {
-            ($m:expr, $action_names:expr, $is_mdp:expr) => {
-                Self {
-                    matrix: $m.matrix(),
-                    initial: $m.initial(),
-                    labels: $m.labels(),
-                    names: $m.names(),
-                    action_names: $action_names,
-                    rewards: $m.reward_models(),
-                    is_mdp: $is_mdp,
-                }
-            };
-        }
-        match model {
-            Model::Dtmc(d) => view!(d, None, false),
-            Model::Mdp(m) => view!(m, m.action_names(), true),
-        }
-    }
-}
-
 /// The action rewards of `r` with its transition part folded in: `action[a] + Σ_t P(a, t) · r(a, t)`
 /// (length `m`), or `None` if it has neither part.
 pub(super) fn folded_action_rewards(r: &RewardModel, matrix: &crate::sparse::CsrMatrix) -> Option<Vec<f64>> {
@@ -373,13 +339,6 @@ pub(super) fn folded_action_rewards(r: &RewardModel, matrix: &crate::sparse::Csr
         transition: r.transition.clone(),
     };
     Some(only.expected_per_choice(matrix))
-}
-
-fn io(error: std::io::Error) -> Error {
-    Error::Io {
-        path: "(DRN output)".into(),
-        error,
-    }
 }
 
 /// Writes `model` in DRN (see the module docs for what is written and how transition rewards are
@@ -438,7 +397,8 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         "@nr_states\n{n}\n@nr_choices\n{}\n@model\n",
         matrix.nrows()
     ));
-    w.write_all(out.as_bytes()).map_err(io)?;
+    w.write_all(out.as_bytes())
+        .map_err(io_error(Path::new("(DRN output)")))?;
     let (row_ptr, cols, vals) = matrix.as_parts();
     // The values of a bracket, one per reward model (nothing without reward models).
     let bracket = |out: &mut String, numbers: &mut Numbers, value: &dyn Fn(usize) -> f64| {
@@ -504,7 +464,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             }
         }
     })
-    .map_err(io)
+    .map_err(io_error(Path::new("(DRN output)")))
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use super::rows::{
     entry_fault, normalized_note, sum_message,
 };
 use super::text_out::{Form, Numbers, push_uint, write_states};
-use super::{Model, ReadOptions, parse_error, parse_number};
+use super::{Model, ReadOptions, View, parse_error, parse_number};
 use crate::model::{RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId, excerpt};
@@ -1994,10 +1994,7 @@ pub(super) fn annotate(mut error: Error, entries: &[(usize, usize, String)]) -> 
 
 /// An error from the writer that cannot name its file.
 pub(super) fn write_error(error: std::io::Error) -> Error {
-    Error::Io {
-        path: "(the output)".into(),
-        error,
-    }
+    super::io_error(Path::new("(the output)"))(error)
 }
 
 /// Writes `model` as kolmo JSON (the per-state map form; see `docs/model-json.md`). The long
@@ -2008,26 +2005,17 @@ pub(super) fn write_error(error: std::io::Error) -> Error {
 /// [`Error::InvalidArgument`] if two states have the same name, or two actions of one state do
 /// (JSON refers to them by name); [`Error::Io`] if `w` fails.
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
-    let (kind, matrix, initial, names, action_names, labels, rewards) = match model {
-        Model::Dtmc(d) => (
-            "dtmc",
-            d.matrix(),
-            d.initial(),
-            d.names(),
-            None,
-            d.labels(),
-            d.reward_models(),
-        ),
-        Model::Mdp(m) => (
-            "mdp",
-            m.matrix(),
-            m.initial(),
-            m.names(),
-            m.action_names(),
-            m.labels(),
-            m.reward_models(),
-        ),
-    };
+    let View {
+        matrix,
+        initial,
+        labels,
+        names,
+        action_names,
+        rewards,
+        is_mdp,
+        ..
+    } = View::of(model);
+    let kind = if is_mdp { "mdp" } else { "dtmc" };
     let n = matrix.row_groups();
     if let Some(names) = names {
         let mut seen = HashMap::with_capacity(names.len());

@@ -42,8 +42,9 @@ mod tra;
 #[allow(unused_imports)] // used by the format readers
 pub(crate) use rows::{Entry, build_matrix, build_matrix_written};
 
-use crate::model::{Dtmc, Mdp};
-use crate::{Error, Result};
+use crate::model::{Dtmc, Mdp, RewardModel, StateSet, Written};
+use crate::{Error, Result, StateId};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A model file's format.
@@ -231,10 +232,7 @@ fn read_from_f64(
     }
     let mut bytes = Vec::new();
     let mut reader = reader;
-    reader.read_to_end(&mut bytes).map_err(|error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
+    reader.read_to_end(&mut bytes).map_err(io_error(path))?;
     let text = text_of(path, bytes)?;
     if format == Format::Prism {
         let (model, notes) = prism::read_tra_text(path, &text, options)?;
@@ -265,22 +263,22 @@ fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOption
 
 /// The whole text of `path`; an empty file (or one of only white space) is an error.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    text_of(path, bytes)
+    text_of(path, std::fs::read(path).map_err(io_error(path))?)
 }
 
 /// The file `path`, opened, and its length.
 pub(crate) fn open(path: &Path) -> Result<(std::fs::File, u64)> {
-    let io_error = |error| Error::Io {
+    let file = std::fs::File::open(path).map_err(io_error(path))?;
+    let size = file.metadata().map_err(io_error(path))?.len();
+    Ok((file, size))
+}
+
+/// [`Error::Io`] naming `path`, for `map_err`.
+pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + Copy + '_ {
+    move |error| Error::Io {
         path: path.to_path_buf(),
         error,
-    };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let size = file.metadata().map_err(io_error)?.len();
-    Ok((file, size))
+    }
 }
 
 /// `bytes` read from `path` as text; invalid UTF-8 and an empty input (or one of only white
@@ -460,6 +458,42 @@ pub(crate) fn assemble(
     } else {
         Model::Dtmc(annotate!(Dtmc::new(matrix, initial)?))
     })
+}
+
+/// The parts of a model, for either kind (what the writers need).
+pub(crate) struct View<'a> {
+    pub matrix: &'a crate::sparse::CsrMatrix,
+    pub initial: &'a [StateId],
+    pub labels: &'a BTreeMap<String, StateSet>,
+    pub names: Option<&'a [String]>,
+    pub action_names: Option<&'a [String]>,
+    pub rewards: &'a BTreeMap<String, RewardModel>,
+    pub is_mdp: bool,
+    pub written: Option<&'a Written>,
+}
+
+impl<'a> View<'a> {
+    /// The view of `model`.
+    pub fn of(model: &'a Model) -> Self {
+        macro_rules! view {
+            ($m:expr, $action_names:expr, $is_mdp:expr) => {
+                Self {
+                    matrix: $m.matrix(),
+                    initial: $m.initial(),
+                    labels: $m.labels(),
+                    names: $m.names(),
+                    action_names: $action_names,
+                    rewards: $m.reward_models(),
+                    is_mdp: $is_mdp,
+                    written: $m.written(),
+                }
+            };
+        }
+        match model {
+            Model::Dtmc(d) => view!(d, None, false),
+            Model::Mdp(m) => view!(m, m.action_names(), true),
+        }
+    }
 }
 
 /// The place of an error in a text file: [`Error::Parse`] at `path:line:column`.

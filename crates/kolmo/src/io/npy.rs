@@ -16,7 +16,7 @@
 //! (from 1) of the problem: a `.npy` file is binary, and the offset is what a hex viewer shows.
 
 use super::parse_error;
-use crate::{Error, Result, excerpt};
+use crate::{Result, excerpt};
 use std::path::Path;
 
 /// The bytes every `.npy` file starts with.
@@ -66,11 +66,7 @@ impl NpyArray {
 /// if it is not a `.npy` file, has a malformed header, holds anything but `float64`, or is shorter
 /// or longer than its shape says.
 pub(crate) fn read(path: &Path) -> Result<NpyArray> {
-    let bytes = std::fs::read(path).map_err(|error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    parse(path, &bytes)
+    parse(path, &std::fs::read(path).map_err(super::io_error(path))?)
 }
 
 /// Decodes the `.npy` file `bytes`, the contents of `path`.

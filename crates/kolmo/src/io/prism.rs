@@ -47,10 +47,10 @@ use super::chunked::{
     ChunkError, ChunkResult, TextLines, Tuning, count_newlines, digits_u32, line_start_from, plain_number,
     plan_cuts, quote, skip_blanks,
 };
-use super::drn::{View, column_of, folded_action_rewards};
+use super::drn::{column_of, folded_action_rewards};
 use super::text_out::{Form, number, push_uint, write_states};
 use super::tra::{DataLines, Line, Tra};
-use super::{Model, ReadOptions, parse_error, read_text};
+use super::{Model, ReadOptions, View, io_error, parse_error, read_text};
 use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
@@ -544,10 +544,7 @@ fn check_action_names(v: &View<'_>) -> Result<()> {
 pub(super) fn write_tra(model: &Model, w: &mut dyn Write) -> Result<()> {
     let v = View::of(model);
     check_action_names(&v)?;
-    write_entries(w, &v, v.matrix.as_parts().2, true).map_err(|error| Error::Io {
-        path: PathBuf::from("(output)"),
-        error,
-    })
+    write_entries(w, &v, v.matrix.as_parts().2, true).map_err(io_error(Path::new("(output)")))
 }
 
 /// A `.tra` file (`tra`: every transition of `v`, with its value in `values` and its action) or a
@@ -594,10 +591,7 @@ fn write_entries(w: &mut dyn Write, v: &View<'_>, values: &[f64], tra: bool) -> 
 
 /// Creates `path` and fills it with `body`.
 fn write_file(path: &Path, body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<PathBuf> {
-    let io_error = |error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    };
+    let io_error = io_error(path);
     let file = std::fs::File::create(path).map_err(io_error)?;
     let mut w = std::io::BufWriter::new(file);
     body(&mut w).map_err(io_error)?;
