@@ -69,17 +69,7 @@ struct Dense {
 impl Dense {
     /// `R[1][0]`: the element at C-order position `flat`, in the user's indexing.
     fn index_text(&self, flat: usize) -> String {
-        let mut index = vec![0; self.shape.len()];
-        let mut rest = flat;
-        for (i, &d) in self.shape.iter().enumerate().rev() {
-            index[i] = rest % d.max(1);
-            rest /= d.max(1);
-        }
-        let mut s = self.name.to_string();
-        for i in index {
-            s.push_str(&format!("[{i}]"));
-        }
-        s
+        indexed(self.name, &npy::unflatten(&self.shape, flat))
     }
 
     /// Line and column of the element at C-order position `flat` (in a `.npy` file: line 1 and
@@ -124,6 +114,11 @@ impl Dense {
             start: (1, 1),
         }
     }
+}
+
+/// `name[i][j]...`: the element of the array `name` at `index`.
+fn indexed(name: &str, index: &[usize]) -> String {
+    index.iter().fold(name.to_string(), |s, i| format!("{s}[{i}]"))
 }
 
 /// The shape of the reward array.
@@ -367,18 +362,14 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
         other => other,
     })?;
     let Value::Object(members) = &root.value else {
-        return Err(parse_error(
+        return Err(root.error(
             path,
-            root.line,
-            root.column,
             "an array model is a JSON object with \"P\" and \"R\" (MDPToolbox) or \"R\" and \"Q\" (QuantEcon)",
         ));
     };
     if let Some(m) = members.iter().find(|m| !KEYS.contains(&m.key.as_str())) {
-        return Err(parse_error(
+        return Err(m.error(
             path,
-            m.line,
-            m.column,
             format!(
                 "unknown key \"{}\" in an array model; the keys are \"P\" and \"R\" (MDPToolbox), \"R\" and \"Q\" (QuantEcon), \"beta\" or \"discount\", \"comment\"",
                 excerpt(&m.key)
@@ -390,24 +381,20 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
         (Some(p), None) => (Layout::Toolbox, p),
         (None, Some(q)) => (Layout::QuantEcon, q),
         (Some(_), Some(q)) => {
-            return Err(parse_error(
+            return Err(q.error(
                 path,
-                q.line,
-                q.column,
                 "both \"P\" (MDPToolbox, A×S×S) and \"Q\" (QuantEcon, S×A×S) are given; keep one",
             ));
         }
         (None, None) => {
-            return Err(parse_error(
+            return Err(root.error(
                 path,
-                root.line,
-                root.column,
                 "no transition array: give \"P\" (MDPToolbox, A×S×S) or \"Q\" (QuantEcon, S×A×S)",
             ));
         }
     };
     let Some(r) = get("R") else {
-        return Err(parse_error(path, root.line, root.column, "no reward array \"R\""));
+        return Err(root.error(path, "no reward array \"R\""));
     };
     let name = if layout == Layout::Toolbox { "P" } else { "Q" };
     let trans = dense_json(path, name, &trans.value)?;
@@ -416,12 +403,7 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
     for key in ["beta", "discount"] {
         let Some(m) = get(key) else { continue };
         if discount.is_some() {
-            return Err(parse_error(
-                path,
-                m.line,
-                m.column,
-                "give \"beta\" or \"discount\", not both",
-            ));
+            return Err(m.error(path, "give \"beta\" or \"discount\", not both"));
         }
         let value = match &m.value.value {
             Value::Number(raw) => parse_number(raw).filter(|v| (0.0..=1.0).contains(v)),
@@ -430,12 +412,8 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
         match value {
             Some(v) => discount = Some(v),
             None => {
-                return Err(parse_error(
-                    path,
-                    m.value.line,
-                    m.value.column,
-                    format!("{key}: the discount factor must be a number in [0, 1]"),
-                ));
+                let message = format!("{key}: the discount factor must be a number in [0, 1]");
+                return Err(m.value.error(path, message));
             }
         }
     }
@@ -482,21 +460,8 @@ fn collect_json(
     node: &Json<'_>,
     index: &mut Vec<usize>,
 ) -> Result<()> {
-    let here = || {
-        let mut s = dense.name.to_string();
-        for i in index.iter() {
-            s.push_str(&format!("[{i}]"));
-        }
-        s
-    };
-    let fail = |message: String| {
-        parse_error(
-            &dense.path,
-            node.line,
-            node.column,
-            format!("{}: {message}", here()),
-        )
-    };
+    let fail =
+        |message: String| node.error(&dense.path, format!("{}: {message}", indexed(dense.name, index)));
     let depth = index.len();
     if depth < dense.shape.len() {
         let Value::Array(items) = &node.value else {

@@ -1643,22 +1643,12 @@ impl States<'_> {
         }
     }
 
-    /// A [`parse_error`] at `node`.
-    fn at(&self, node: &Json<'_>, message: impl Into<String>) -> Error {
-        parse_error(self.path, node.line, node.column, message)
-    }
-
-    /// A [`parse_error`] at the key of `m`.
-    fn at_key(&self, m: &Member<'_>, message: impl Into<String>) -> Error {
-        parse_error(self.path, m.line, m.column, message)
-    }
-
     /// The members of `node`, which must be an object whose keys are all in `allowed` (any key when
     /// `allowed` is empty); `what` names it in messages.
     fn object<'j, 't>(&self, node: &'j Json<'t>, what: &str, allowed: &[&str]) -> Result<&'j [Member<'t>]> {
         let Value::Object(members) = &node.value else {
-            return Err(self.at(
-                node,
+            return Err(node.error(
+                self.path,
                 format!("{what}: expected an object, found {}", describe(node)),
             ));
         };
@@ -1670,7 +1660,7 @@ impl States<'_> {
                 excerpt(&m.key),
                 quoted(allowed)
             );
-            return Err(self.at_key(m, message));
+            return Err(m.error(self.path, message));
         }
         Ok(members)
     }
@@ -1682,13 +1672,13 @@ impl States<'_> {
             Value::Number(raw) => self.resolve(raw, false),
             _ => Err(format!("expected a state, found {}", describe(node))),
         };
-        r.map_err(|m| self.at(node, format!("{what}: {m}")))
+        r.map_err(|m| node.error(self.path, format!("{what}: {m}")))
     }
 
     /// The state an object key refers to; `what` is the object's JSON path.
     fn key(&self, m: &Member<'_>, what: &str) -> Result<StateId> {
         self.resolve(&m.key, true)
-            .map_err(|msg| self.at_key(m, format!("{what}: {msg}")))
+            .map_err(|msg| m.error(self.path, format!("{what}: {msg}")))
     }
 
     /// One state or a list of states.
@@ -1711,7 +1701,7 @@ impl States<'_> {
             Value::String(s) => parse_number(s),
             _ => None,
         };
-        parsed.ok_or_else(|| self.at(node, number_message(what, describe(node))))
+        parsed.ok_or_else(|| node.error(self.path, number_message(what, describe(node))))
     }
 
     /// The numbers of the list `node` (`items`), which must have `len` of them (what they are for:
@@ -1725,7 +1715,7 @@ impl States<'_> {
         of: &str,
     ) -> Result<Vec<f64>> {
         if items.len() != len {
-            return Err(self.at(node, format!("{what}: {} values for {of}", items.len())));
+            return Err(node.error(self.path, format!("{what}: {} values for {of}", items.len())));
         }
         items
             .iter()
@@ -1744,8 +1734,8 @@ impl States<'_> {
         for m in self.object(node, what, &[])? {
             let s = self.key(m, what)? as usize;
             if std::mem::replace(&mut seen[s], true) {
-                return Err(self.at_key(
-                    m,
+                return Err(m.error(
+                    self.path,
                     format!("{what}: state {} is given twice", self.show(s as StateId)),
                 ));
             }
@@ -1769,7 +1759,7 @@ impl States<'_> {
             let rows = t.matrix.group_rows(s as usize);
             let mut put = |row: usize, value: &Json<'_>, vp: &Seg<'_>| -> Result<()> {
                 if std::mem::replace(&mut seen[row], true) {
-                    return Err(self.at(value, format!("{vp}: this action's reward is given twice")));
+                    return Err(value.error(self.path, format!("{vp}: this action's reward is given twice")));
                 }
                 values[row] = self.number(value, vp)?;
                 Ok(())
@@ -1778,7 +1768,9 @@ impl States<'_> {
                 Value::Array(items) => {
                     if items.len() != rows.len() {
                         let of = format!("the {} choices of state {}", rows.len(), self.show(s));
-                        return Err(self.at(&member.value, format!("{p}: {} values for {of}", items.len())));
+                        return Err(member
+                            .value
+                            .error(self.path, format!("{p}: {} values for {of}", items.len())));
                     }
                     for (i, item) in items.iter().enumerate() {
                         put(rows.start + i, item, &Seg::Index(&Seg::Name(&p), i))?;
@@ -1788,7 +1780,7 @@ impl States<'_> {
                     for a in self.object(&member.value, &p, &[])? {
                         let row = t
                             .choice_row(self, s, &Act::Name(Cow::Borrowed(&a.key)))
-                            .map_err(|msg| self.at_key(a, format!("{p}: {msg}")))?;
+                            .map_err(|msg| a.error(self.path, format!("{p}: {msg}")))?;
                         put(row, &a.value, &Seg::Key(&Seg::Name(&p), &a.key))?;
                     }
                 }
@@ -1826,6 +1818,20 @@ pub(in crate::io) struct Member<'t> {
     pub line: usize,
     pub column: usize,
     pub value: Json<'t>,
+}
+
+impl Json<'_> {
+    /// A [`parse_error`] in `path` at this value.
+    pub fn error(&self, path: &Path, message: impl Into<String>) -> Error {
+        parse_error(path, self.line, self.column, message)
+    }
+}
+
+impl Member<'_> {
+    /// A [`parse_error`] in `path` at this member's key.
+    pub fn error(&self, path: &Path, message: impl Into<String>) -> Error {
+        parse_error(path, self.line, self.column, message)
+    }
 }
 
 /// What a value is, for "expected ..., found ..." messages.

@@ -40,23 +40,24 @@ impl NpyArray {
     #[must_use]
     pub fn offset(&self, flat: usize) -> usize {
         let stored = if self.fortran {
-            // Split the C-order position into indices, then recombine them column-major.
-            let mut rest = flat;
-            let mut index = vec![0; self.shape.len()];
-            for (i, &d) in self.shape.iter().enumerate().rev() {
-                index[i] = rest % d.max(1);
-                rest /= d.max(1);
-            }
-            let mut stored = 0;
-            for (i, &d) in self.shape.iter().enumerate().rev() {
-                stored = stored * d + index[i];
-            }
-            stored
+            // The indices of the C-order position, recombined column-major.
+            let index = unflatten(&self.shape, flat);
+            (self.shape.iter().zip(&index).rev()).fold(0, |stored, (&d, &i)| stored * d + i)
         } else {
             flat
         };
         self.data_start + 8 * stored
     }
+}
+
+/// The indices of the element at C-order position `flat` of an array of `shape`.
+pub(super) fn unflatten(shape: &[usize], mut flat: usize) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (i, &d) in shape.iter().enumerate().rev() {
+        index[i] = flat % d.max(1);
+        flat /= d.max(1);
+    }
+    index
 }
 
 /// Reads the `float64` array in `path`.
