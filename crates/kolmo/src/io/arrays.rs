@@ -121,6 +121,11 @@ fn indexed(name: &str, index: &[usize]) -> String {
     index.iter().fold(name.to_string(), |s, i| format!("{s}[{i}]"))
 }
 
+/// `items` between `open` and `close`, separated by `sep`.
+fn joined(open: &str, items: impl Iterator<Item = String>, sep: &str, close: &str) -> String {
+    format!("{open}{}{close}", items.collect::<Vec<_>>().join(sep))
+}
+
 /// The shape of the reward array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RewardShape {
@@ -649,49 +654,27 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                 dense[c as usize] = v;
             }
         }
-        let items: Vec<String> = dense.into_iter().map(|v| number(v, Form::Json)).collect();
-        format!("[{}]", items.join(", "))
+        joined(
+            "   [",
+            dense.into_iter().map(|v| number(v, Form::Json)),
+            ", ",
+            "]",
+        )
     };
-    let r_text = {
-        let lines: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                let items: Vec<String> = r
-                    .iter()
-                    .map(|row| row.map_or_else(|| "null".to_string(), |row| number(rewards[row], Form::Json)))
-                    .collect();
-                format!("  [{}]", items.join(", "))
-            })
-            .collect();
-        format!("[\n{}\n ]", lines.join(",\n"))
-    };
-    let mut out = String::from("{\n");
-    if complete {
-        let blocks: Vec<String> = (0..a)
-            .map(|action| {
-                let lines: Vec<String> = (0..n)
-                    .map(|g| format!("   {}", dense_row(rows[g][action])))
-                    .collect();
-                format!("  [\n{}\n  ]", lines.join(",\n"))
-            })
-            .collect();
-        out.push_str(&format!(
-            " \"P\": [\n{}\n ],\n \"R\": {r_text}\n}}\n",
-            blocks.join(",\n")
-        ));
+    let reward =
+        |row: &Option<usize>| row.map_or_else(|| "null".into(), |row| number(rewards[row], Form::Json));
+    let r = rows
+        .iter()
+        .map(|r| joined("  [", r.iter().map(reward), ", ", "]"));
+    let r = format!("\"R\": {}", joined("[\n", r, ",\n", "\n ]"));
+    let block = |rows: Vec<Option<usize>>| joined("  [\n", rows.into_iter().map(dense_row), ",\n", "\n  ]");
+    let out = if complete {
+        let p = (0..a).map(|action| block((0..n).map(|g| rows[g][action]).collect()));
+        format!("{{\n \"P\": {},\n {r}\n}}\n", joined("[\n", p, ",\n", "\n ]"))
     } else {
-        let blocks: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                let lines: Vec<String> = r.iter().map(|&row| format!("   {}", dense_row(row))).collect();
-                format!("  [\n{}\n  ]", lines.join(",\n"))
-            })
-            .collect();
-        out.push_str(&format!(
-            " \"R\": {r_text},\n \"Q\": [\n{}\n ]\n}}\n",
-            blocks.join(",\n")
-        ));
-    }
+        let q = rows.iter().map(|r| block(r.clone()));
+        format!("{{\n {r},\n \"Q\": {}\n}}\n", joined("[\n", q, ",\n", "\n ]"))
+    };
     w.write_all(out.as_bytes()).map_err(write_error)
 }
 

@@ -264,16 +264,11 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         Some(names) => format!("{} \"{}\"", s + 1, excerpt(&names[s as usize])),
         None => (s + 1).to_string(),
     };
-    let places: Vec<(usize, usize, String)> = entries
-        .iter()
-        .map(|e| {
-            (
-                e.line,
-                e.column,
-                format!("row {}, column {}", show(e.state), show(e.target)),
-            )
-        })
-        .collect();
+    let places = entries.clone();
+    let context = |at| {
+        let e = places.iter().find(|e| (e.line, e.column) == at)?;
+        Some(format!("row {}, column {}", show(e.state), show(e.target)))
+    };
     if underflow {
         written = None;
     }
@@ -281,7 +276,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         build_matrix_written(path, n, entries, written, options.normalize, |s| {
             row_lines[s as usize]
         })
-        .map_err(|e| annotate(e, &places))?;
+        .map_err(|e| annotate(e, context))?;
     let mut dtmc = with_written(Dtmc::new(matrix, vec![0])?, written)?;
     if underflow {
         notes.push(super::rows::UNDERFLOW_NOTE.to_string());

@@ -72,16 +72,10 @@ use std::path::Path;
 
 pub(super) use super::chunked::{column_of, quote};
 
-/// Model types kolmo reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Dtmc,
-    Mdp,
-}
-
 /// What the header said.
 pub(super) struct Header {
-    pub kind: Kind,
+    /// An MDP (else a DTMC).
+    pub is_mdp: bool,
     pub reward_names: Vec<String>,
     pub nr_states: usize,
     pub nr_states_line: usize,
@@ -116,7 +110,7 @@ fn count(path: &Path, line: &Line) -> Result<usize> {
 }
 
 fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> Result<Header> {
-    let mut kind = None;
+    let mut is_mdp = None;
     let mut reward_names = Vec::new();
     let (mut nr_states, mut nr_choices): (Option<(usize, usize)>, _) = (None, None);
     let mut placeholders = HashMap::new();
@@ -157,9 +151,9 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
         }
         match key {
             "@type:" => {
-                kind = Some(match arg {
-                    "DTMC" => Kind::Dtmc,
-                    "MDP" => Kind::Mdp,
+                is_mdp = Some(match arg {
+                    "DTMC" => false,
+                    "MDP" => true,
                     other @ ("CTMC" | "Markov Automaton" | "MA" | "POMDP" | "S2PG" | "SMG") => {
                         return Err(err(format!(
                             "model type {other} is not supported: kolmo reads DTMCs and MDPs"
@@ -237,7 +231,7 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                 }
             }
             "@model" => {
-                let Some(kind) = kind else {
+                let Some(is_mdp) = is_mdp else {
                     return Err(err("`@type:` must come before `@model`".into()));
                 };
                 let Some((nr_states, nr_states_line)) = nr_states else {
@@ -254,7 +248,7 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                     ));
                 }
                 return Ok(Header {
-                    kind,
+                    is_mdp,
                     reward_names,
                     nr_states,
                     nr_states_line,

@@ -9,7 +9,7 @@ use super::chunked::{
     ChunkError, ChunkResult, ChunkRows, Faults, Halt, LineFormat, NumberCache, RowNames, Stream, Tuning,
     column_of, digits_u32, end_of_line, line_start_from, quote, read_chunked, skip_blanks, text_line,
 };
-use super::drn::{Header, Kind, split_token, value};
+use super::drn::{Header, split_token, value};
 use super::rows::no_transitions_message;
 use super::{Model, parse_error};
 use crate::model::{RewardModel, StateSet};
@@ -314,7 +314,7 @@ impl Chunk {
         if !(b[i..].starts_with(b"action") && matches!(b.get(i + 6), Some(b' ' | b'\t'))) {
             return None;
         }
-        if self.parts.states == 0 || (ctx.header.kind == Kind::Dtmc && self.choices_in_state > 0) {
+        if self.parts.states == 0 || (!ctx.header.is_mdp && self.choices_in_state > 0) {
             return None;
         }
         let j = skip_blanks(b, i + 6);
@@ -522,7 +522,7 @@ impl Chunk {
         if self.parts.states == 0 {
             return Err(self.err(line, t, "`action` before the first `state`"));
         }
-        if ctx.header.kind == Kind::Dtmc && self.choices_in_state > 0 {
+        if !ctx.header.is_mdp && self.choices_in_state > 0 {
             return Err(self.err(
                 line,
                 t,
@@ -566,7 +566,7 @@ impl Chunk {
         self.row_has_transition = false;
         self.row_line = self.line;
         self.choices_in_state += 1;
-        let mdp = ctx.header.kind == Kind::Mdp;
+        let mdp = ctx.header.is_mdp;
         let code = if is_decimal(name, choice) {
             INDEX
         } else if name == "__NOLABEL__" {
@@ -591,7 +591,7 @@ impl Chunk {
             return Err(self.err(line, t, format!("expected `state <number>`, found {}", quote(t))));
         }
         if self.choices_in_state == 0 {
-            if ctx.header.kind == Kind::Mdp {
+            if ctx.header.is_mdp {
                 return Err(self.err(
                     line,
                     t,
@@ -654,7 +654,7 @@ impl Chunk {
         }
         self.close_row(ctx);
         let state = self.state_id();
-        let keep = ctx.build && ctx.header.kind == Kind::Mdp;
+        let keep = ctx.build && ctx.header.is_mdp;
         self.csr.close_state(state, self.choices_in_state, keep);
         if self.choices_in_state == 0 {
             (self.csr.fault)
@@ -785,7 +785,7 @@ impl LineFormat for Reader<'_> {
     }
 
     fn grouped(&self) -> bool {
-        self.header.kind == Kind::Mdp
+        self.header.is_mdp
     }
 }
 
@@ -806,7 +806,7 @@ pub(super) fn read_body<R: Read + Send>(
     tuning: Tuning,
     size: Option<u64>,
 ) -> Result<(Model, Vec<String>)> {
-    let (n, kind) = (header.nr_states, header.kind);
+    let (n, is_mdp) = (header.nr_states, header.is_mdp);
     let declared = header.reward_names.len();
     let mut r = Reader {
         path,
@@ -853,7 +853,6 @@ pub(super) fn read_body<R: Read + Send>(
             "no initial state: no state has the label `init`",
         ));
     }
-    let is_mdp = kind == Kind::Mdp;
     let actions = &parts.actions;
     let action_names = (is_mdp && !actions.names.is_empty()).then(|| {
         let mut out = Vec::with_capacity(parts.rows);

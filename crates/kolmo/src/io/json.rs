@@ -1507,19 +1507,9 @@ fn collected(r: &Reader<'_>, all: &[Trans<'_>]) -> Res<Transitions, Stop> {
     }
     let places: Vec<(usize, usize)> = entries.iter().map(|e| (e.line, e.column)).collect();
     let line = r.line_of(r.transitions_at);
-    let (matrix, notes) = build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|mut e| {
-        if let Error::Parse {
-            line,
-            column,
-            message,
-            ..
-        } = &mut e
-            && let Some(i) = places.iter().position(|p| *p == (*line, *column))
-        {
-            let _ = write!(message, " [at {}]", r.context(&all[i]));
-        }
-        e
-    })?;
+    let context = |at| places.iter().position(|p| *p == at).map(|i| r.context(&all[i]));
+    let (matrix, notes) =
+        build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|e| annotate(e, context))?;
     let named = naming.is_some_and(|n| n.0);
     Ok(Transitions {
         matrix,
@@ -1982,16 +1972,16 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Appends ` [at ...]` (from `context`) to a parse error at the place of one of `entries`, so that
+/// Appends ` [at (context)]` to a parse error at a place (line, column) `context` knows, so that
 /// messages of [`build_matrix`], which count states from 0, also say where in the file's own terms.
-pub(super) fn annotate(mut error: Error, entries: &[(usize, usize, String)]) -> Error {
+pub(super) fn annotate(mut error: Error, context: impl FnOnce((usize, usize)) -> Option<String>) -> Error {
     if let Error::Parse {
         line,
         column,
         message,
         ..
     } = &mut error
-        && let Some((_, _, context)) = entries.iter().find(|e| (e.0, e.1) == (*line, *column))
+        && let Some(context) = context((*line, *column))
     {
         let _ = write!(message, " [at {context}]");
     }

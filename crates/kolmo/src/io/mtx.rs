@@ -247,16 +247,15 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             ),
         ));
     }
-    let places: Vec<(usize, usize, String)> = entries
-        .iter()
-        .map(|e| {
-            let (i, j) = (u64::from(e.state) + 1, u64::from(e.target) + 1);
-            (e.line, e.column, format!("row {i}, column {j}, counted from 1"))
-        })
-        .collect();
+    let places = entries.clone();
+    let context = |at| {
+        let e = places.iter().find(|e| (e.line, e.column) == at)?;
+        let (i, j) = (u64::from(e.state) + 1, u64::from(e.target) + 1);
+        Some(format!("row {i}, column {j}, counted from 1"))
+    };
     let (matrix, written, notes) =
         build_matrix_written(path, n, entries, written, options.normalize, |_| last_line)
-            .map_err(|e| annotate(e, &places))?;
+            .map_err(|e| annotate(e, context))?;
     Ok((
         Model::Dtmc(with_written(Dtmc::new(matrix, vec![0])?, written)?),
         notes,
