@@ -60,8 +60,9 @@ pub(crate) struct Stream<R> {
     buf: Vec<u8>,
     begin: usize,
     end: usize,
+    /// Whether [`data`](Self::data) runs to the end of the file.
     eof: bool,
-    /// Newlines in the file before `buf[begin]`.
+    /// Newlines in the file before `buf[begin]`: the data's first line is line `lines_before + 1`.
     lines_before: usize,
     /// Bytes of the file before `buf[begin]`.
     offset: u64,
@@ -96,22 +97,6 @@ impl<R: Read + Send> Stream<R> {
     /// The bytes read and not yet consumed.
     pub fn data(&self) -> &[u8] {
         &self.buf[self.begin..self.end]
-    }
-
-    /// Whether [`data`](Self::data) runs to the end of the file.
-    pub fn at_eof(&self) -> bool {
-        self.eof
-    }
-
-    /// Newlines in the file before [`data`](Self::data): its first line is line
-    /// `lines_before() + 1`.
-    pub fn lines_before(&self) -> usize {
-        self.lines_before
-    }
-
-    /// Bytes of the file before [`data`](Self::data).
-    pub fn offset(&self) -> u64 {
-        self.offset
     }
 
     /// The number of lines of the whole file, as `str::lines` counts them (a last line without a
@@ -263,13 +248,13 @@ pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usi
 pub(crate) type HeaderRead<H> = Option<(H, usize, usize)>;
 
 /// Reads a file's header from the start of `stream`, reading on while it is not complete;
-/// `parse(text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
+/// `parse(path, text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
 /// `stream` after the header. Errors as if the whole file had been read as text first: a byte
 /// that is not UTF-8, or nothing but white space, is what is wrong with it.
 pub(crate) fn header_from<R: Read + Send, H>(
     path: &Path,
     stream: &mut Stream<R>,
-    mut parse: impl FnMut(&str, bool) -> Result<HeaderRead<H>>,
+    parse: impl Fn(&Path, &str, bool) -> Result<HeaderRead<H>>,
 ) -> Result<H> {
     stream.read_more(path)?;
     loop {
@@ -277,16 +262,16 @@ pub(crate) fn header_from<R: Read + Send, H>(
         // The whole lines of valid UTF-8 read so far (all of them at the end of a valid file).
         let (valid, bad) = match std::str::from_utf8(data) {
             Ok(_) => (data.len(), false),
-            Err(e) => (e.valid_up_to(), e.error_len().is_some() || stream.at_eof()),
+            Err(e) => (e.valid_up_to(), e.error_len().is_some() || stream.eof),
         };
-        let complete = stream.at_eof() && !bad;
+        let complete = stream.eof && !bad;
         let end = if complete {
             data.len()
         } else {
             memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1)
         };
         let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
-        match parse(text, complete) {
+        match parse(path, text, complete) {
             Ok(Some((header, used, newlines))) => {
                 stream.consume(used, newlines);
                 return Ok(header);
@@ -892,26 +877,20 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
     };
     let (mut first, mut reserved) = (true, false);
     loop {
-        if !stream.at_eof() && stream.data().len() < tuning.window {
+        if !stream.eof && stream.data().len() < tuning.window {
             stream.read_more(path)?;
         }
         let first_size = if first { tuning.first_chunk } else { tuning.chunk };
-        let cuts = plan_cuts(
-            stream.data(),
-            stream.at_eof(),
-            first_size,
-            tuning.chunk,
-            F::cut_at,
-        );
+        let cuts = plan_cuts(stream.data(), stream.eof, first_size, tuning.chunk, F::cut_at);
         if cuts.len() < 2 {
-            if stream.at_eof() {
+            if stream.eof {
                 return Ok(Some(rows));
             }
             stream.read_more(path)?;
             continue;
         }
         let end = cuts[cuts.len() - 1];
-        let lines_before = stream.lines_before();
+        let lines_before = stream.lines_before;
         let outcome = stream.read_ahead_while(path, end, |data| {
             let format = (&mut *format, &mut rows);
             window(&mut pool, path, format, (data, &cuts), (lines_before, first))
@@ -925,7 +904,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         }
         first = false;
         // Room for the whole model, estimated from the share of the file read so far.
-        let read = stream.offset();
+        let read = stream.offset;
         if let Some(size) = size
             && !reserved
             && read > 0
@@ -1189,7 +1168,7 @@ mod tests {
             assert_eq!(count_newlines(b), newlines);
             let mut s = Stream::new(b, 3, None);
             s.read_more(Path::new("x")).unwrap();
-            while !s.at_eof() {
+            while !s.eof {
                 s.read_more(Path::new("x")).unwrap();
             }
             let n = s.data().len();

@@ -315,9 +315,7 @@ pub(crate) fn read_from<R: Read + Send>(
     tuning: Tuning,
 ) -> Result<(Model, Vec<String>)> {
     let mut stream = Stream::new(reader, tuning.window, size);
-    let header = header_from(path, &mut stream, |text, complete| {
-        header_in(path, text, complete)
-    })?;
+    let header = header_from(path, &mut stream, header_in)?;
     super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)
 }
 

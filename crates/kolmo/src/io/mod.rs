@@ -170,17 +170,14 @@ pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
 /// themselves).
 fn read_model_f64(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     let inferred = Format::from_path(path).or_else(|| path.is_dir().then_some(Format::Arrays));
-    let format = match options.format.or(inferred) {
-        Some(f) => f,
-        None => {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "{}: cannot tell the format from the extension; use .drn, .tra, .json, .csv, .mtx or .npy, or name the format",
-                    path.display()
-                ),
-            ));
-        }
+    let Some(format) = options.format.or(inferred) else {
+        return Err(Error::arg(
+            "model file",
+            format!(
+                "{}: cannot tell the format from the extension; use .drn, .tra, .json, .csv, .mtx or .npy, or name the format",
+                path.display()
+            ),
+        ));
     };
     if format == Format::Prism {
         let (model, files, notes) = prism::read(path, options)?;
@@ -221,7 +218,7 @@ pub fn read_model_from(
 
 /// [`read_model_from`] without keeping the values as written (as [`read_model_f64`]).
 fn read_from_f64(
-    reader: impl std::io::Read + Send,
+    mut reader: impl std::io::Read + Send,
     format: Format,
     options: &ReadOptions,
 ) -> Result<ModelFile> {
@@ -231,7 +228,6 @@ fn read_from_f64(
         return Ok(ModelFile::of(model, format, Vec::new(), notes));
     }
     let mut bytes = Vec::new();
-    let mut reader = reader;
     reader.read_to_end(&mut bytes).map_err(io_error(path))?;
     let text = text_of(path, bytes)?;
     if format == Format::Prism {

@@ -721,9 +721,7 @@ pub(super) fn read_from<R: Read + Send>(
     tuning: Tuning,
 ) -> Result<Option<Tra>> {
     let mut stream = Stream::new(reader, tuning.window, size);
-    let header = header_from(path, &mut stream, |text, complete| {
-        header_in(path, text, complete)
-    })?;
+    let header = header_from(path, &mut stream, header_in)?;
     let (n, is_mdp) = (header.n, header.is_mdp);
     let mut r = Reader {
         path,
