@@ -540,21 +540,15 @@ pub(crate) fn digits_u32(b: &[u8], i: usize) -> Option<(u32, usize)> {
 /// a malformed or infinite number), which the caller's general path then handles.
 #[inline]
 pub(crate) fn plain_number(text: &str, i: usize) -> Option<(f64, usize)> {
-    let j = plain_number_end(text.as_bytes(), i);
-    if j == i {
-        return None;
-    }
-    super::parse_number(text.get(i..j)?).map(|v| (v, j))
-}
-
-/// Where a plain number token starting at `i` ends.
-#[inline(always)]
-fn plain_number_end(b: &[u8], i: usize) -> usize {
+    let b = text.as_bytes();
     let mut j = i;
     while j < b.len() && number_byte(b[j]) {
         j += 1;
     }
-    j
+    if j == i {
+        return None;
+    }
+    super::parse_number(text.get(i..j)?).map(|v| (v, j))
 }
 
 /// The last few plain number tokens parsed and their values. Model files repeat a few

@@ -351,19 +351,13 @@ pub fn write_model_to(model: &Model, mut w: impl std::io::Write, format: Format)
 /// or out of range: callers check.
 #[must_use]
 pub(crate) fn parse_number(token: &str) -> Option<f64> {
-    let value = parse_number_f64(token)?;
+    let t = token.trim();
+    let value = match t.split_once('/') {
+        Some((p, q)) => Some(parse_decimal(p)? / parse_decimal(q).filter(|&q| q != 0.0)?),
+        None => parse_decimal(t),
+    }?;
     as_written::record(token, value);
     Some(value)
-}
-
-/// [`parse_number`] without recording the token.
-fn parse_number_f64(token: &str) -> Option<f64> {
-    let t = token.trim();
-    if let Some((p, q)) = t.split_once('/') {
-        let (p, q) = (parse_decimal(p)?, parse_decimal(q)?);
-        return if q == 0.0 { None } else { Some(p / q) };
-    }
-    parse_decimal(t)
 }
 
 fn parse_decimal(t: &str) -> Option<f64> {

@@ -67,16 +67,11 @@ pub(crate) fn build_matrix_written(
         }
         Some(values) => {
             assert!(values.len() == entries.len(), "one written value per entry");
-            let mut order: Vec<usize> = (0..entries.len()).collect();
-            order.sort_by_key(|&i| key(&entries[i]));
-            entries = order.iter().map(|&i| entries[i]).collect();
-            let mut values: Vec<Option<Rational>> = values.into_iter().map(Some).collect();
-            Some(
-                order
-                    .iter()
-                    .map(|&i| values[i].take().expect("a permutation"))
-                    .collect::<Vec<_>>(),
-            )
+            let mut pairs: Vec<(Entry, Rational)> = entries.into_iter().zip(values).collect();
+            pairs.sort_by_key(|(e, _)| key(e));
+            let values: Vec<Rational>;
+            (entries, values) = pairs.into_iter().unzip();
+            Some(values)
         }
     };
     let mut notes = Vec::new();
@@ -94,15 +89,9 @@ pub(crate) fn build_matrix_written(
     let mut kept = written
         .as_ref()
         .map(|w: &Vec<Rational>| Vec::with_capacity(w.len()));
-    for w in entries.windows(2) {
-        if (w[0].state, w[0].choice, w[0].target) == (w[1].state, w[1].choice, w[1].target) {
-            return Err(parse_error(
-                path,
-                w[1].line,
-                w[1].column,
-                duplicate_message(w[1].state, w[1].target, w[1].choice, w[0].line),
-            ));
-        }
+    if let Some(w) = entries.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
+        let message = duplicate_message(w[1].state, w[1].target, w[1].choice, w[0].line);
+        return Err(parse_error(path, w[1].line, w[1].column, message));
     }
     let mut builder = CsrBuilder::new(n);
     let (mut rescaled, mut worst) = (0usize, 0.0f64);
