@@ -32,78 +32,52 @@ struct Field {
 
 /// Splits `line` at `sep`, honouring double quotes.
 fn fields(path: &Path, line_no: usize, line: &str, sep: char) -> Result<Vec<Field>> {
+    // Columns count characters: character `i` is in column `i + 1`.
+    let c: Vec<char> = line.chars().collect();
     let mut out = Vec::new();
-    let mut chars = line.chars().peekable();
-    let mut column = 1;
+    let mut i = 0;
     loop {
         // Blanks before a field (and its quote) are skipped.
-        while chars.peek().is_some_and(|&c| c == ' ' && c != sep) {
-            chars.next();
-            column += 1;
+        while c.get(i) == Some(&' ') {
+            i += 1;
         }
-        let start = column;
+        let (column, quoted) = (i + 1, c.get(i) == Some(&'"'));
         let mut text = String::new();
-        let quoted = chars.peek() == Some(&'"');
         if quoted {
-            chars.next();
-            column += 1;
+            i += 1;
             loop {
-                match chars.next() {
-                    None => {
-                        return Err(parse_error(
-                            path,
-                            line_no,
-                            start,
-                            "the quoted field has no closing '\"' on this line",
-                        ));
+                match (c.get(i), c.get(i + 1)) {
+                    (None, _) => {
+                        let message = "the quoted field has no closing '\"' on this line";
+                        return Err(parse_error(path, line_no, column, message));
                     }
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        column += 2;
+                    (Some('"'), Some('"')) => {
                         text.push('"');
+                        i += 1;
                     }
-                    Some('"') => {
-                        column += 1;
-                        break;
-                    }
-                    Some(c) => {
-                        column += 1;
-                        text.push(c);
-                    }
+                    (Some('"'), _) => break,
+                    (Some(&ch), _) => text.push(ch),
                 }
+                i += 1;
             }
-            while chars.peek().is_some_and(|&c| c != sep) {
-                let c = chars.next().unwrap_or(' ');
-                if !c.is_whitespace() {
-                    return Err(parse_error(
-                        path,
-                        line_no,
-                        column,
-                        format!("unexpected '{}' after the quoted field", c.escape_debug()),
-                    ));
+            i += 1;
+            while let Some(&ch) = c.get(i).filter(|&&ch| ch != sep) {
+                if !ch.is_whitespace() {
+                    let message = format!("unexpected '{}' after the quoted field", ch.escape_debug());
+                    return Err(parse_error(path, line_no, i + 1, message));
                 }
-                column += 1;
+                i += 1;
             }
         } else {
-            while let Some(&c) = chars.peek() {
-                if c == sep {
-                    break;
-                }
-                text.push(c);
-                chars.next();
-                column += 1;
-            }
-            text = text.trim().to_string();
+            let end = c[i..].iter().position(|&ch| ch == sep).map_or(c.len(), |k| i + k);
+            text = c[i..end].iter().collect::<String>().trim().to_string();
+            i = end;
         }
-        out.push(Field {
-            text,
-            column: start,
-            quoted,
-        });
-        if chars.next().is_none() {
+        out.push(Field { text, column, quoted });
+        if i >= c.len() {
             return Ok(out);
         }
-        column += 1;
+        i += 1;
     }
 }
 

@@ -339,23 +339,17 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     let v = View::of(model);
     let matrix = v.matrix;
     let n = matrix.row_groups();
-    for name in v.rewards.keys() {
-        if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err(Error::arg(
-                "reward model",
-                format!(
-                    "{name:?}: DRN separates reward model names by white space, so a name cannot be empty or hold any"
-                ),
-            ));
-        }
+    if let Some(name) = (v.rewards.keys()).find(|r| r.is_empty() || r.contains(char::is_whitespace)) {
+        return Err(Error::arg(
+            "reward model",
+            format!(
+                "{name:?}: DRN separates reward model names by white space, so a name cannot be empty or hold any"
+            ),
+        ));
     }
-    for label in v.labels.keys() {
-        if label.is_empty() || label.contains('"') {
-            return Err(Error::arg(
-                "label",
-                format!("{label:?}: DRN cannot write an empty label or one holding `\"`"),
-            ));
-        }
+    if let Some(label) = v.labels.keys().find(|l| l.is_empty() || l.contains('"')) {
+        let message = format!("{label:?}: DRN cannot write an empty label or one holding `\"`");
+        return Err(Error::arg("label", message));
     }
     if let Some(names) = v.action_names
         && let Some(bad) = names
@@ -379,17 +373,12 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     if !v.labels.contains_key("init") {
         labels.insert(0, ("init", &init));
     }
-    let mut out = String::new();
-    out.push_str("// Written by kolmo\n");
-    out.push_str(if v.is_mdp { "@type: MDP\n" } else { "@type: DTMC\n" });
-    out.push_str("@value_type: double\n@parameters\n\n@reward_models\n");
-    out.push_str(&v.rewards.keys().cloned().collect::<Vec<_>>().join(" "));
-    out.push('\n');
-    out.push_str(&format!(
-        "@nr_states\n{n}\n@nr_choices\n{}\n@model\n",
-        matrix.nrows()
-    ));
-    w.write_all(out.as_bytes())
+    let (kind, m) = (if v.is_mdp { "MDP" } else { "DTMC" }, matrix.nrows());
+    let names = v.rewards.keys().cloned().collect::<Vec<_>>().join(" ");
+    let header = format!(
+        "// Written by kolmo\n@type: {kind}\n@value_type: double\n@parameters\n\n@reward_models\n{names}\n@nr_states\n{n}\n@nr_choices\n{m}\n@model\n"
+    );
+    w.write_all(header.as_bytes())
         .map_err(io_error(Path::new("(DRN output)")))?;
     let (row_ptr, cols, vals) = matrix.as_parts();
     // The values of a bracket, one per reward model (nothing without reward models).

@@ -239,12 +239,12 @@ fn whole(raw: &str) -> Option<u64> {
     })
 }
 
-/// `"a", "b"` for messages.
-fn quoted(keys: &[&str]) -> String {
-    keys.iter()
-        .map(|k| format!("\"{k}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// `"a", "b"` (excerpts) for messages.
+fn quoted<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    let items: Vec<String> = (items.into_iter())
+        .map(|s| format!("\"{}\"", excerpt(s.as_ref())))
+        .collect();
+    items.join(", ")
 }
 
 /// The state of one attempt at reading a file (`'de`: the text and the file's name).
@@ -730,7 +730,7 @@ impl<'de> Part<'de> for TopPart {
                 let message = format!(
                     "unknown key \"{}\" in the model; the keys are {}",
                     excerpt(&name),
-                    quoted(TOP_KEYS)
+                    quoted(TOP_KEYS.iter())
                 );
                 return Err(r.fail(at, message));
             };
@@ -1219,9 +1219,7 @@ impl Transitions {
                         "state {} has no action \"{}\" (its actions are {})",
                         st.show(state),
                         excerpt(name),
-                        rows.map(|r| format!("\"{}\"", excerpt(&names[r])))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        quoted(rows.map(|r| &names[r]))
                     )
                 })
             }
@@ -1601,15 +1599,10 @@ impl States<'_> {
     fn resolve(&self, text: &str, is_string: bool) -> Res<StateId, String> {
         if is_string && let Some(names) = &self.names {
             return self.index.get(text).copied().ok_or_else(|| {
-                let shown: Vec<String> = names
-                    .iter()
-                    .take(8)
-                    .map(|s| format!("\"{}\"", excerpt(s)))
-                    .collect();
                 format!(
                     "unknown state \"{}\" (the states are {}{})",
                     excerpt(text),
-                    shown.join(", "),
+                    quoted(names.iter().take(8)),
                     if names.len() > 8 { ", ..." } else { "" }
                 )
             });
@@ -1648,7 +1641,7 @@ impl States<'_> {
             let message = format!(
                 "unknown key \"{}\" in {what}; the keys are {}",
                 excerpt(&m.key),
-                quoted(allowed)
+                quoted(allowed.iter())
             );
             return Err(m.error(self.path, message));
         }

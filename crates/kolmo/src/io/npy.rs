@@ -210,17 +210,8 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
 
 /// `(2, 3, 3)`, as Python writes a shape.
 pub(crate) fn shape_text(shape: &[usize]) -> String {
-    match shape {
-        [d] => format!("({d},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
+    let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
+    format!("({}{})", dims.join(", "), if shape.len() == 1 { "," } else { "" })
 }
 
 /// A NumPy type string in words, for the message refusing it.

@@ -487,11 +487,7 @@ fn with_companions(
             }
             files.push(f.clone());
         }
-        let numbered = if i < srew.len() {
-            srew_numbered
-        } else {
-            trew_numbered
-        };
+        let numbered = (srew_numbered && i < srew.len()) || (trew_numbered && i >= srew.len());
         let name = match name {
             Some((name, _)) => name,
             None if numbered => format!("r{}", i + 1),
@@ -506,12 +502,9 @@ fn with_companions(
             .map(|f| f.display().to_string())
             .collect();
         if rewards.insert(name.clone(), model).is_some() {
-            return Err(Error::Parse {
-                path: what.last().map(PathBuf::from).unwrap_or_default(),
-                line: 1,
-                column: 1,
-                message: format!("a second reward structure named {name:?}"),
-            });
+            let file = trew.get(i).or(srew.get(i)).map_or(path, |f| f.as_path());
+            let message = format!("a second reward structure named {name:?}");
+            return Err(parse_error(file, 1, 1, message));
         }
         notes.push(format!(
             "read the reward model {name:?} from {}",

@@ -143,14 +143,10 @@ impl<'a> Line<'a> {
     /// Refuses a line whose token count is not in `counts`.
     pub fn expect_tokens(&self, counts: &[usize], layout: &str) -> ChunkResult<()> {
         let found = self.tokens.len();
-        match counts.contains(&found) {
-            true => Ok(()),
-            false => Err(ChunkError::at(
-                self.number,
-                1,
-                format!("expected {layout}, found {found} value(s)"),
-            )),
-        }
+        let message = || format!("expected {layout}, found {found} value(s)");
+        (counts.contains(&found))
+            .then_some(())
+            .ok_or_else(|| ChunkError::at(self.number, 1, message()))
     }
 }
 
@@ -244,15 +240,10 @@ fn read_header(line: &Line) -> ChunkResult<Header> {
             format!("{n} states is more than kolmo's limit of {}", StateId::MAX),
         ));
     }
-    let choices = if is_mdp {
-        Some(line.int(1, "the number of choices")?)
-    } else {
-        None
-    };
     Ok(Header {
         is_mdp,
         n,
-        choices,
+        choices: is_mdp.then(|| line.int(1, "the number of choices")).transpose()?,
         m: line.int(if is_mdp { 2 } else { 1 }, "the number of transitions")?,
         line: line.number,
         columns: (0..line.tokens.len()).map(|i| line.tokens.column(i)).collect(),
