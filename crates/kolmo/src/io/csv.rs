@@ -84,6 +84,7 @@ fn fields(path: &Path, line_no: usize, line: &str, sep: char) -> Result<Vec<Fiel
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let at = |line: usize, column: usize, message: String| parse_error(path, line, column, message);
     // (line number, line) of every line holding data.
     let lines: Vec<(usize, &str)> = text
         .split('\n')
@@ -93,11 +94,10 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         .collect();
     let last_line = text.split('\n').count().max(1);
     let Some(&(first_no, first)) = lines.first() else {
-        return Err(parse_error(
-            path,
+        return Err(at(
             last_line,
             1,
-            "the file has no matrix rows (only blank lines and comments)",
+            "the file has no matrix rows (only blank lines and comments)".into(),
         ));
     };
     let sep = if first.contains(',') {
@@ -120,8 +120,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         let mut seen = std::collections::HashSet::new();
         for f in &head[usize::from(row_names)..] {
             if !seen.insert(f.text.as_str()) {
-                return Err(parse_error(
-                    path,
+                return Err(at(
                     first_no,
                     f.column,
                     format!(
@@ -137,7 +136,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     };
     let n = names.as_ref().map_or(head.len(), Vec::len);
     if n > StateId::MAX as usize {
-        return Err(parse_error(path, first_no, 1, "too many columns"));
+        return Err(at(first_no, 1, "too many columns".into()));
     }
     let width = n + usize::from(row_names);
     let mut entries = Vec::new();
@@ -146,8 +145,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let mut row_lines = Vec::with_capacity(rows.len().min(n));
     for (i, &(line_no, line)) in rows.iter().enumerate() {
         if i == n {
-            return Err(parse_error(
-                path,
+            return Err(at(
                 line_no,
                 1,
                 format!("the matrix must be square: {n} columns, so no more than {n} rows"),
@@ -156,8 +154,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         let row = fields(path, line_no, line, sep)?;
         if row.len() != width {
             let column = row.get(width).map_or(line.chars().count() + 1, |f| f.column);
-            return Err(parse_error(
-                path,
+            return Err(at(
                 line_no,
                 column,
                 format!(
@@ -171,8 +168,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         if row_names {
             let expected = &names.as_ref().expect("row names come with a header")[i];
             if row[0].text != *expected {
-                return Err(parse_error(
-                    path,
+                return Err(at(
                     line_no,
                     row[0].column,
                     format!(
@@ -187,8 +183,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         }
         for (j, f) in row[usize::from(row_names)..].iter().enumerate() {
             let Some(value) = parse_number(&f.text) else {
-                return Err(parse_error(
-                    path,
+                return Err(at(
                     line_no,
                     f.column,
                     if f.text.is_empty() {
@@ -224,8 +219,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         row_lines.push(line_no);
     }
     if row_lines.len() < n {
-        return Err(parse_error(
-            path,
+        return Err(at(
             last_line,
             1,
             format!(

@@ -52,9 +52,10 @@ pub(crate) fn build_matrix_written(
     normalize: bool,
     end_line: impl Fn(StateId) -> usize,
 ) -> Result<(CsrMatrix, Option<Vec<Rational>>, Vec<String>)> {
+    let at = |line: usize, column: usize, message: String| parse_error(path, line, column, message);
     for e in &entries {
         if let Some(message) = entry_fault(n, Some(e.state), e.target, e.value) {
-            return Err(parse_error(path, e.line, e.column, message));
+            return Err(at(e.line, e.column, message));
         }
     }
     // A stable sort keeps the file order among equal keys, so the first line of a duplicate is
@@ -91,7 +92,7 @@ pub(crate) fn build_matrix_written(
         .map(|w: &Vec<Rational>| Vec::with_capacity(w.len()));
     if let Some(w) = entries.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
         let message = duplicate_message(w[1].state, w[1].target, w[1].choice, w[0].line);
-        return Err(parse_error(path, w[1].line, w[1].column, message));
+        return Err(at(w[1].line, w[1].column, message));
     }
     let mut builder = CsrBuilder::new(n);
     let (mut rescaled, mut worst) = (0usize, 0.0f64);
@@ -99,20 +100,14 @@ pub(crate) fn build_matrix_written(
     for state in 0..n as StateId {
         builder.new_row_group();
         if i >= entries.len() || entries[i].state != state {
-            return Err(parse_error(
-                path,
-                end_line(state),
-                1,
-                no_transitions_message(state),
-            ));
+            return Err(at(end_line(state), 1, no_transitions_message(state)));
         }
         let mut expected_choice = 0;
         while i < entries.len() && entries[i].state == state {
             let choice = entries[i].choice;
             let first = entries[i];
             if choice != expected_choice {
-                return Err(parse_error(
-                    path,
+                return Err(at(
                     first.line,
                     first.column,
                     choice_gap_message(state, choice, expected_choice),
@@ -127,8 +122,7 @@ pub(crate) fn build_matrix_written(
                 Ok(scale) => scale,
                 Err(fault) => {
                     let several = choice > 0 || (i < entries.len() && entries[i].state == state);
-                    return Err(parse_error(
-                        path,
+                    return Err(at(
                         first.line,
                         first.column,
                         sum_message(state, choice, several, fault),
