@@ -14,7 +14,7 @@
 //! The recorder reaches the parsing threads through a thread pool made for the read, whose
 //! threads carry it in a thread-local: concurrent reads never share one.
 
-use super::{Model, ModelFile, Result, View};
+use super::{Model, ModelFile, ReadOptions, Result, View};
 use crate::exact::{Rational, parse_exact};
 use crate::model::{RewardModel, Written};
 use std::cell::RefCell;
@@ -54,18 +54,22 @@ pub(super) fn record(token: &str, value: f64) {
     });
 }
 
-/// Runs `read` with every parsed token recorded, then attaches the probabilities as written to
-/// the model it returns (see the module docs); a note says why when they could not be kept. A
-/// model that already has them (the CSV and Matrix Market readers keep them themselves) and one
-/// read without number tokens (`.npy`) are returned as they are; nothing is attached when
-/// `normalize` rescaled a row (its values are not the file's) or a number underflowed to 0.
+/// Runs `read`; when `options.exact`, with every parsed token recorded, then attaches the
+/// probabilities as written to the model it returns (see the module docs); a note says why when
+/// they could not be kept. A model that already has them (the CSV and Matrix Market readers keep
+/// them themselves) and one read without number tokens (`.npy`) are returned as they are; nothing
+/// is attached when `normalize` rescaled a row (its values are not the file's) or a number
+/// underflowed to 0.
 ///
 /// # Errors
 /// `read`'s; [`crate::Error::InvalidArgument`] if no thread pool can be made for the read.
 pub(super) fn reading_exactly(
-    normalize: bool,
+    options: &ReadOptions,
     read: impl FnOnce() -> Result<ModelFile> + Send,
 ) -> Result<ModelFile> {
+    if !options.exact {
+        return read();
+    }
     let recorder = Arc::new(Recorder::default());
     let for_threads = Arc::clone(&recorder);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -77,7 +81,7 @@ pub(super) fn reading_exactly(
     drop(pool);
     let mut file = match View::of(&file.model).written {
         Some(_) => file,
-        None => attach(file, &recorder, normalize)?,
+        None => attach(file, &recorder, options.normalize)?,
     };
     let v = View::of(&file.model);
     if let Some((s, sum)) = v.written.and_then(|w| w.first_inexact_row(v.matrix)) {

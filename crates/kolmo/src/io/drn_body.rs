@@ -872,14 +872,6 @@ pub(super) fn read_body<R: Read + Send>(
     });
     // Reward models: column i of the bracketed values.
     let k = r.count.map_or(0, Count::k);
-    let mut state_rewards = parts
-        .state_rewards
-        .seen
-        .then_some(std::mem::take(&mut parts.state_rewards.values));
-    let mut action_rewards = parts
-        .action_rewards
-        .seen
-        .then_some(std::mem::take(&mut parts.action_rewards.values));
     let mut rewards = Vec::with_capacity(k);
     for i in 0..k {
         let name = header
@@ -888,8 +880,8 @@ pub(super) fn read_body<R: Read + Send>(
             .cloned()
             .unwrap_or_else(|| format!("rew{i}"));
         let mut model = RewardModel {
-            state: reward_column(&mut state_rewards, i, k),
-            action: reward_column(&mut action_rewards, i, k),
+            state: reward_column(&mut parts.state_rewards, i, k),
+            action: reward_column(&mut parts.action_rewards, i, k),
             transition: None,
         };
         if model.is_empty() {
@@ -921,11 +913,11 @@ pub(super) fn read_body<R: Read + Send>(
 
 /// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the
 /// part is absent). With a single reward model the array itself is taken.
-fn reward_column(flat: &mut Option<Vec<f64>>, i: usize, k: usize) -> Option<Vec<f64>> {
+fn reward_column(flat: &mut Flat, i: usize, k: usize) -> Option<Vec<f64>> {
     let part: Vec<f64> = if k == 1 {
-        flat.take()?
+        flat.seen.then(|| std::mem::take(&mut flat.values))?
     } else {
-        flat.as_ref()?.iter().skip(i).step_by(k).copied().collect()
+        flat.seen()?.iter().skip(i).step_by(k).copied().collect()
     };
     part.par_iter().any(|&v| v != 0.0).then_some(part)
 }

@@ -160,10 +160,7 @@ impl ModelFile {
 /// a missing initial state or an empty file; [`Error::InvalidArgument`] if the format cannot be
 /// inferred from the extension.
 pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
-    if options.exact {
-        return as_written::reading_exactly(options.normalize, || read_model_f64(path, options));
-    }
-    read_model_f64(path, options)
+    as_written::reading_exactly(options, || read_model_f64(path, options))
 }
 
 /// [`read_model`] without keeping the values as written (but for the readers that keep them
@@ -210,10 +207,7 @@ pub fn read_model_from(
     format: Format,
     options: &ReadOptions,
 ) -> Result<ModelFile> {
-    if options.exact {
-        return as_written::reading_exactly(options.normalize, || read_from_f64(reader, format, options));
-    }
-    read_from_f64(reader, format, options)
+    as_written::reading_exactly(options, || read_from_f64(reader, format, options))
 }
 
 /// [`read_model_from`] without keeping the values as written (as [`read_model_f64`]).
@@ -243,9 +237,7 @@ fn read_from_f64(
 /// JSON, CSV, Matrix Market).
 fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOptions) -> Result<ModelFile> {
     // kolmo's own JSON schema has neither "P" nor "Q": such a file is an array model.
-    if matches!(format, Format::Json | Format::Arrays)
-        && (format == Format::Arrays || arrays::is_arrays_json(text))
-    {
+    if format == Format::Arrays || (format == Format::Json && arrays::is_arrays_json(text)) {
         return arrays::read_json(path, text, options);
     }
     let (model, notes) = match format {

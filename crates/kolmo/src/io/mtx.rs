@@ -250,14 +250,12 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             "an MDP cannot be written as Matrix Market (one matrix row per state); use json, drn or prism",
         ));
     };
-    let m = d.matrix();
-    let mut out = String::from("%%MatrixMarket matrix coordinate real general\n");
-    out.push_str(&format!(
-        "% transition matrix of a Markov chain with {} states (row = from, column = to)\n",
-        d.n()
-    ));
-    out.push_str(&format!("{} {} {}\n", d.n(), d.n(), m.nnz()));
-    for s in 0..d.n() {
+    let (m, n) = (d.matrix(), d.n());
+    let mut out = format!(
+        "%%MatrixMarket matrix coordinate real general\n% transition matrix of a Markov chain with {n} states (row = from, column = to)\n{n} {n} {}\n",
+        m.nnz()
+    );
+    for s in 0..n {
         let (cols, vals) = m.row(s);
         for (&c, &p) in cols.iter().zip(vals) {
             out.push_str(&format!("{} {} {}\n", s + 1, c + 1, number(p, Form::Json)));

@@ -553,33 +553,22 @@ fn parse_line<'a>(header: &Header, number: usize, line: &'a str) -> ChunkResult<
         }
         return Ok(Parsed::Initial(s));
     }
-    let is_mdp = header.is_mdp;
-    if is_mdp {
-        line.expect_tokens(&[4, 5], "`state choice target probability [action]`")?;
-    } else {
-        line.expect_tokens(&[3, 4], "`state target probability [action]`")?;
-    }
-    let (state, choice, target, value) = if is_mdp {
-        (
-            line.int(0, "a state number")?,
-            line.int(1, "a choice number")?,
-            line.int(2, "a target state number")?,
-            line.number(3, "a probability")?,
-        )
-    } else {
-        (
-            line.int(0, "a state number")?,
-            0,
-            line.int(1, "a target state number")?,
-            line.number(2, "a probability")?,
-        )
+    let (is_mdp, k) = (header.is_mdp, usize::from(header.is_mdp));
+    let layout = match is_mdp {
+        true => "`state choice target probability [action]`",
+        false => "`state target probability [action]`",
     };
+    line.expect_tokens(&[3 + k, 4 + k], layout)?;
     Ok(Parsed::Transition(Transition {
-        state,
-        choice,
-        target,
-        value,
-        label: tokens.get(if is_mdp { 4 } else { 3 }).copied(),
+        state: line.int(0, "a state number")?,
+        choice: if is_mdp {
+            line.int(1, "a choice number")?
+        } else {
+            0
+        },
+        target: line.int(1 + k, "a target state number")?,
+        value: line.number(2 + k, "a probability")?,
+        label: tokens.get(3 + k).copied(),
         last_column: tokens.column(tokens.len() - 1),
     }))
 }
