@@ -518,6 +518,7 @@ fn collect_json(
 /// `R.npy`, or one file of such a pair, named `P.npy`, `NAME.P.npy`, `NAME_P.npy` (and the same
 /// with `Q` or `R`).
 pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
+    let refuse = |message: String| Err(Error::arg("model file", message));
     let (dir, prefix) = if path.is_dir() {
         (path.to_path_buf(), String::new())
     } else {
@@ -526,12 +527,9 @@ pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> 
         let letter_ok = matches!(chars.next(), Some('P' | 'Q' | 'R'));
         let before = chars.next();
         if !letter_ok || !matches!(before, None | Some('.' | '_' | '-')) {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "{}: cannot tell which array this is: name the pair P.npy and R.npy (MDPToolbox, P of shape (A, S, S)) or Q.npy and R.npy (QuantEcon, Q of shape (S, A, S)), optionally with a prefix (forest.P.npy, forest.R.npy), or give the directory that holds them",
-                    path.display()
-                ),
+            return refuse(format!(
+                "{}: cannot tell which array this is: name the pair P.npy and R.npy (MDPToolbox, P of shape (A, S, S)) or Q.npy and R.npy (QuantEcon, Q of shape (S, A, S)), optionally with a prefix (forest.P.npy, forest.R.npy), or give the directory that holds them",
+                path.display()
             ));
         }
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
@@ -543,42 +541,27 @@ pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> 
         (true, false) => (Layout::Toolbox, p),
         (false, true) => (Layout::QuantEcon, q),
         (true, true) => {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "both {} (MDPToolbox) and {} (QuantEcon) exist; keep one",
-                    p.display(),
-                    q.display()
-                ),
+            let (p, q) = (p.display(), q.display());
+            return refuse(format!(
+                "both {p} (MDPToolbox) and {q} (QuantEcon) exist; keep one"
             ));
         }
         (false, false) => {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "no transition array: neither {} (MDPToolbox, A×S×S) nor {} (QuantEcon, S×A×S) exists",
-                    p.display(),
-                    q.display()
-                ),
+            let (p, q) = (p.display(), q.display());
+            return refuse(format!(
+                "no transition array: neither {p} (MDPToolbox, A×S×S) nor {q} (QuantEcon, S×A×S) exists"
             ));
         }
     };
     if !r.is_file() {
-        return Err(Error::arg(
-            "model file",
-            format!("no reward array: {} does not exist", r.display()),
-        ));
+        return refuse(format!("no reward array: {} does not exist", r.display()));
     }
     let name = if layout == Layout::Toolbox { "P" } else { "Q" };
     let trans = Dense::from_npy(name, &trans_path, npy::read(&trans_path)?);
     let rewards = Dense::from_npy("R", &r, npy::read(&r)?);
     let (mdp, notes) = build(layout, &trans, &rewards, options.normalize)?;
-    Ok(ModelFile::of(
-        Model::Mdp(mdp),
-        Format::Arrays,
-        vec![trans_path, r],
-        notes,
-    ))
+    let files = vec![trans_path, r];
+    Ok(ModelFile::of(Model::Mdp(mdp), Format::Arrays, files, notes))
 }
 
 /// Writes `model` as a JSON array model: MDPToolbox's `{"P", "R"}` when every state has every

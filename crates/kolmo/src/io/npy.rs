@@ -120,15 +120,13 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
     // Versions 1 and 2 write the header in Latin-1, version 3 in UTF-8; the keys and values we
     // read are ASCII either way, so any other byte is reported where it stands.
     let header: String = if utf8 {
-        match std::str::from_utf8(header_bytes) {
-            Ok(s) => s.to_string(),
-            Err(e) => {
-                return Err(at(
-                    header_start + e.valid_up_to(),
-                    "the header is not UTF-8 text".into(),
-                ));
-            }
-        }
+        let not_utf8 = |e: std::str::Utf8Error| {
+            at(
+                header_start + e.valid_up_to(),
+                "the header is not UTF-8 text".into(),
+            )
+        };
+        std::str::from_utf8(header_bytes).map_err(not_utf8)?.to_string()
     } else {
         header_bytes.iter().map(|&b| char::from(b)).collect()
     };
@@ -174,38 +172,27 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
             ),
         ));
     }
-    let stored: Vec<f64> = bytes[data_start..]
-        .chunks_exact(8)
-        .map(|c| {
-            let b: [u8; 8] = c.try_into().unwrap_or([0; 8]);
-            if big_endian {
-                f64::from_be_bytes(b)
-            } else {
-                f64::from_le_bytes(b)
-            }
-        })
-        .collect();
-    let data = if fields.fortran && fields.shape.len() > 1 {
-        let mut data = vec![0.0; count];
-        let array = NpyArray {
-            shape: fields.shape.clone(),
-            data: Vec::new(),
-            fortran: true,
-            data_start: 0,
-        };
-        for (flat, x) in data.iter_mut().enumerate() {
-            *x = stored[array.offset(flat) / 8];
-        }
-        data
+    let from_bytes = if big_endian {
+        f64::from_be_bytes
     } else {
-        stored
+        f64::from_le_bytes
     };
-    Ok(NpyArray {
+    let stored = bytes[data_start..].chunks_exact(8);
+    let mut array = NpyArray {
         shape: fields.shape,
-        data,
+        data: stored
+            .map(|c| from_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect(),
         fortran: fields.fortran,
         data_start,
-    })
+    };
+    if array.fortran && array.shape.len() > 1 {
+        // The elements in C order: each from where the file stores it.
+        array.data = (0..count)
+            .map(|flat| array.data[(array.offset(flat) - data_start) / 8])
+            .collect();
+    }
+    Ok(array)
 }
 
 /// `(2, 3, 3)`, as Python writes a shape.
