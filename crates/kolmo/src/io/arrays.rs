@@ -83,23 +83,14 @@ impl Dense {
 
     /// A parse error at the element at `flat`, its message prefixed with the element's index.
     fn error_at(&self, flat: usize, message: impl std::fmt::Display) -> Error {
-        let (line, column) = self.place(flat);
-        parse_error(
-            &self.path,
-            line,
-            column,
-            format!("{}: {message}", self.index_text(flat)),
-        )
+        let ((line, column), message) = (self.place(flat), format!("{}: {message}", self.index_text(flat)));
+        parse_error(&self.path, line, column, message)
     }
 
     /// A parse error about the whole array.
     fn error(&self, message: impl std::fmt::Display) -> Error {
-        parse_error(
-            &self.path,
-            self.start.0,
-            self.start.1,
-            format!("{}: {message}", self.name),
-        )
+        let message = format!("{}: {message}", self.name);
+        parse_error(&self.path, self.start.0, self.start.1, message)
     }
 
     /// An array read from a `.npy` file.
@@ -140,7 +131,7 @@ enum RewardShape {
 /// The MDP of transition array `trans` (layout `layout`) and reward array `rewards`; returns it
 /// with notes for the user.
 fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Result<(Mdp, Vec<String>)> {
-    let (s_count, a_count) = match (layout, trans.shape.as_slice()) {
+    let (s, a) = match (layout, trans.shape.as_slice()) {
         (Layout::Toolbox, &[a, s, t]) if s == t => (s, a),
         (Layout::QuantEcon, &[s, a, t]) if s == t => (s, a),
         (_, shape) => {
@@ -151,15 +142,12 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
             return Err(trans.error(format!("has shape {}; it must be {wanted}", shape_text(shape))));
         }
     };
-    if s_count == 0 || a_count == 0 {
+    if s == 0 || a == 0 {
         return Err(trans.error("has no states or no actions"));
     }
-    if s_count > StateId::MAX as usize || a_count > u32::MAX as usize {
-        return Err(trans.error(format!(
-            "{s_count} states and {a_count} actions are more than kolmo handles"
-        )));
+    if s > StateId::MAX as usize || a > u32::MAX as usize {
+        return Err(trans.error(format!("{s} states and {a} actions are more than kolmo handles")));
     }
-    let (s, a) = (s_count, a_count);
     let shape_r = match rewards.shape.as_slice() {
         &[rs, ra] if (rs, ra) == (s, a) => RewardShape::StateAction,
         &[rs] if rs == s => RewardShape::State,
@@ -261,14 +249,15 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
     let mut mdp = Mdp::new(matrix, vec![0])?
         .with_action_names(kept.iter().map(|&(_, action)| action.to_string()).collect());
     let reward = match shape_r {
-        RewardShape::StateAction => RewardModel {
-            action: Some(
-                kept.iter()
-                    .map(|&(state, action)| rewards.values[state * a + action])
-                    .collect(),
-            ),
-            ..RewardModel::default()
-        },
+        RewardShape::StateAction => {
+            let action = kept
+                .iter()
+                .map(|&(state, action)| rewards.values[state * a + action]);
+            RewardModel {
+                action: Some(action.collect()),
+                ..RewardModel::default()
+            }
+        }
         RewardShape::State => RewardModel::from_state_rewards(rewards.values.clone()),
         RewardShape::Transition => {
             // Aligned with the stored entries: row by row, ascending target.
@@ -296,11 +285,7 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
 
 /// Whether `path` names `.npy` input: a `.npy` file or a directory.
 pub(crate) fn is_npy(path: &Path) -> bool {
-    path.is_dir()
-        || path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+    path.is_dir() || Format::from_path(path) == Some(Format::Arrays)
 }
 
 /// Whether the JSON `text` is an array model (its top-level object has a `"P"` or `"Q"` key before

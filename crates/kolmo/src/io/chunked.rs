@@ -849,10 +849,10 @@ fn window<F: LineFormat>(
     (Window::Read, newlines)
 }
 
-/// Reads the body of a file in `format` from `stream` (positioned at the body's first line), `size`
-/// being the file's length if known: windows of `tuning.window` bytes, each cut into chunks at
-/// [`LineFormat::cut_at`] and parsed on all cores while the next window is read. Returns the rows,
-/// or `None` if the format abandoned ([`Halt::Abandon`]).
+/// Reads the body of a file in `format` from `stream` (positioned at the body's first line):
+/// windows of `tuning.window` bytes, each cut into chunks at [`LineFormat::cut_at`] and parsed on
+/// all cores while the next window is read (room for the model is reserved from the stream's
+/// length, if known). Returns the rows, or `None` if the format abandoned ([`Halt::Abandon`]).
 ///
 /// # Errors
 /// The first malformed line in file order (or, before it, a byte anywhere that is not UTF-8), as a
@@ -862,7 +862,6 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
     stream: &mut Stream<R>,
     format: &mut F,
     tuning: Tuning,
-    size: Option<u64>,
 ) -> Result<Option<Rows>> {
     let mut pool = Vec::new();
     let mut rows = Rows {
@@ -899,7 +898,7 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         first = false;
         // Room for the whole model, estimated from the share of the file read so far.
         let read = stream.offset;
-        if let Some(size) = size
+        if let Some(size) = stream.size
             && !reserved
             && read > 0
             && size > read

@@ -316,7 +316,7 @@ pub(crate) fn read_from<R: Read + Send>(
 ) -> Result<(Model, Vec<String>)> {
     let mut stream = Stream::new(reader, tuning.window, size);
     let header = header_from(path, &mut stream, header_in)?;
-    super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)
+    super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning)
 }
 
 /// The action rewards of `r` with its transition part folded in: `action[a] + Σ_t P(a, t) · r(a, t)`

@@ -789,8 +789,8 @@ impl LineFormat for Reader<'_> {
     }
 }
 
-/// Reads the `@model` section from `stream` (positioned after the `@model` line), `size` being the
-/// file's length if known, and makes the model of it; returns the model with notes for the user.
+/// Reads the `@model` section from `stream` (positioned after the `@model` line) and makes the
+/// model of it; returns the model with notes for the user.
 /// While the chunks of a window are parsed, the next window is read.
 ///
 /// # Errors
@@ -804,7 +804,6 @@ pub(super) fn read_body<R: Read + Send>(
     header: &Header,
     normalize: bool,
     tuning: Tuning,
-    size: Option<u64>,
 ) -> Result<(Model, Vec<String>)> {
     let (n, is_mdp) = (header.nr_states, header.is_mdp);
     let declared = header.reward_names.len();
@@ -818,7 +817,7 @@ pub(super) fn read_body<R: Read + Send>(
         faults: Faults::default(),
         parts: Parts::default(),
     };
-    let csr = read_chunked(path, stream, &mut r, tuning, size)?.unwrap_or_default();
+    let csr = read_chunked(path, stream, &mut r, tuning)?.unwrap_or_default();
     let last_line = stream.total_lines();
     let (states, rows) = r.taken;
     if states != n {

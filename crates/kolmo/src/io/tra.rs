@@ -715,7 +715,7 @@ pub(super) fn read_from<R: Read + Send>(
         last_state: None,
         faults: Faults::default(),
     };
-    let Some(rows) = read_chunked(path, &mut stream, &mut r, tuning, size)? else {
+    let Some(rows) = read_chunked(path, &mut stream, &mut r, tuning)? else {
         return Ok(None);
     };
     let last_line = stream.total_lines();
