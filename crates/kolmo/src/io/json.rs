@@ -967,24 +967,16 @@ impl<'de, S: Sink<'de>> Part<'de> for TransPart<'_, S> {
             keys.push((state, at));
             let start = r.next_start(key_end);
             let path = Seg::Key(base, &name);
-            let sink = &mut *self.sink;
-            end = Some(if r.mdp {
-                let actions = ActionsPart {
-                    sink,
-                    path: &path,
-                    state,
-                    member: at,
-                };
-                map.next_value_seed(r.seed(start, actions))?
-            } else {
-                let dist = DistPart {
-                    sink,
-                    path: &path,
-                    state,
-                    action: Act::Only,
-                    member: at,
-                };
-                map.next_value_seed(r.seed(start, dist))?
+            let dist = DistPart {
+                sink: &mut *self.sink,
+                path: &path,
+                state,
+                action: Act::Only,
+                member: at,
+            };
+            end = Some(match r.mdp {
+                true => map.next_value_seed(r.seed(start, ActionsPart(dist)))?,
+                false => map.next_value_seed(r.seed(start, dist))?,
             });
         }
         if !keys.windows(2).all(|w| w[0].0 < w[1].0) {
@@ -1073,28 +1065,23 @@ impl<'de, S: Sink<'de>> Part<'de> for ItemPart<'_, S> {
     }
 }
 
-/// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`; gives where they
-/// end.
-struct ActionsPart<'a, S> {
-    sink: &'a mut S,
-    path: &'a Seg<'a>,
-    state: StateId,
-    /// Where the key of the source state starts.
-    member: usize,
-}
+/// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`, each read as a
+/// [`DistPart::choice`] of the state's; gives where they end.
+struct ActionsPart<'a, 'de, S>(DistPart<'a, 'de, S>);
 
-impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
+impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, 'de, S> {
     const OPENS: &'static [u8] = b"[{";
     type Value = usize;
 
     fn expected(&self, _: &Reader<'de>) -> String {
         format!(
             "{}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...]",
-            self.path
+            self.0.path
         )
     }
 
     fn map<M: MapAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut map: M) -> Res<usize, M::Error> {
+        let mut of_state = self.0;
         let mut names: Vec<(Cow<'de, str>, usize)> = Vec::new();
         let mut end = open + 1;
         while let Some(key) = map.next_key::<Raw<'de>>()? {
@@ -1103,14 +1090,8 @@ impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
             if let Some(first) = names.iter().find(|n| n.0 == name) {
                 return Err(r.twice(&name, at, first.1));
             }
-            let path = Seg::Key(self.path, &name);
-            let dist = DistPart {
-                sink: &mut *self.sink,
-                path: &path,
-                state: self.state,
-                action: Act::Name(name.clone()),
-                member: self.member,
-            };
+            let path = Seg::Key(of_state.path, &name);
+            let dist = of_state.choice(&path, Act::Name(name.clone()));
             end = map.next_value_seed(r.seed(r.next_start(at + key.0.len()), dist))?;
             names.push((name, at));
         }
@@ -1118,21 +1099,14 @@ impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
     }
 
     fn seq<A: SeqAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut seq: A) -> Res<usize, A::Error> {
-        let mut end = None;
+        let (mut of_state, mut end) = (self.0, None);
         for i in 0.. {
             let start = r.item_start(open, end);
-            let path = Seg::Index(self.path, i);
+            let path = Seg::Index(of_state.path, i);
             let Ok(choice) = u32::try_from(i) else {
                 return Err(r.fail(start, format!("{path}: too many actions")));
             };
-            let dist = DistPart {
-                sink: &mut *self.sink,
-                path: &path,
-                state: self.state,
-                action: Act::Index(choice),
-                member: self.member,
-            };
-            match seq.next_element_seed(r.seed(start, dist))? {
+            match seq.next_element_seed(r.seed(start, of_state.choice(&path, Act::Index(choice))))? {
                 Some(e) => end = Some(e),
                 None => break,
             }
@@ -1149,6 +1123,20 @@ struct DistPart<'a, 'de, S> {
     action: Act<'de>,
     /// Where the key of the source state starts.
     member: usize,
+}
+
+impl<'de, S> DistPart<'_, 'de, S> {
+    /// The distribution of the same state's choice `action`, at `path`.
+    fn choice<'b>(&'b mut self, path: &'b Seg<'b>, action: Act<'de>) -> DistPart<'b, 'de, S> {
+        let (state, member) = (self.state, self.member);
+        DistPart {
+            sink: &mut *self.sink,
+            path,
+            state,
+            action,
+            member,
+        }
+    }
 }
 
 impl<'de, S: Sink<'de>> Part<'de> for DistPart<'_, 'de, S> {
