@@ -682,29 +682,26 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
         if several || has_transition_part {
             // One value per stored transition: a DTMC's transition reward plus its state's action
             // reward, or an MDP choice's folded reward repeated on each of its transitions.
-            let per_entry: Option<Vec<f64>> = if !has_transition_part {
-                None
+            let per_entry = if !has_transition_part {
+                Vec::new()
             } else if v.is_mdp {
                 let per_choice = folded_action_rewards(r, matrix).expect("a part is present");
                 let mut out = vec![0.0; matrix.nnz()];
                 for (row, &c) in per_choice.iter().enumerate() {
                     out[row_ptr[row]..row_ptr[row + 1]].fill(c);
                 }
-                Some(out)
+                out
             } else {
                 let mut out = r.transition.clone().unwrap_or_else(|| vec![0.0; matrix.nnz()]);
-                if let Some(a) = &r.action {
-                    for (row, &x) in a.iter().enumerate() {
-                        out[row_ptr[row]..row_ptr[row + 1]]
-                            .iter_mut()
-                            .for_each(|t| *t += x);
-                    }
+                for (row, &x) in r.action.iter().flatten().enumerate() {
+                    let entries = row_ptr[row]..row_ptr[row + 1];
+                    out[entries].iter_mut().for_each(|t| *t += x);
                 }
-                Some(out)
+                out
             };
             files.push(write_file(&file("trew"), |w| {
                 writeln!(w, "# Reward structure \"{name}\"\n# Transition rewards")?;
-                write_entries(w, &v, per_entry.as_deref().unwrap_or(&[]), false)
+                write_entries(w, &v, &per_entry, false)
             })?);
         }
     }
