@@ -100,15 +100,10 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             "the file has no matrix rows (only blank lines and comments)".into(),
         ));
     };
-    let sep = if first.contains(',') {
-        ','
-    } else if first.contains(';') {
-        ';'
-    } else if first.contains('\t') {
-        '\t'
-    } else {
-        ','
-    };
+    let sep = [',', ';', '\t']
+        .into_iter()
+        .find(|&c| first.contains(c))
+        .unwrap_or(',');
     let head = fields(path, first_no, first, sep)?;
     let is_header = head.iter().any(|f| f.quoted || parse_number(&f.text).is_none());
     let (names, row_names, rows) = if is_header {

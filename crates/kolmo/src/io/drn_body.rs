@@ -854,19 +854,15 @@ pub(super) fn read_body<R: Read + Send>(
     }
     let actions = &parts.actions;
     let action_names = (is_mdp && !actions.names.is_empty()).then(|| {
+        let groups = csr.group_ptr.as_deref().unwrap_or_default().windows(2);
+        let choices = groups.flat_map(|g| actions.codes[g[0]..g[1]].iter().enumerate());
+        let name = |(i, &code): (usize, &u32)| match code {
+            NOLABEL => String::new(),
+            INDEX => i.to_string(),
+            c => actions.name(c).unwrap_or_default().to_string(),
+        };
         let mut out = Vec::with_capacity(parts.rows);
-        for g in csr.group_ptr.as_deref().unwrap_or_default().windows(2) {
-            out.extend(
-                actions.codes[g[0]..g[1]]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &code)| match code {
-                        NOLABEL => String::new(),
-                        INDEX => i.to_string(),
-                        c => actions.name(c).unwrap_or_default().to_string(),
-                    }),
-            );
-        }
+        out.extend(choices.map(name));
         out
     });
     // Reward models: column i of the bracketed values.
