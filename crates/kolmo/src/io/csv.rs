@@ -108,24 +108,20 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let is_header = head.iter().any(|f| f.quoted || parse_number(&f.text).is_none());
     let (names, row_names, rows) = if is_header {
         let row_names = head.len() >= 2 && head[0].text.is_empty();
-        let names: Vec<String> = head[usize::from(row_names)..]
-            .iter()
-            .map(|f| f.text.clone())
-            .collect();
+        let head = &head[usize::from(row_names)..];
         let mut seen = std::collections::HashSet::new();
-        for f in &head[usize::from(row_names)..] {
-            if !seen.insert(f.text.as_str()) {
-                return Err(at(
-                    first_no,
-                    f.column,
-                    format!(
-                        "the state name \"{}\" appears twice in the header",
-                        excerpt(&f.text)
-                    ),
-                ));
-            }
+        if let Some(f) = head.iter().find(|f| !seen.insert(f.text.as_str())) {
+            let message = format!(
+                "the state name \"{}\" appears twice in the header",
+                excerpt(&f.text)
+            );
+            return Err(at(first_no, f.column, message));
         }
-        (Some(names), row_names, &lines[1..])
+        (
+            Some(head.iter().map(|f| f.text.clone()).collect()),
+            row_names,
+            &lines[1..],
+        )
     } else {
         (None, false, &lines[..])
     };
@@ -163,17 +159,13 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         if row_names {
             let expected = &names.as_ref().expect("row names come with a header")[i];
             if row[0].text != *expected {
-                return Err(at(
-                    line_no,
-                    row[0].column,
-                    format!(
-                        "row {} is named \"{}\" but the header's state {} is \"{}\"",
-                        i + 1,
-                        excerpt(&row[0].text),
-                        i + 1,
-                        excerpt(expected)
-                    ),
-                ));
+                let (name, expected) = (excerpt(&row[0].text), excerpt(expected));
+                let message = format!(
+                    "row {} is named \"{name}\" but the header's state {} is \"{expected}\"",
+                    i + 1,
+                    i + 1
+                );
+                return Err(at(line_no, row[0].column, message));
             }
         }
         for (j, f) in row[usize::from(row_names)..].iter().enumerate() {
@@ -214,14 +206,11 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         row_lines.push(line_no);
     }
     if row_lines.len() < n {
-        return Err(at(
-            last_line,
-            1,
-            format!(
-                "the matrix must be square: {n} columns but {} rows",
-                row_lines.len()
-            ),
-        ));
+        let message = format!(
+            "the matrix must be square: {n} columns but {} rows",
+            row_lines.len()
+        );
+        return Err(at(last_line, 1, message));
     }
     let show = |s: StateId| match &names {
         Some(names) => format!("{} \"{}\"", s + 1, excerpt(&names[s as usize])),

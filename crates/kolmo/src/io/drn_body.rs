@@ -820,13 +820,12 @@ pub(super) fn read_body<R: Read + Send>(
     let csr = read_chunked(path, stream, &mut r, tuning)?.unwrap_or_default();
     let last_line = stream.total_lines();
     let (states, rows) = r.taken;
+    // The body's errors are placed at column 1 of a line of the header.
+    let at = |line: usize, message: String| parse_error(path, line, 1, message);
     if states != n {
-        return Err(parse_error(
-            path,
-            header.nr_states_line,
-            1,
-            format!("@nr_states declares {n} states but the file has {states} (it ends on line {last_line})"),
-        ));
+        let message =
+            format!("@nr_states declares {n} states but the file has {states} (it ends on line {last_line})");
+        return Err(at(header.nr_states_line, message));
     }
     if let Some(e) = r.empty_action {
         return Err(e);
@@ -834,10 +833,8 @@ pub(super) fn read_body<R: Read + Send>(
     if let Some((m, line)) = header.nr_choices
         && m != rows
     {
-        return Err(parse_error(
-            path,
+        return Err(at(
             line,
-            1,
             format!("@nr_choices declares {m} choices but the file has {rows}"),
         ));
     }
@@ -845,12 +842,8 @@ pub(super) fn read_body<R: Read + Send>(
     let mut parts = r.parts;
     let initial: Vec<StateId> = parts.labels.get("init").cloned().unwrap_or_default();
     if initial.is_empty() {
-        return Err(parse_error(
-            path,
-            header.model_line,
-            1,
-            "no initial state: no state has the label `init`",
-        ));
+        let message = "no initial state: no state has the label `init`";
+        return Err(at(header.model_line, message.into()));
     }
     let actions = &parts.actions;
     let action_names = (is_mdp && !actions.names.is_empty()).then(|| {
