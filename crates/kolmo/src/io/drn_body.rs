@@ -457,11 +457,8 @@ impl Chunk {
         match self.count {
             Some(c) if c.k() == len => {}
             Some(Count::Declared(k)) => {
-                return Err(self.err(
-                    line,
-                    rest,
-                    format!("{len} reward(s) in brackets; @reward_models declares {k}"),
-                ));
+                let message = format!("{len} reward(s) in brackets; @reward_models declares {k}");
+                return Err(self.err(line, rest, message));
             }
             Some(Count::File { k, line: first }) => return Err(self.err(line, rest, gave(k, first))),
             Some(Count::Chunk { k, line: first }) => {
@@ -537,19 +534,13 @@ impl Chunk {
         let rewards = if rest.starts_with('[') {
             let after = self.bracketed(ctx, line, rest)?;
             if !after.trim().is_empty() {
-                return Err(self.err(
-                    line,
-                    after.trim_start(),
-                    format!("unexpected {} after the action rewards", quote(after.trim())),
-                ));
+                let message = format!("unexpected {} after the action rewards", quote(after.trim()));
+                return Err(self.err(line, after.trim_start(), message));
             }
             true
         } else if !rest.is_empty() {
-            return Err(self.err(
-                line,
-                rest,
-                format!("unexpected {} after the action name", quote(rest)),
-            ));
+            let message = format!("unexpected {} after the action name", quote(rest));
+            return Err(self.err(line, rest, message));
         } else {
             false
         };
@@ -602,14 +593,8 @@ impl Chunk {
             self.open_row(ctx, "0", false);
         }
         let Some((target, p)) = t.split_once(':') else {
-            return Err(self.err(
-                line,
-                t,
-                format!(
-                    "expected `state`, `action` or a transition `<target> : <probability>`, found {}",
-                    quote(t)
-                ),
-            ));
+            let expected = "expected `state`, `action` or a transition `<target> : <probability>`";
+            return Err(self.err(line, t, format!("{expected}, found {}", quote(t))));
         };
         let target_text = target.trim();
         let found = || format!("expected a target state number, found {}", quote(target_text));

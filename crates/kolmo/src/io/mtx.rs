@@ -146,11 +146,8 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             ));
         }
         if found == count {
-            return Err(at(
-                line_no,
-                1,
-                format!("more entries than the {count} the size line gives"),
-            ));
+            let message = format!("more entries than the {count} the size line gives");
+            return Err(at(line_no, 1, message));
         }
         let (column, value_text) = toks[per_line - 1];
         let value = parse_number(value_text).ok_or_else(|| {
@@ -187,10 +184,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         if dense && value == 0.0 {
             continue;
         }
-        let exact = match options.exact {
-            true => Some(exact_number(path, line_no, column, value_text)?),
-            false => None,
-        };
+        let exact = (options.exact)
+            .then(|| exact_number(path, line_no, column, value_text))
+            .transpose()?;
         let entry = |state: u64, target: u64| Entry {
             state: state as StateId,
             choice: 0,
@@ -218,14 +214,11 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         ));
     }
     if let Some(s) = first_missing(n, entries.iter().map(|e| e.state)) {
-        return Err(at(
-            last_line,
-            1,
-            format!(
-                "row {} has no entries: every state needs a distribution over next states",
-                s + 1
-            ),
-        ));
+        let message = format!(
+            "row {} has no entries: every state needs a distribution over next states",
+            s + 1
+        );
+        return Err(at(last_line, 1, message));
     }
     let places = entries.clone();
     let context = |at| {

@@ -88,13 +88,11 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
         2 => (4, false),
         3 => (4, true),
         _ => {
-            return Err(at(
-                6,
-                format!(
-                    "NPY format version {major}.{} is not supported (versions 1.0, 2.0 and 3.0 are)",
-                    bytes[7]
-                ),
-            ));
+            let minor = bytes[7];
+            let message = format!(
+                "NPY format version {major}.{minor} is not supported (versions 1.0, 2.0 and 3.0 are)"
+            );
+            return Err(at(6, message));
         }
     };
     let header_start = 8 + len_size;
@@ -120,21 +118,17 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
     // Versions 1 and 2 write the header in Latin-1, version 3 in UTF-8; the keys and values we
     // read are ASCII either way, so any other byte is reported where it stands.
     let header: String = if utf8 {
-        let not_utf8 = |e: std::str::Utf8Error| {
-            at(
-                header_start + e.valid_up_to(),
-                "the header is not UTF-8 text".into(),
-            )
-        };
+        let message = "the header is not UTF-8 text";
+        let not_utf8 = |e: std::str::Utf8Error| at(header_start + e.valid_up_to(), message.into());
         std::str::from_utf8(header_bytes).map_err(not_utf8)?.to_string()
     } else {
         header_bytes.iter().map(|&b| char::from(b)).collect()
     };
     let fields = Header::parse(&header).map_err(|(pos, message)| at(header_start + pos, message))?;
     let data_start = header_start + header_len;
-    let big_endian = match fields.descr.as_str() {
-        "<f8" | "=f8" | "f8" | "float64" => false,
-        ">f8" => true,
+    let from_bytes: fn([u8; 8]) -> f64 = match fields.descr.as_str() {
+        "<f8" | "=f8" | "f8" | "float64" => f64::from_le_bytes,
+        ">f8" => f64::from_be_bytes,
         other => {
             return Err(at(
                 header_start + fields.descr_at,
@@ -172,11 +166,6 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
             ),
         ));
     }
-    let from_bytes = if big_endian {
-        f64::from_be_bytes
-    } else {
-        f64::from_le_bytes
-    };
     let stored = bytes[data_start..].chunks_exact(8);
     let mut array = NpyArray {
         shape: fields.shape,
