@@ -224,16 +224,12 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
                 let row_text = trans.index_text(row);
                 let row_text = row_text.strip_suffix("[0]").unwrap_or(&row_text);
                 let (line, column) = trans.place(row);
-                return Err(parse_error(
-                    &trans.path,
-                    line,
-                    column,
-                    format!(
-                        "{row_text} (state {state}, action {action}) sums to {sum} (off by {:.2e}); each row must sum to 1 within {ROW_SUM_TOLERANCE:e}{}",
-                        sum - 1.0,
-                        if sum > 0.0 { " (or ask to normalize)" } else { "" }
-                    ),
-                ));
+                let message = format!(
+                    "{row_text} (state {state}, action {action}) sums to {sum} (off by {:.2e}); each row must sum to 1 within {ROW_SUM_TOLERANCE:e}{}",
+                    sum - 1.0,
+                    if sum > 0.0 { " (or ask to normalize)" } else { "" }
+                );
+                return Err(parse_error(&trans.path, line, column, message));
             }
             kept.push((state, action));
             choice += 1;

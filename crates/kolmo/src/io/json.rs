@@ -2009,19 +2009,17 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         }
     }
     if let Some(actions) = action_names {
-        for g in 0..n {
-            let rows = matrix.group_rows(g);
-            for r in rows.clone() {
-                if rows.clone().any(|q| q < r && actions[q] == actions[r]) {
-                    return Err(Error::arg(
-                        "model",
-                        format!(
-                            "state {g} has two actions named \"{}\"; JSON needs distinct action names within a state",
-                            excerpt(&actions[r])
-                        ),
-                    ));
-                }
-            }
+        let choices = (0..n).flat_map(|g| matrix.group_rows(g).map(move |r| (g, r)));
+        let mut twice =
+            choices.filter(|&(g, r)| matrix.group_rows(g).any(|q| q < r && actions[q] == actions[r]));
+        if let Some((g, r)) = twice.next() {
+            return Err(Error::arg(
+                "model",
+                format!(
+                    "state {g} has two actions named \"{}\"; JSON needs distinct action names within a state",
+                    excerpt(&actions[r])
+                ),
+            ));
         }
     }
     // A state as a value (its name, or its number) and as a key (its name, or its number in quotes).

@@ -376,16 +376,9 @@ pub(crate) fn exact_number(
     token: &str,
 ) -> Result<crate::exact::Rational> {
     crate::exact::parse_exact(token).ok_or_else(|| {
-        parse_error(
-            path,
-            line,
-            column,
-            format!(
-                "{} cannot be kept exactly (exponents up to ±{} are)",
-                crate::excerpt(token.trim()),
-                crate::exact::MAX_DECIMAL_EXPONENT
-            ),
-        )
+        let (token, max) = (crate::excerpt(token.trim()), crate::exact::MAX_DECIMAL_EXPONENT);
+        let message = format!("{token} cannot be kept exactly (exponents up to ±{max} are)");
+        parse_error(path, line, column, message)
     })
 }
 
