@@ -42,7 +42,7 @@ mod tra;
 #[allow(unused_imports)] // used by the format readers
 pub(crate) use rows::{Entry, build_matrix, build_matrix_written};
 
-use crate::model::{Dtmc, Mdp, RewardModel, StateSet, Written};
+use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -444,7 +444,7 @@ pub(crate) struct View<'a> {
     pub action_names: Option<&'a [String]>,
     pub rewards: &'a BTreeMap<String, RewardModel>,
     pub is_mdp: bool,
-    pub written: Option<&'a Written>,
+    pub written: Option<&'a crate::model::Written>,
 }
 
 impl<'a> View<'a> {
