@@ -22,7 +22,7 @@
 use super::json::{Json, Value, describe, parse_tree, write_error};
 use super::npy::{self, NpyArray, shape_text};
 use super::text_out::{Form, number};
-use super::{Entry, Format, Model, ModelFile, ReadOptions, build_matrix, parse_error, parse_number};
+use super::{Entry, Format, Model, ModelFile, ReadOptions, View, build_matrix, parse_error, parse_number};
 use crate::model::{Mdp, ROW_SUM_TOLERANCE, RewardModel};
 use crate::numeric::NeumaierSum;
 use crate::{Error, Result, StateId, excerpt};
@@ -69,17 +69,7 @@ struct Dense {
 impl Dense {
     /// `R[1][0]`: the element at C-order position `flat`, in the user's indexing.
     fn index_text(&self, flat: usize) -> String {
-        let mut index = vec![0; self.shape.len()];
-        let mut rest = flat;
-        for (i, &d) in self.shape.iter().enumerate().rev() {
-            index[i] = rest % d.max(1);
-            rest /= d.max(1);
-        }
-        let mut s = self.name.to_string();
-        for i in index {
-            s.push_str(&format!("[{i}]"));
-        }
-        s
+        indexed(self.name, &npy::unflatten(&self.shape, flat))
     }
 
     /// Line and column of the element at C-order position `flat` (in a `.npy` file: line 1 and
@@ -93,23 +83,14 @@ impl Dense {
 
     /// A parse error at the element at `flat`, its message prefixed with the element's index.
     fn error_at(&self, flat: usize, message: impl std::fmt::Display) -> Error {
-        let (line, column) = self.place(flat);
-        parse_error(
-            &self.path,
-            line,
-            column,
-            format!("{}: {message}", self.index_text(flat)),
-        )
+        let ((line, column), message) = (self.place(flat), format!("{}: {message}", self.index_text(flat)));
+        parse_error(&self.path, line, column, message)
     }
 
     /// A parse error about the whole array.
     fn error(&self, message: impl std::fmt::Display) -> Error {
-        parse_error(
-            &self.path,
-            self.start.0,
-            self.start.1,
-            format!("{}: {message}", self.name),
-        )
+        let message = format!("{}: {message}", self.name);
+        parse_error(&self.path, self.start.0, self.start.1, message)
     }
 
     /// An array read from a `.npy` file.
@@ -126,6 +107,16 @@ impl Dense {
     }
 }
 
+/// `name[i][j]...`: the element of the array `name` at `index`.
+fn indexed(name: &str, index: &[usize]) -> String {
+    index.iter().fold(name.to_string(), |s, i| format!("{s}[{i}]"))
+}
+
+/// `items` between `open` and `close`, separated by `sep`.
+fn joined(open: &str, items: impl Iterator<Item = String>, sep: &str, close: &str) -> String {
+    format!("{open}{}{close}", items.collect::<Vec<_>>().join(sep))
+}
+
 /// The shape of the reward array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RewardShape {
@@ -140,7 +131,7 @@ enum RewardShape {
 /// The MDP of transition array `trans` (layout `layout`) and reward array `rewards`; returns it
 /// with notes for the user.
 fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Result<(Mdp, Vec<String>)> {
-    let (s_count, a_count) = match (layout, trans.shape.as_slice()) {
+    let (s, a) = match (layout, trans.shape.as_slice()) {
         (Layout::Toolbox, &[a, s, t]) if s == t => (s, a),
         (Layout::QuantEcon, &[s, a, t]) if s == t => (s, a),
         (_, shape) => {
@@ -151,15 +142,12 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
             return Err(trans.error(format!("has shape {}; it must be {wanted}", shape_text(shape))));
         }
     };
-    if s_count == 0 || a_count == 0 {
+    if s == 0 || a == 0 {
         return Err(trans.error("has no states or no actions"));
     }
-    if s_count > StateId::MAX as usize || a_count > u32::MAX as usize {
-        return Err(trans.error(format!(
-            "{s_count} states and {a_count} actions are more than kolmo handles"
-        )));
+    if s > StateId::MAX as usize || a > u32::MAX as usize {
+        return Err(trans.error(format!("{s} states and {a} actions are more than kolmo handles")));
     }
-    let (s, a) = (s_count, a_count);
     let shape_r = match rewards.shape.as_slice() {
         &[rs, ra] if (rs, ra) == (s, a) => RewardShape::StateAction,
         &[rs] if rs == s => RewardShape::State,
@@ -236,16 +224,12 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
                 let row_text = trans.index_text(row);
                 let row_text = row_text.strip_suffix("[0]").unwrap_or(&row_text);
                 let (line, column) = trans.place(row);
-                return Err(parse_error(
-                    &trans.path,
-                    line,
-                    column,
-                    format!(
-                        "{row_text} (state {state}, action {action}) sums to {sum} (off by {:.2e}); each row must sum to 1 within {ROW_SUM_TOLERANCE:e}{}",
-                        sum - 1.0,
-                        if sum > 0.0 { " (or ask to normalize)" } else { "" }
-                    ),
-                ));
+                let message = format!(
+                    "{row_text} (state {state}, action {action}) sums to {sum} (off by {:.2e}); each row must sum to 1 within {ROW_SUM_TOLERANCE:e}{}",
+                    sum - 1.0,
+                    if sum > 0.0 { " (or ask to normalize)" } else { "" }
+                );
+                return Err(parse_error(&trans.path, line, column, message));
             }
             kept.push((state, action));
             choice += 1;
@@ -261,14 +245,15 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
     let mut mdp = Mdp::new(matrix, vec![0])?
         .with_action_names(kept.iter().map(|&(_, action)| action.to_string()).collect());
     let reward = match shape_r {
-        RewardShape::StateAction => RewardModel {
-            action: Some(
-                kept.iter()
-                    .map(|&(state, action)| rewards.values[state * a + action])
-                    .collect(),
-            ),
-            ..RewardModel::default()
-        },
+        RewardShape::StateAction => {
+            let action = kept
+                .iter()
+                .map(|&(state, action)| rewards.values[state * a + action]);
+            RewardModel {
+                action: Some(action.collect()),
+                ..RewardModel::default()
+            }
+        }
         RewardShape::State => RewardModel::from_state_rewards(rewards.values.clone()),
         RewardShape::Transition => {
             // Aligned with the stored entries: row by row, ascending target.
@@ -296,11 +281,7 @@ fn build(layout: Layout, trans: &Dense, rewards: &Dense, normalize: bool) -> Res
 
 /// Whether `path` names `.npy` input: a `.npy` file or a directory.
 pub(crate) fn is_npy(path: &Path) -> bool {
-    path.is_dir()
-        || path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+    path.is_dir() || Format::from_path(path) == Some(Format::Arrays)
 }
 
 /// Whether the JSON `text` is an array model (its top-level object has a `"P"` or `"Q"` key before
@@ -367,18 +348,14 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
         other => other,
     })?;
     let Value::Object(members) = &root.value else {
-        return Err(parse_error(
+        return Err(root.error(
             path,
-            root.line,
-            root.column,
             "an array model is a JSON object with \"P\" and \"R\" (MDPToolbox) or \"R\" and \"Q\" (QuantEcon)",
         ));
     };
     if let Some(m) = members.iter().find(|m| !KEYS.contains(&m.key.as_str())) {
-        return Err(parse_error(
+        return Err(m.error(
             path,
-            m.line,
-            m.column,
             format!(
                 "unknown key \"{}\" in an array model; the keys are \"P\" and \"R\" (MDPToolbox), \"R\" and \"Q\" (QuantEcon), \"beta\" or \"discount\", \"comment\"",
                 excerpt(&m.key)
@@ -390,24 +367,20 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
         (Some(p), None) => (Layout::Toolbox, p),
         (None, Some(q)) => (Layout::QuantEcon, q),
         (Some(_), Some(q)) => {
-            return Err(parse_error(
+            return Err(q.error(
                 path,
-                q.line,
-                q.column,
                 "both \"P\" (MDPToolbox, A×S×S) and \"Q\" (QuantEcon, S×A×S) are given; keep one",
             ));
         }
         (None, None) => {
-            return Err(parse_error(
+            return Err(root.error(
                 path,
-                root.line,
-                root.column,
                 "no transition array: give \"P\" (MDPToolbox, A×S×S) or \"Q\" (QuantEcon, S×A×S)",
             ));
         }
     };
     let Some(r) = get("R") else {
-        return Err(parse_error(path, root.line, root.column, "no reward array \"R\""));
+        return Err(root.error(path, "no reward array \"R\""));
     };
     let name = if layout == Layout::Toolbox { "P" } else { "Q" };
     let trans = dense_json(path, name, &trans.value)?;
@@ -416,12 +389,7 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
     for key in ["beta", "discount"] {
         let Some(m) = get(key) else { continue };
         if discount.is_some() {
-            return Err(parse_error(
-                path,
-                m.line,
-                m.column,
-                "give \"beta\" or \"discount\", not both",
-            ));
+            return Err(m.error(path, "give \"beta\" or \"discount\", not both"));
         }
         let value = match &m.value.value {
             Value::Number(raw) => parse_number(raw).filter(|v| (0.0..=1.0).contains(v)),
@@ -430,12 +398,8 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
         match value {
             Some(v) => discount = Some(v),
             None => {
-                return Err(parse_error(
-                    path,
-                    m.value.line,
-                    m.value.column,
-                    format!("{key}: the discount factor must be a number in [0, 1]"),
-                ));
+                let message = format!("{key}: the discount factor must be a number in [0, 1]");
+                return Err(m.value.error(path, message));
             }
         }
     }
@@ -482,21 +446,8 @@ fn collect_json(
     node: &Json<'_>,
     index: &mut Vec<usize>,
 ) -> Result<()> {
-    let here = || {
-        let mut s = dense.name.to_string();
-        for i in index.iter() {
-            s.push_str(&format!("[{i}]"));
-        }
-        s
-    };
-    let fail = |message: String| {
-        parse_error(
-            &dense.path,
-            node.line,
-            node.column,
-            format!("{}: {message}", here()),
-        )
-    };
+    let fail =
+        |message: String| node.error(&dense.path, format!("{}: {message}", indexed(dense.name, index)));
     let depth = index.len();
     if depth < dense.shape.len() {
         let Value::Array(items) = &node.value else {
@@ -548,6 +499,7 @@ fn collect_json(
 /// `R.npy`, or one file of such a pair, named `P.npy`, `NAME.P.npy`, `NAME_P.npy` (and the same
 /// with `Q` or `R`).
 pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
+    let refuse = |message: String| Err(Error::arg("model file", message));
     let (dir, prefix) = if path.is_dir() {
         (path.to_path_buf(), String::new())
     } else {
@@ -556,12 +508,9 @@ pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> 
         let letter_ok = matches!(chars.next(), Some('P' | 'Q' | 'R'));
         let before = chars.next();
         if !letter_ok || !matches!(before, None | Some('.' | '_' | '-')) {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "{}: cannot tell which array this is: name the pair P.npy and R.npy (MDPToolbox, P of shape (A, S, S)) or Q.npy and R.npy (QuantEcon, Q of shape (S, A, S)), optionally with a prefix (forest.P.npy, forest.R.npy), or give the directory that holds them",
-                    path.display()
-                ),
+            return refuse(format!(
+                "{}: cannot tell which array this is: name the pair P.npy and R.npy (MDPToolbox, P of shape (A, S, S)) or Q.npy and R.npy (QuantEcon, Q of shape (S, A, S)), optionally with a prefix (forest.P.npy, forest.R.npy), or give the directory that holds them",
+                path.display()
             ));
         }
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
@@ -573,42 +522,27 @@ pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> 
         (true, false) => (Layout::Toolbox, p),
         (false, true) => (Layout::QuantEcon, q),
         (true, true) => {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "both {} (MDPToolbox) and {} (QuantEcon) exist; keep one",
-                    p.display(),
-                    q.display()
-                ),
+            let (p, q) = (p.display(), q.display());
+            return refuse(format!(
+                "both {p} (MDPToolbox) and {q} (QuantEcon) exist; keep one"
             ));
         }
         (false, false) => {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "no transition array: neither {} (MDPToolbox, A×S×S) nor {} (QuantEcon, S×A×S) exists",
-                    p.display(),
-                    q.display()
-                ),
+            let (p, q) = (p.display(), q.display());
+            return refuse(format!(
+                "no transition array: neither {p} (MDPToolbox, A×S×S) nor {q} (QuantEcon, S×A×S) exists"
             ));
         }
     };
     if !r.is_file() {
-        return Err(Error::arg(
-            "model file",
-            format!("no reward array: {} does not exist", r.display()),
-        ));
+        return refuse(format!("no reward array: {} does not exist", r.display()));
     }
     let name = if layout == Layout::Toolbox { "P" } else { "Q" };
     let trans = Dense::from_npy(name, &trans_path, npy::read(&trans_path)?);
     let rewards = Dense::from_npy("R", &r, npy::read(&r)?);
     let (mdp, notes) = build(layout, &trans, &rewards, options.normalize)?;
-    Ok(ModelFile::of(
-        Model::Mdp(mdp),
-        Format::Arrays,
-        vec![trans_path, r],
-        notes,
-    ))
+    let files = vec![trans_path, r];
+    Ok(ModelFile::of(Model::Mdp(mdp), Format::Arrays, files, notes))
 }
 
 /// Writes `model` as a JSON array model: MDPToolbox's `{"P", "R"}` when every state has every
@@ -618,10 +552,12 @@ pub(crate) fn read_npy(path: &Path, options: &ReadOptions) -> Result<ModelFile> 
 /// reward model, or of the one named `"reward"` (zeros if the model has none); state names,
 /// labels and initial states are not written (the arrays cannot hold them).
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
-    let (matrix, names, reward_models) = match model {
-        Model::Dtmc(d) => (d.matrix(), None, d.reward_models()),
-        Model::Mdp(m) => (m.matrix(), m.action_names(), m.reward_models()),
-    };
+    let View {
+        matrix,
+        action_names: names,
+        rewards: reward_models,
+        ..
+    } = View::of(model);
     let rewards = match reward_models.len() {
         0 => vec![0.0; matrix.nrows()],
         1 => reward_models
@@ -682,49 +618,27 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
                 dense[c as usize] = v;
             }
         }
-        let items: Vec<String> = dense.into_iter().map(|v| number(v, Form::Json)).collect();
-        format!("[{}]", items.join(", "))
+        joined(
+            "   [",
+            dense.into_iter().map(|v| number(v, Form::Json)),
+            ", ",
+            "]",
+        )
     };
-    let r_text = {
-        let lines: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                let items: Vec<String> = r
-                    .iter()
-                    .map(|row| row.map_or_else(|| "null".to_string(), |row| number(rewards[row], Form::Json)))
-                    .collect();
-                format!("  [{}]", items.join(", "))
-            })
-            .collect();
-        format!("[\n{}\n ]", lines.join(",\n"))
-    };
-    let mut out = String::from("{\n");
-    if complete {
-        let blocks: Vec<String> = (0..a)
-            .map(|action| {
-                let lines: Vec<String> = (0..n)
-                    .map(|g| format!("   {}", dense_row(rows[g][action])))
-                    .collect();
-                format!("  [\n{}\n  ]", lines.join(",\n"))
-            })
-            .collect();
-        out.push_str(&format!(
-            " \"P\": [\n{}\n ],\n \"R\": {r_text}\n}}\n",
-            blocks.join(",\n")
-        ));
+    let reward =
+        |row: &Option<usize>| row.map_or_else(|| "null".into(), |row| number(rewards[row], Form::Json));
+    let r = rows
+        .iter()
+        .map(|r| joined("  [", r.iter().map(reward), ", ", "]"));
+    let r = format!("\"R\": {}", joined("[\n", r, ",\n", "\n ]"));
+    let block = |rows: Vec<Option<usize>>| joined("  [\n", rows.into_iter().map(dense_row), ",\n", "\n  ]");
+    let out = if complete {
+        let p = (0..a).map(|action| block((0..n).map(|g| rows[g][action]).collect()));
+        format!("{{\n \"P\": {},\n {r}\n}}\n", joined("[\n", p, ",\n", "\n ]"))
     } else {
-        let blocks: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                let lines: Vec<String> = r.iter().map(|&row| format!("   {}", dense_row(row))).collect();
-                format!("  [\n{}\n  ]", lines.join(",\n"))
-            })
-            .collect();
-        out.push_str(&format!(
-            " \"R\": {r_text},\n \"Q\": [\n{}\n ]\n}}\n",
-            blocks.join(",\n")
-        ));
-    }
+        let q = rows.iter().map(|r| block(r.clone()));
+        format!("{{\n {r},\n \"Q\": {}\n}}\n", joined("[\n", q, ",\n", "\n ]"))
+    };
     w.write_all(out.as_bytes()).map_err(write_error)
 }
 

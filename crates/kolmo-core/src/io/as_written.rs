@@ -14,7 +14,7 @@
 //! The recorder reaches the parsing threads through a thread pool made for the read, whose
 //! threads carry it in a thread-local: concurrent reads never share one.
 
-use super::{Model, ModelFile, Result};
+use super::{Model, ModelFile, ReadOptions, Result, View};
 use crate::exact::{Rational, parse_exact};
 use crate::model::{RewardModel, Written};
 use std::cell::RefCell;
@@ -54,18 +54,22 @@ pub(super) fn record(token: &str, value: f64) {
     });
 }
 
-/// Runs `read` with every parsed token recorded, then attaches the probabilities as written to
-/// the model it returns (see the module docs); a note says why when they could not be kept. A
-/// model that already has them (the CSV and Matrix Market readers keep them themselves) and one
-/// read without number tokens (`.npy`) are returned as they are; nothing is attached when
-/// `normalize` rescaled a row (its values are not the file's) or a number underflowed to 0.
+/// Runs `read`; when `options.exact`, with every parsed token recorded, then attaches the
+/// probabilities as written to the model it returns (see the module docs); a note says why when
+/// they could not be kept. A model that already has them (the CSV and Matrix Market readers keep
+/// them themselves) and one read without number tokens (`.npy`) are returned as they are; nothing
+/// is attached when `normalize` rescaled a row (its values are not the file's) or a number
+/// underflowed to 0.
 ///
 /// # Errors
 /// `read`'s; [`crate::Error::InvalidArgument`] if no thread pool can be made for the read.
 pub(super) fn reading_exactly(
-    normalize: bool,
+    options: &ReadOptions,
     read: impl FnOnce() -> Result<ModelFile> + Send,
 ) -> Result<ModelFile> {
+    if !options.exact {
+        return read();
+    }
     let recorder = Arc::new(Recorder::default());
     let for_threads = Arc::clone(&recorder);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -75,21 +79,16 @@ pub(super) fn reading_exactly(
         .map_err(|e| crate::Error::arg("exact values", format!("cannot start the reading threads: {e}")))?;
     let file = pool.install(read)?;
     drop(pool);
-    let mut file = match file_written(&file.model) {
+    let mut file = match View::of(&file.model).written {
         Some(_) => file,
-        None => attach(file, &recorder, normalize)?,
+        None => attach(file, &recorder, options.normalize)?,
     };
-    if let Some(w) = file_written(&file.model) {
-        let matrix = match &file.model {
-            Model::Dtmc(d) => d.matrix(),
-            Model::Mdp(m) => m.matrix(),
-        };
-        if let Some((s, sum)) = w.first_inexact_row(matrix) {
-            file.notes.push(format!(
-                "as written, the probabilities from state {s} sum to {}, not exactly 1: exact analyses use the fractions recovered from floating point where they sum to 1",
-                crate::model::shortened(&sum.to_string())
-            ));
-        }
+    let v = View::of(&file.model);
+    if let Some((s, sum)) = v.written.and_then(|w| w.first_inexact_row(v.matrix)) {
+        file.notes.push(format!(
+            "as written, the probabilities from state {s} sum to {}, not exactly 1: exact analyses use the fractions recovered from floating point where they sum to 1",
+            crate::model::shortened(&sum.to_string())
+        ));
     }
     Ok(file)
 }
@@ -112,10 +111,7 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
         ));
         return Ok(file);
     }
-    let (matrix, rewards) = match &file.model {
-        Model::Dtmc(d) => (d.matrix(), d.reward_models()),
-        Model::Mdp(m) => (m.matrix(), m.reward_models()),
-    };
+    let v = View::of(&file.model);
     let exact = |values: &[f64]| -> Option<Vec<Rational>> {
         values
             .iter()
@@ -126,7 +122,7 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
             })
             .collect()
     };
-    let Some(probabilities) = exact(matrix.as_parts().2) else {
+    let Some(probabilities) = exact(v.matrix.as_parts().2) else {
         file.notes.push(format!(
             "{NOT_KEPT} (a value not written as a number, or two numbers that round alike)"
         ));
@@ -136,7 +132,7 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
         probabilities,
         ..Written::default()
     };
-    for (name, model) in rewards {
+    for (name, model) in v.rewards {
         let part = |values: &Option<Vec<f64>>| values.as_deref().map(exact);
         let (state, action, transition) = (part(&model.state), part(&model.action), part(&model.transition));
         if [&state, &action, &transition]
@@ -166,10 +162,3 @@ fn attach(mut file: ModelFile, recorder: &Recorder, normalize: bool) -> Result<M
 
 /// The start of the note when the probabilities as written could not be kept.
 const NOT_KEPT: &str = "the probabilities as written could not all be kept, so exact analyses recover fractions from floating point";
-
-fn file_written(model: &Model) -> Option<&Written> {
-    match model {
-        Model::Dtmc(d) => d.written(),
-        Model::Mdp(m) => m.written(),
-    }
-}

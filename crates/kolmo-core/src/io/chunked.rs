@@ -60,8 +60,9 @@ pub(crate) struct Stream<R> {
     buf: Vec<u8>,
     begin: usize,
     end: usize,
+    /// Whether [`data`](Self::data) runs to the end of the file.
     eof: bool,
-    /// Newlines in the file before `buf[begin]`.
+    /// Newlines in the file before `buf[begin]`: the data's first line is line `lines_before + 1`.
     lines_before: usize,
     /// Bytes of the file before `buf[begin]`.
     offset: u64,
@@ -96,22 +97,6 @@ impl<R: Read + Send> Stream<R> {
     /// The bytes read and not yet consumed.
     pub fn data(&self) -> &[u8] {
         &self.buf[self.begin..self.end]
-    }
-
-    /// Whether [`data`](Self::data) runs to the end of the file.
-    pub fn at_eof(&self) -> bool {
-        self.eof
-    }
-
-    /// Newlines in the file before [`data`](Self::data): its first line is line
-    /// `lines_before() + 1`.
-    pub fn lines_before(&self) -> usize {
-        self.lines_before
-    }
-
-    /// Bytes of the file before [`data`](Self::data).
-    pub fn offset(&self) -> u64 {
-        self.offset
     }
 
     /// The number of lines of the whole file, as `str::lines` counts them (a last line without a
@@ -174,10 +159,7 @@ impl<R: Read + Send> Stream<R> {
         let data = &buf[*begin..*end];
         let fill = || fill(reader, (eof, ends_with_newline), spare, &data[from..], more);
         let ((result, newlines), read) = rayon::join(|| work(data), fill);
-        self.end = read.map_err(|error| Error::Io {
-            path: path.to_path_buf(),
-            error,
-        })?;
+        self.end = read.map_err(super::io_error(path))?;
         std::mem::swap(&mut self.buf, &mut self.spare);
         self.offset += from as u64;
         self.lines_before += newlines;
@@ -266,13 +248,13 @@ pub(crate) fn utf8_error(path: &Path, lines_before: usize, bytes: &[u8], at: usi
 pub(crate) type HeaderRead<H> = Option<(H, usize, usize)>;
 
 /// Reads a file's header from the start of `stream`, reading on while it is not complete;
-/// `parse(text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
+/// `parse(path, text, complete)` gets the whole lines read so far (`complete`: the whole file). Leaves
 /// `stream` after the header. Errors as if the whole file had been read as text first: a byte
 /// that is not UTF-8, or nothing but white space, is what is wrong with it.
 pub(crate) fn header_from<R: Read + Send, H>(
     path: &Path,
     stream: &mut Stream<R>,
-    mut parse: impl FnMut(&str, bool) -> Result<HeaderRead<H>>,
+    parse: impl Fn(&Path, &str, bool) -> Result<HeaderRead<H>>,
 ) -> Result<H> {
     stream.read_more(path)?;
     loop {
@@ -280,16 +262,16 @@ pub(crate) fn header_from<R: Read + Send, H>(
         // The whole lines of valid UTF-8 read so far (all of them at the end of a valid file).
         let (valid, bad) = match std::str::from_utf8(data) {
             Ok(_) => (data.len(), false),
-            Err(e) => (e.valid_up_to(), e.error_len().is_some() || stream.at_eof()),
+            Err(e) => (e.valid_up_to(), e.error_len().is_some() || stream.eof),
         };
-        let complete = stream.at_eof() && !bad;
+        let complete = stream.eof && !bad;
         let end = if complete {
             data.len()
         } else {
             memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1)
         };
         let text = std::str::from_utf8(&data[..end]).unwrap_or_default();
-        match parse(text, complete) {
+        match parse(path, text, complete) {
             Ok(Some((header, used, newlines))) => {
                 stream.consume(used, newlines);
                 return Ok(header);
@@ -558,21 +540,15 @@ pub(crate) fn digits_u32(b: &[u8], i: usize) -> Option<(u32, usize)> {
 /// a malformed or infinite number), which the caller's general path then handles.
 #[inline]
 pub(crate) fn plain_number(text: &str, i: usize) -> Option<(f64, usize)> {
-    let j = plain_number_end(text.as_bytes(), i);
-    if j == i {
-        return None;
-    }
-    super::parse_number(text.get(i..j)?).map(|v| (v, j))
-}
-
-/// Where a plain number token starting at `i` ends.
-#[inline(always)]
-fn plain_number_end(b: &[u8], i: usize) -> usize {
+    let b = text.as_bytes();
     let mut j = i;
     while j < b.len() && number_byte(b[j]) {
         j += 1;
     }
-    j
+    if j == i {
+        return None;
+    }
+    super::parse_number(text.get(i..j)?).map(|v| (v, j))
 }
 
 /// The last few plain number tokens parsed and their values. Model files repeat a few
@@ -873,10 +849,10 @@ fn window<F: LineFormat>(
     (Window::Read, newlines)
 }
 
-/// Reads the body of a file in `format` from `stream` (positioned at the body's first line), `size`
-/// being the file's length if known: windows of `tuning.window` bytes, each cut into chunks at
-/// [`LineFormat::cut_at`] and parsed on all cores while the next window is read. Returns the rows,
-/// or `None` if the format abandoned ([`Halt::Abandon`]).
+/// Reads the body of a file in `format` from `stream` (positioned at the body's first line):
+/// windows of `tuning.window` bytes, each cut into chunks at [`LineFormat::cut_at`] and parsed on
+/// all cores while the next window is read (room for the model is reserved from the stream's
+/// length, if known). Returns the rows, or `None` if the format abandoned ([`Halt::Abandon`]).
 ///
 /// # Errors
 /// The first malformed line in file order (or, before it, a byte anywhere that is not UTF-8), as a
@@ -886,7 +862,6 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
     stream: &mut Stream<R>,
     format: &mut F,
     tuning: Tuning,
-    size: Option<u64>,
 ) -> Result<Option<Rows>> {
     let mut pool = Vec::new();
     let mut rows = Rows {
@@ -895,26 +870,20 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
     };
     let (mut first, mut reserved) = (true, false);
     loop {
-        if !stream.at_eof() && stream.data().len() < tuning.window {
+        if !stream.eof && stream.data().len() < tuning.window {
             stream.read_more(path)?;
         }
         let first_size = if first { tuning.first_chunk } else { tuning.chunk };
-        let cuts = plan_cuts(
-            stream.data(),
-            stream.at_eof(),
-            first_size,
-            tuning.chunk,
-            F::cut_at,
-        );
+        let cuts = plan_cuts(stream.data(), stream.eof, first_size, tuning.chunk, F::cut_at);
         if cuts.len() < 2 {
-            if stream.at_eof() {
+            if stream.eof {
                 return Ok(Some(rows));
             }
             stream.read_more(path)?;
             continue;
         }
         let end = cuts[cuts.len() - 1];
-        let lines_before = stream.lines_before();
+        let lines_before = stream.lines_before;
         let outcome = stream.read_ahead_while(path, end, |data| {
             let format = (&mut *format, &mut rows);
             window(&mut pool, path, format, (data, &cuts), (lines_before, first))
@@ -928,8 +897,8 @@ pub(crate) fn read_chunked<R: Read + Send, F: LineFormat>(
         }
         first = false;
         // Room for the whole model, estimated from the share of the file read so far.
-        let read = stream.offset();
-        if let Some(size) = size
+        let read = stream.offset;
+        if let Some(size) = stream.size
             && !reserved
             && read > 0
             && size > read
@@ -1192,7 +1161,7 @@ mod tests {
             assert_eq!(count_newlines(b), newlines);
             let mut s = Stream::new(b, 3, None);
             s.read_more(Path::new("x")).unwrap();
-            while !s.at_eof() {
+            while !s.eof {
                 s.read_more(Path::new("x")).unwrap();
             }
             let n = s.data().len();

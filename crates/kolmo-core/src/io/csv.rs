@@ -32,84 +32,59 @@ struct Field {
 
 /// Splits `line` at `sep`, honouring double quotes.
 fn fields(path: &Path, line_no: usize, line: &str, sep: char) -> Result<Vec<Field>> {
+    // Columns count characters: character `i` is in column `i + 1`.
+    let c: Vec<char> = line.chars().collect();
     let mut out = Vec::new();
-    let mut chars = line.chars().peekable();
-    let mut column = 1;
+    let mut i = 0;
     loop {
         // Blanks before a field (and its quote) are skipped.
-        while chars.peek().is_some_and(|&c| c == ' ' && c != sep) {
-            chars.next();
-            column += 1;
+        while c.get(i) == Some(&' ') {
+            i += 1;
         }
-        let start = column;
+        let (column, quoted) = (i + 1, c.get(i) == Some(&'"'));
         let mut text = String::new();
-        let quoted = chars.peek() == Some(&'"');
         if quoted {
-            chars.next();
-            column += 1;
+            i += 1;
             loop {
-                match chars.next() {
-                    None => {
-                        return Err(parse_error(
-                            path,
-                            line_no,
-                            start,
-                            "the quoted field has no closing '\"' on this line",
-                        ));
+                match (c.get(i), c.get(i + 1)) {
+                    (None, _) => {
+                        let message = "the quoted field has no closing '\"' on this line";
+                        return Err(parse_error(path, line_no, column, message));
                     }
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        column += 2;
+                    (Some('"'), Some('"')) => {
                         text.push('"');
+                        i += 1;
                     }
-                    Some('"') => {
-                        column += 1;
-                        break;
-                    }
-                    Some(c) => {
-                        column += 1;
-                        text.push(c);
-                    }
+                    (Some('"'), _) => break,
+                    (Some(&ch), _) => text.push(ch),
                 }
+                i += 1;
             }
-            while chars.peek().is_some_and(|&c| c != sep) {
-                let c = chars.next().unwrap_or(' ');
-                if !c.is_whitespace() {
-                    return Err(parse_error(
-                        path,
-                        line_no,
-                        column,
-                        format!("unexpected '{}' after the quoted field", c.escape_debug()),
-                    ));
+            i += 1;
+            while let Some(&ch) = c.get(i).filter(|&&ch| ch != sep) {
+                if !ch.is_whitespace() {
+                    let message = format!("unexpected '{}' after the quoted field", ch.escape_debug());
+                    return Err(parse_error(path, line_no, i + 1, message));
                 }
-                column += 1;
+                i += 1;
             }
         } else {
-            while let Some(&c) = chars.peek() {
-                if c == sep {
-                    break;
-                }
-                text.push(c);
-                chars.next();
-                column += 1;
-            }
-            text = text.trim().to_string();
+            let end = c[i..].iter().position(|&ch| ch == sep).map_or(c.len(), |k| i + k);
+            text = c[i..end].iter().collect::<String>().trim().to_string();
+            i = end;
         }
-        out.push(Field {
-            text,
-            column: start,
-            quoted,
-        });
-        if chars.next().is_none() {
+        out.push(Field { text, column, quoted });
+        if i >= c.len() {
             return Ok(out);
         }
-        column += 1;
+        i += 1;
     }
 }
 
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let at = |line: usize, column: usize, message: String| parse_error(path, line, column, message);
     // (line number, line) of every line holding data.
     let lines: Vec<(usize, &str)> = text
         .split('\n')
@@ -119,22 +94,16 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         .collect();
     let last_line = text.split('\n').count().max(1);
     let Some(&(first_no, first)) = lines.first() else {
-        return Err(parse_error(
-            path,
+        return Err(at(
             last_line,
             1,
-            "the file has no matrix rows (only blank lines and comments)",
+            "the file has no matrix rows (only blank lines and comments)".into(),
         ));
     };
-    let sep = if first.contains(',') {
-        ','
-    } else if first.contains(';') {
-        ';'
-    } else if first.contains('\t') {
-        '\t'
-    } else {
-        ','
-    };
+    let sep = [',', ';', '\t']
+        .into_iter()
+        .find(|&c| first.contains(c))
+        .unwrap_or(',');
     let head = fields(path, first_no, first, sep)?;
     // `nan` and `inf` are bad numbers, not state names (quote them to name states so).
     let name =
@@ -142,31 +111,26 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let is_header = head.iter().any(name);
     let (names, row_names, rows) = if is_header {
         let row_names = head.len() >= 2 && head[0].text.is_empty();
-        let names: Vec<String> = head[usize::from(row_names)..]
-            .iter()
-            .map(|f| f.text.clone())
-            .collect();
+        let head = &head[usize::from(row_names)..];
         let mut seen = std::collections::HashSet::new();
-        for f in &head[usize::from(row_names)..] {
-            if !seen.insert(f.text.as_str()) {
-                return Err(parse_error(
-                    path,
-                    first_no,
-                    f.column,
-                    format!(
-                        "the state name \"{}\" appears twice in the header",
-                        excerpt(&f.text)
-                    ),
-                ));
-            }
+        if let Some(f) = head.iter().find(|f| !seen.insert(f.text.as_str())) {
+            let message = format!(
+                "the state name \"{}\" appears twice in the header",
+                excerpt(&f.text)
+            );
+            return Err(at(first_no, f.column, message));
         }
-        (Some(names), row_names, &lines[1..])
+        (
+            Some(head.iter().map(|f| f.text.clone()).collect()),
+            row_names,
+            &lines[1..],
+        )
     } else {
         (None, false, &lines[..])
     };
     let n = names.as_ref().map_or(head.len(), Vec::len);
     if n > StateId::MAX as usize {
-        return Err(parse_error(path, first_no, 1, "too many columns"));
+        return Err(at(first_no, 1, "too many columns".into()));
     }
     let width = n + usize::from(row_names);
     let mut entries = Vec::new();
@@ -175,8 +139,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let mut row_lines = Vec::with_capacity(rows.len().min(n));
     for (i, &(line_no, line)) in rows.iter().enumerate() {
         if i == n {
-            return Err(parse_error(
-                path,
+            return Err(at(
                 line_no,
                 1,
                 format!("the matrix must be square: {n} columns, so no more than {n} rows"),
@@ -185,8 +148,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         let row = fields(path, line_no, line, sep)?;
         if row.len() != width {
             let column = row.get(width).map_or(line.chars().count() + 1, |f| f.column);
-            return Err(parse_error(
-                path,
+            return Err(at(
                 line_no,
                 column,
                 format!(
@@ -200,24 +162,18 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         if row_names {
             let expected = &names.as_ref().expect("row names come with a header")[i];
             if row[0].text != *expected {
-                return Err(parse_error(
-                    path,
-                    line_no,
-                    row[0].column,
-                    format!(
-                        "row {} is named \"{}\" but the header's state {} is \"{}\"",
-                        i + 1,
-                        excerpt(&row[0].text),
-                        i + 1,
-                        excerpt(expected)
-                    ),
-                ));
+                let (name, expected) = (excerpt(&row[0].text), excerpt(expected));
+                let message = format!(
+                    "row {} is named \"{name}\" but the header's state {} is \"{expected}\"",
+                    i + 1,
+                    i + 1
+                );
+                return Err(at(line_no, row[0].column, message));
             }
         }
         for (j, f) in row[usize::from(row_names)..].iter().enumerate() {
             let Some(value) = parse_number(&f.text) else {
-                return Err(parse_error(
-                    path,
+                return Err(at(
                     line_no,
                     f.column,
                     if f.text.is_empty() {
@@ -253,30 +209,21 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         row_lines.push(line_no);
     }
     if row_lines.len() < n {
-        return Err(parse_error(
-            path,
-            last_line,
-            1,
-            format!(
-                "the matrix must be square: {n} columns but {} rows",
-                row_lines.len()
-            ),
-        ));
+        let message = format!(
+            "the matrix must be square: {n} columns but {} rows",
+            row_lines.len()
+        );
+        return Err(at(last_line, 1, message));
     }
     let show = |s: StateId| match &names {
         Some(names) => format!("{} \"{}\"", s + 1, excerpt(&names[s as usize])),
         None => (s + 1).to_string(),
     };
-    let places: Vec<(usize, usize, String)> = entries
-        .iter()
-        .map(|e| {
-            (
-                e.line,
-                e.column,
-                format!("row {}, column {}", show(e.state), show(e.target)),
-            )
-        })
-        .collect();
+    let places = entries.clone();
+    let context = |at| {
+        let e = places.iter().find(|e| (e.line, e.column) == at)?;
+        Some(format!("row {}, column {}", show(e.state), show(e.target)))
+    };
     if underflow {
         written = None;
     }
@@ -284,7 +231,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         build_matrix_written(path, n, entries, written, options.normalize, |s| {
             row_lines[s as usize]
         })
-        .map_err(|e| annotate(e, &places))?;
+        .map_err(|e| annotate(e, context))?;
     let mut dtmc = with_written(Dtmc::new(matrix, vec![0])?, written)?;
     if underflow {
         notes.push(super::rows::UNDERFLOW_NOTE.to_string());

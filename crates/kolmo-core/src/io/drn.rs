@@ -63,25 +63,19 @@
 use super::chunked::{HeaderRead, Stream, TextLines, Tuning, header_from};
 use super::text_out::{Numbers, push_uint, write_states};
 use super::tra::Line;
-use super::{Model, ReadOptions, parse_error, parse_number};
+use super::{Model, ReadOptions, View, io_error, parse_error, parse_number};
 use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
 
 pub(super) use super::chunked::{column_of, quote};
 
-/// Model types kolmo reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Dtmc,
-    Mdp,
-}
-
 /// What the header said.
 pub(super) struct Header {
-    pub kind: Kind,
+    /// An MDP (else a DTMC).
+    pub is_mdp: bool,
     pub reward_names: Vec<String>,
     pub nr_states: usize,
     pub nr_states_line: usize,
@@ -116,7 +110,7 @@ fn count(path: &Path, line: &Line) -> Result<usize> {
 }
 
 fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> Result<Header> {
-    let mut kind = None;
+    let mut is_mdp = None;
     let mut reward_names = Vec::new();
     let (mut nr_states, mut nr_choices): (Option<(usize, usize)>, _) = (None, None);
     let mut placeholders = HashMap::new();
@@ -157,9 +151,9 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
         }
         match key {
             "@type:" => {
-                kind = Some(match arg {
-                    "DTMC" => Kind::Dtmc,
-                    "MDP" => Kind::Mdp,
+                is_mdp = Some(match arg {
+                    "DTMC" => false,
+                    "MDP" => true,
                     other @ ("CTMC" | "Markov Automaton" | "MA" | "POMDP" | "S2PG" | "SMG") => {
                         return Err(err(format!(
                             "model type {other} is not supported: kolmo reads DTMCs and MDPs"
@@ -237,7 +231,7 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                 }
             }
             "@model" => {
-                let Some(kind) = kind else {
+                let Some(is_mdp) = is_mdp else {
                     return Err(err("`@type:` must come before `@model`".into()));
                 };
                 let Some((nr_states, nr_states_line)) = nr_states else {
@@ -254,7 +248,7 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                     ));
                 }
                 return Ok(Header {
-                    kind,
+                    is_mdp,
                     reward_names,
                     nr_states,
                     nr_states_line,
@@ -321,44 +315,8 @@ pub(crate) fn read_from<R: Read + Send>(
     tuning: Tuning,
 ) -> Result<(Model, Vec<String>)> {
     let mut stream = Stream::new(reader, tuning.window, size);
-    let header = header_from(path, &mut stream, |text, complete| {
-        header_in(path, text, complete)
-    })?;
-    super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning, size)
-}
-
-/// The parts of a model the writers need, for either kind.
-pub(super) struct View<'a> {
-    pub matrix: &'a crate::sparse::CsrMatrix,
-    pub initial: &'a [StateId],
-    pub labels: &'a BTreeMap<String, StateSet>,
-    pub names: Option<&'a [String]>,
-    pub action_names: Option<&'a [String]>,
-    pub rewards: &'a BTreeMap<String, RewardModel>,
-    pub is_mdp: bool,
-}
-
-impl<'a> View<'a> {
-    /// The view of `model`.
-    pub fn of(model: &'a Model) -> Self {
-        macro_rules! view {
-            ($m:expr, $action_names:expr, $is_mdp:expr) => {
-                Self {
-                    matrix: $m.matrix(),
-                    initial: $m.initial(),
-                    labels: $m.labels(),
-                    names: $m.names(),
-                    action_names: $action_names,
-                    rewards: $m.reward_models(),
-                    is_mdp: $is_mdp,
-                }
-            };
-        }
-        match model {
-            Model::Dtmc(d) => view!(d, None, false),
-            Model::Mdp(m) => view!(m, m.action_names(), true),
-        }
-    }
+    let header = header_from(path, &mut stream, header_in)?;
+    super::drn_body::read_body(path, &mut stream, &header, options.normalize, tuning)
 }
 
 /// The action rewards of `r` with its transition part folded in: `action[a] + Σ_t P(a, t) · r(a, t)`
@@ -375,36 +333,23 @@ pub(super) fn folded_action_rewards(r: &RewardModel, matrix: &crate::sparse::Csr
     Some(only.expected_per_choice(matrix))
 }
 
-fn io(error: std::io::Error) -> Error {
-    Error::Io {
-        path: "(DRN output)".into(),
-        error,
-    }
-}
-
 /// Writes `model` in DRN (see the module docs for what is written and how transition rewards are
 /// folded into action rewards).
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     let v = View::of(model);
     let matrix = v.matrix;
     let n = matrix.row_groups();
-    for name in v.rewards.keys() {
-        if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err(Error::arg(
-                "reward model",
-                format!(
-                    "{name:?}: DRN separates reward model names by white space, so a name cannot be empty or hold any"
-                ),
-            ));
-        }
+    if let Some(name) = (v.rewards.keys()).find(|r| r.is_empty() || r.contains(char::is_whitespace)) {
+        return Err(Error::arg(
+            "reward model",
+            format!(
+                "{name:?}: DRN separates reward model names by white space, so a name cannot be empty or hold any"
+            ),
+        ));
     }
-    for label in v.labels.keys() {
-        if label.is_empty() || label.contains('"') {
-            return Err(Error::arg(
-                "label",
-                format!("{label:?}: DRN cannot write an empty label or one holding `\"`"),
-            ));
-        }
+    if let Some(label) = v.labels.keys().find(|l| l.is_empty() || l.contains('"')) {
+        let message = format!("{label:?}: DRN cannot write an empty label or one holding `\"`");
+        return Err(Error::arg("label", message));
     }
     if let Some(names) = v.action_names
         && let Some(bad) = names
@@ -428,17 +373,13 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     if !v.labels.contains_key("init") {
         labels.insert(0, ("init", &init));
     }
-    let mut out = String::new();
-    out.push_str("// Written by kolmo\n");
-    out.push_str(if v.is_mdp { "@type: MDP\n" } else { "@type: DTMC\n" });
-    out.push_str("@value_type: double\n@parameters\n\n@reward_models\n");
-    out.push_str(&v.rewards.keys().cloned().collect::<Vec<_>>().join(" "));
-    out.push('\n');
-    out.push_str(&format!(
-        "@nr_states\n{n}\n@nr_choices\n{}\n@model\n",
-        matrix.nrows()
-    ));
-    w.write_all(out.as_bytes()).map_err(io)?;
+    let (kind, m) = (if v.is_mdp { "MDP" } else { "DTMC" }, matrix.nrows());
+    let names = v.rewards.keys().cloned().collect::<Vec<_>>().join(" ");
+    let header = format!(
+        "// Written by kolmo\n@type: {kind}\n@value_type: double\n@parameters\n\n@reward_models\n{names}\n@nr_states\n{n}\n@nr_choices\n{m}\n@model\n"
+    );
+    w.write_all(header.as_bytes())
+        .map_err(io_error(Path::new("(DRN output)")))?;
     let (row_ptr, cols, vals) = matrix.as_parts();
     // The values of a bracket, one per reward model (nothing without reward models).
     let bracket = |out: &mut String, numbers: &mut Numbers, value: &dyn Fn(usize) -> f64| {
@@ -504,7 +445,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             }
         }
     })
-    .map_err(io)
+    .map_err(io_error(Path::new("(DRN output)")))
 }
 
 #[cfg(test)]

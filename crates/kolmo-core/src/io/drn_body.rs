@@ -9,7 +9,7 @@ use super::chunked::{
     ChunkError, ChunkResult, ChunkRows, Faults, Halt, LineFormat, NumberCache, RowNames, Stream, Tuning,
     column_of, digits_u32, end_of_line, line_start_from, quote, read_chunked, skip_blanks, text_line,
 };
-use super::drn::{Header, Kind, split_token, value};
+use super::drn::{Header, split_token, value};
 use super::rows::no_transitions_message;
 use super::{Model, parse_error};
 use crate::model::{RewardModel, StateSet};
@@ -314,7 +314,7 @@ impl Chunk {
         if !(b[i..].starts_with(b"action") && matches!(b.get(i + 6), Some(b' ' | b'\t'))) {
             return None;
         }
-        if self.parts.states == 0 || (ctx.header.kind == Kind::Dtmc && self.choices_in_state > 0) {
+        if self.parts.states == 0 || (!ctx.header.is_mdp && self.choices_in_state > 0) {
             return None;
         }
         let j = skip_blanks(b, i + 6);
@@ -457,11 +457,8 @@ impl Chunk {
         match self.count {
             Some(c) if c.k() == len => {}
             Some(Count::Declared(k)) => {
-                return Err(self.err(
-                    line,
-                    rest,
-                    format!("{len} reward(s) in brackets; @reward_models declares {k}"),
-                ));
+                let message = format!("{len} reward(s) in brackets; @reward_models declares {k}");
+                return Err(self.err(line, rest, message));
             }
             Some(Count::File { k, line: first }) => return Err(self.err(line, rest, gave(k, first))),
             Some(Count::Chunk { k, line: first }) => {
@@ -522,7 +519,7 @@ impl Chunk {
         if self.parts.states == 0 {
             return Err(self.err(line, t, "`action` before the first `state`"));
         }
-        if ctx.header.kind == Kind::Dtmc && self.choices_in_state > 0 {
+        if !ctx.header.is_mdp && self.choices_in_state > 0 {
             return Err(self.err(
                 line,
                 t,
@@ -537,19 +534,13 @@ impl Chunk {
         let rewards = if rest.starts_with('[') {
             let after = self.bracketed(ctx, line, rest)?;
             if !after.trim().is_empty() {
-                return Err(self.err(
-                    line,
-                    after.trim_start(),
-                    format!("unexpected {} after the action rewards", quote(after.trim())),
-                ));
+                let message = format!("unexpected {} after the action rewards", quote(after.trim()));
+                return Err(self.err(line, after.trim_start(), message));
             }
             true
         } else if !rest.is_empty() {
-            return Err(self.err(
-                line,
-                rest,
-                format!("unexpected {} after the action name", quote(rest)),
-            ));
+            let message = format!("unexpected {} after the action name", quote(rest));
+            return Err(self.err(line, rest, message));
         } else {
             false
         };
@@ -566,7 +557,7 @@ impl Chunk {
         self.row_has_transition = false;
         self.row_line = self.line;
         self.choices_in_state += 1;
-        let mdp = ctx.header.kind == Kind::Mdp;
+        let mdp = ctx.header.is_mdp;
         let code = if is_decimal(name, choice) {
             INDEX
         } else if name == "__NOLABEL__" {
@@ -591,7 +582,7 @@ impl Chunk {
             return Err(self.err(line, t, format!("expected `state <number>`, found {}", quote(t))));
         }
         if self.choices_in_state == 0 {
-            if ctx.header.kind == Kind::Mdp {
+            if ctx.header.is_mdp {
                 return Err(self.err(
                     line,
                     t,
@@ -602,14 +593,8 @@ impl Chunk {
             self.open_row(ctx, "0", false);
         }
         let Some((target, p)) = t.split_once(':') else {
-            return Err(self.err(
-                line,
-                t,
-                format!(
-                    "expected `state`, `action` or a transition `<target> : <probability>`, found {}",
-                    quote(t)
-                ),
-            ));
+            let expected = "expected `state`, `action` or a transition `<target> : <probability>`";
+            return Err(self.err(line, t, format!("{expected}, found {}", quote(t))));
         };
         let target_text = target.trim();
         let found = || format!("expected a target state number, found {}", quote(target_text));
@@ -654,7 +639,7 @@ impl Chunk {
         }
         self.close_row(ctx);
         let state = self.state_id();
-        let keep = ctx.build && ctx.header.kind == Kind::Mdp;
+        let keep = ctx.build && ctx.header.is_mdp;
         self.csr.close_state(state, self.choices_in_state, keep);
         if self.choices_in_state == 0 {
             (self.csr.fault)
@@ -785,12 +770,12 @@ impl LineFormat for Reader<'_> {
     }
 
     fn grouped(&self) -> bool {
-        self.header.kind == Kind::Mdp
+        self.header.is_mdp
     }
 }
 
-/// Reads the `@model` section from `stream` (positioned after the `@model` line), `size` being the
-/// file's length if known, and makes the model of it; returns the model with notes for the user.
+/// Reads the `@model` section from `stream` (positioned after the `@model` line) and makes the
+/// model of it; returns the model with notes for the user.
 /// While the chunks of a window are parsed, the next window is read.
 ///
 /// # Errors
@@ -804,9 +789,8 @@ pub(super) fn read_body<R: Read + Send>(
     header: &Header,
     normalize: bool,
     tuning: Tuning,
-    size: Option<u64>,
 ) -> Result<(Model, Vec<String>)> {
-    let (n, kind) = (header.nr_states, header.kind);
+    let (n, is_mdp) = (header.nr_states, header.is_mdp);
     let declared = header.reward_names.len();
     let mut r = Reader {
         path,
@@ -818,16 +802,15 @@ pub(super) fn read_body<R: Read + Send>(
         faults: Faults::default(),
         parts: Parts::default(),
     };
-    let csr = read_chunked(path, stream, &mut r, tuning, size)?.unwrap_or_default();
+    let csr = read_chunked(path, stream, &mut r, tuning)?.unwrap_or_default();
     let last_line = stream.total_lines();
     let (states, rows) = r.taken;
+    // The body's errors are placed at column 1 of a line of the header.
+    let at = |line: usize, message: String| parse_error(path, line, 1, message);
     if states != n {
-        return Err(parse_error(
-            path,
-            header.nr_states_line,
-            1,
-            format!("@nr_states declares {n} states but the file has {states} (it ends on line {last_line})"),
-        ));
+        let message =
+            format!("@nr_states declares {n} states but the file has {states} (it ends on line {last_line})");
+        return Err(at(header.nr_states_line, message));
     }
     if let Some(e) = r.empty_action {
         return Err(e);
@@ -835,10 +818,8 @@ pub(super) fn read_body<R: Read + Send>(
     if let Some((m, line)) = header.nr_choices
         && m != rows
     {
-        return Err(parse_error(
-            path,
+        return Err(at(
             line,
-            1,
             format!("@nr_choices declares {m} choices but the file has {rows}"),
         ));
     }
@@ -846,41 +827,24 @@ pub(super) fn read_body<R: Read + Send>(
     let mut parts = r.parts;
     let initial: Vec<StateId> = parts.labels.get("init").cloned().unwrap_or_default();
     if initial.is_empty() {
-        return Err(parse_error(
-            path,
-            header.model_line,
-            1,
-            "no initial state: no state has the label `init`",
-        ));
+        let message = "no initial state: no state has the label `init`";
+        return Err(at(header.model_line, message.into()));
     }
-    let is_mdp = kind == Kind::Mdp;
     let actions = &parts.actions;
     let action_names = (is_mdp && !actions.names.is_empty()).then(|| {
+        let groups = csr.group_ptr.as_deref().unwrap_or_default().windows(2);
+        let choices = groups.flat_map(|g| actions.codes[g[0]..g[1]].iter().enumerate());
+        let name = |(i, &code): (usize, &u32)| match code {
+            NOLABEL => String::new(),
+            INDEX => i.to_string(),
+            c => actions.name(c).unwrap_or_default().to_string(),
+        };
         let mut out = Vec::with_capacity(parts.rows);
-        for g in csr.group_ptr.as_deref().unwrap_or_default().windows(2) {
-            out.extend(
-                actions.codes[g[0]..g[1]]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &code)| match code {
-                        NOLABEL => String::new(),
-                        INDEX => i.to_string(),
-                        c => actions.name(c).unwrap_or_default().to_string(),
-                    }),
-            );
-        }
+        out.extend(choices.map(name));
         out
     });
     // Reward models: column i of the bracketed values.
     let k = r.count.map_or(0, Count::k);
-    let mut state_rewards = parts
-        .state_rewards
-        .seen
-        .then_some(std::mem::take(&mut parts.state_rewards.values));
-    let mut action_rewards = parts
-        .action_rewards
-        .seen
-        .then_some(std::mem::take(&mut parts.action_rewards.values));
     let mut rewards = Vec::with_capacity(k);
     for i in 0..k {
         let name = header
@@ -889,8 +853,8 @@ pub(super) fn read_body<R: Read + Send>(
             .cloned()
             .unwrap_or_else(|| format!("rew{i}"));
         let mut model = RewardModel {
-            state: reward_column(&mut state_rewards, i, k),
-            action: reward_column(&mut action_rewards, i, k),
+            state: reward_column(&mut parts.state_rewards, i, k),
+            action: reward_column(&mut parts.action_rewards, i, k),
             transition: None,
         };
         if model.is_empty() {
@@ -922,11 +886,11 @@ pub(super) fn read_body<R: Read + Send>(
 
 /// Reward model `i` of `k` from values stored `k` per item: `None` when every value is zero (the
 /// part is absent). With a single reward model the array itself is taken.
-fn reward_column(flat: &mut Option<Vec<f64>>, i: usize, k: usize) -> Option<Vec<f64>> {
+fn reward_column(flat: &mut Flat, i: usize, k: usize) -> Option<Vec<f64>> {
     let part: Vec<f64> = if k == 1 {
-        flat.take()?
+        flat.seen.then(|| std::mem::take(&mut flat.values))?
     } else {
-        flat.as_ref()?.iter().skip(i).step_by(k).copied().collect()
+        flat.seen()?.iter().skip(i).step_by(k).copied().collect()
     };
     part.par_iter().any(|&v| v != 0.0).then_some(part)
 }

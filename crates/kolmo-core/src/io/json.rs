@@ -24,7 +24,7 @@ use super::rows::{
     entry_fault, normalized_note, sum_message,
 };
 use super::text_out::{Form, Numbers, push_uint, write_states};
-use super::{Model, ReadOptions, parse_error, parse_number};
+use super::{Model, ReadOptions, View, parse_error, parse_number};
 use crate::model::{RewardModel, StateSet};
 use crate::sparse::CsrMatrix;
 use crate::{Error, Result, StateId, excerpt};
@@ -239,12 +239,12 @@ fn whole(raw: &str) -> Option<u64> {
     })
 }
 
-/// `"a", "b"` for messages.
-fn quoted(keys: &[&str]) -> String {
-    keys.iter()
-        .map(|k| format!("\"{k}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// `"a", "b"` (excerpts) for messages.
+fn quoted<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    let items: Vec<String> = (items.into_iter())
+        .map(|s| format!("\"{}\"", excerpt(s.as_ref())))
+        .collect();
+    items.join(", ")
 }
 
 /// The state of one attempt at reading a file (`'de`: the text and the file's name).
@@ -730,7 +730,7 @@ impl<'de> Part<'de> for TopPart {
                 let message = format!(
                     "unknown key \"{}\" in the model; the keys are {}",
                     excerpt(&name),
-                    quoted(TOP_KEYS)
+                    quoted(TOP_KEYS.iter())
                 );
                 return Err(r.fail(at, message));
             };
@@ -967,24 +967,16 @@ impl<'de, S: Sink<'de>> Part<'de> for TransPart<'_, S> {
             keys.push((state, at));
             let start = r.next_start(key_end);
             let path = Seg::Key(base, &name);
-            let sink = &mut *self.sink;
-            end = Some(if r.mdp {
-                let actions = ActionsPart {
-                    sink,
-                    path: &path,
-                    state,
-                    member: at,
-                };
-                map.next_value_seed(r.seed(start, actions))?
-            } else {
-                let dist = DistPart {
-                    sink,
-                    path: &path,
-                    state,
-                    action: Act::Only,
-                    member: at,
-                };
-                map.next_value_seed(r.seed(start, dist))?
+            let dist = DistPart {
+                sink: &mut *self.sink,
+                path: &path,
+                state,
+                action: Act::Only,
+                member: at,
+            };
+            end = Some(match r.mdp {
+                true => map.next_value_seed(r.seed(start, ActionsPart(dist)))?,
+                false => map.next_value_seed(r.seed(start, dist))?,
             });
         }
         if !keys.windows(2).all(|w| w[0].0 < w[1].0) {
@@ -1073,28 +1065,23 @@ impl<'de, S: Sink<'de>> Part<'de> for ItemPart<'_, S> {
     }
 }
 
-/// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`; gives where they
-/// end.
-struct ActionsPart<'a, S> {
-    sink: &'a mut S,
-    path: &'a Seg<'a>,
-    state: StateId,
-    /// Where the key of the source state starts.
-    member: usize,
-}
+/// An MDP state's actions: `{action: distribution}` or `[distribution, ...]`, each read as a
+/// [`DistPart::choice`] of the state's; gives where they end.
+struct ActionsPart<'a, 'de, S>(DistPart<'a, 'de, S>);
 
-impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
+impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, 'de, S> {
     const OPENS: &'static [u8] = b"[{";
     type Value = usize;
 
     fn expected(&self, _: &Reader<'de>) -> String {
         format!(
             "{}: expected the state's actions, {{\"action\": {{\"state\": p, ...}}, ...}} or a list [{{\"state\": p, ...}}, ...]",
-            self.path
+            self.0.path
         )
     }
 
     fn map<M: MapAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut map: M) -> Res<usize, M::Error> {
+        let mut of_state = self.0;
         let mut names: Vec<(Cow<'de, str>, usize)> = Vec::new();
         let mut end = open + 1;
         while let Some(key) = map.next_key::<Raw<'de>>()? {
@@ -1103,14 +1090,8 @@ impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
             if let Some(first) = names.iter().find(|n| n.0 == name) {
                 return Err(r.twice(&name, at, first.1));
             }
-            let path = Seg::Key(self.path, &name);
-            let dist = DistPart {
-                sink: &mut *self.sink,
-                path: &path,
-                state: self.state,
-                action: Act::Name(name.clone()),
-                member: self.member,
-            };
+            let path = Seg::Key(of_state.path, &name);
+            let dist = of_state.choice(&path, Act::Name(name.clone()));
             end = map.next_value_seed(r.seed(r.next_start(at + key.0.len()), dist))?;
             names.push((name, at));
         }
@@ -1118,21 +1099,14 @@ impl<'de, S: Sink<'de>> Part<'de> for ActionsPart<'_, S> {
     }
 
     fn seq<A: SeqAccess<'de>>(self, r: &mut Reader<'de>, open: usize, mut seq: A) -> Res<usize, A::Error> {
-        let mut end = None;
+        let (mut of_state, mut end) = (self.0, None);
         for i in 0.. {
             let start = r.item_start(open, end);
-            let path = Seg::Index(self.path, i);
+            let path = Seg::Index(of_state.path, i);
             let Ok(choice) = u32::try_from(i) else {
                 return Err(r.fail(start, format!("{path}: too many actions")));
             };
-            let dist = DistPart {
-                sink: &mut *self.sink,
-                path: &path,
-                state: self.state,
-                action: Act::Index(choice),
-                member: self.member,
-            };
-            match seq.next_element_seed(r.seed(start, dist))? {
+            match seq.next_element_seed(r.seed(start, of_state.choice(&path, Act::Index(choice))))? {
                 Some(e) => end = Some(e),
                 None => break,
             }
@@ -1149,6 +1123,20 @@ struct DistPart<'a, 'de, S> {
     action: Act<'de>,
     /// Where the key of the source state starts.
     member: usize,
+}
+
+impl<'de, S> DistPart<'_, 'de, S> {
+    /// The distribution of the same state's choice `action`, at `path`.
+    fn choice<'b>(&'b mut self, path: &'b Seg<'b>, action: Act<'de>) -> DistPart<'b, 'de, S> {
+        let (state, member) = (self.state, self.member);
+        DistPart {
+            sink: &mut *self.sink,
+            path,
+            state,
+            action,
+            member,
+        }
+    }
 }
 
 impl<'de, S: Sink<'de>> Part<'de> for DistPart<'_, 'de, S> {
@@ -1219,9 +1207,7 @@ impl Transitions {
                         "state {} has no action \"{}\" (its actions are {})",
                         st.show(state),
                         excerpt(name),
-                        rows.map(|r| format!("\"{}\"", excerpt(&names[r])))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        quoted(rows.map(|r| &names[r]))
                     )
                 })
             }
@@ -1507,19 +1493,9 @@ fn collected(r: &Reader<'_>, all: &[Trans<'_>]) -> Res<Transitions, Stop> {
     }
     let places: Vec<(usize, usize)> = entries.iter().map(|e| (e.line, e.column)).collect();
     let line = r.line_of(r.transitions_at);
-    let (matrix, notes) = build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|mut e| {
-        if let Error::Parse {
-            line,
-            column,
-            message,
-            ..
-        } = &mut e
-            && let Some(i) = places.iter().position(|p| *p == (*line, *column))
-        {
-            let _ = write!(message, " [at {}]", r.context(&all[i]));
-        }
-        e
-    })?;
+    let context = |at| places.iter().position(|p| *p == at).map(|i| r.context(&all[i]));
+    let (matrix, notes) =
+        build_matrix(r.path, st.n, entries, r.normalize, |_| line).map_err(|e| annotate(e, context))?;
     let named = naming.is_some_and(|n| n.0);
     Ok(Transitions {
         matrix,
@@ -1611,15 +1587,10 @@ impl States<'_> {
     fn resolve(&self, text: &str, is_string: bool) -> Res<StateId, String> {
         if is_string && let Some(names) = &self.names {
             return self.index.get(text).copied().ok_or_else(|| {
-                let shown: Vec<String> = names
-                    .iter()
-                    .take(8)
-                    .map(|s| format!("\"{}\"", excerpt(s)))
-                    .collect();
                 format!(
                     "unknown state \"{}\" (the states are {}{})",
                     excerpt(text),
-                    shown.join(", "),
+                    quoted(names.iter().take(8)),
                     if names.len() > 8 { ", ..." } else { "" }
                 )
             });
@@ -1643,22 +1614,12 @@ impl States<'_> {
         }
     }
 
-    /// A [`parse_error`] at `node`.
-    fn at(&self, node: &Json<'_>, message: impl Into<String>) -> Error {
-        parse_error(self.path, node.line, node.column, message)
-    }
-
-    /// A [`parse_error`] at the key of `m`.
-    fn at_key(&self, m: &Member<'_>, message: impl Into<String>) -> Error {
-        parse_error(self.path, m.line, m.column, message)
-    }
-
     /// The members of `node`, which must be an object whose keys are all in `allowed` (any key when
     /// `allowed` is empty); `what` names it in messages.
     fn object<'j, 't>(&self, node: &'j Json<'t>, what: &str, allowed: &[&str]) -> Result<&'j [Member<'t>]> {
         let Value::Object(members) = &node.value else {
-            return Err(self.at(
-                node,
+            return Err(node.error(
+                self.path,
                 format!("{what}: expected an object, found {}", describe(node)),
             ));
         };
@@ -1668,9 +1629,9 @@ impl States<'_> {
             let message = format!(
                 "unknown key \"{}\" in {what}; the keys are {}",
                 excerpt(&m.key),
-                quoted(allowed)
+                quoted(allowed.iter())
             );
-            return Err(self.at_key(m, message));
+            return Err(m.error(self.path, message));
         }
         Ok(members)
     }
@@ -1682,13 +1643,13 @@ impl States<'_> {
             Value::Number(raw) => self.resolve(raw, false),
             _ => Err(format!("expected a state, found {}", describe(node))),
         };
-        r.map_err(|m| self.at(node, format!("{what}: {m}")))
+        r.map_err(|m| node.error(self.path, format!("{what}: {m}")))
     }
 
     /// The state an object key refers to; `what` is the object's JSON path.
     fn key(&self, m: &Member<'_>, what: &str) -> Result<StateId> {
         self.resolve(&m.key, true)
-            .map_err(|msg| self.at_key(m, format!("{what}: {msg}")))
+            .map_err(|msg| m.error(self.path, format!("{what}: {msg}")))
     }
 
     /// One state or a list of states.
@@ -1711,7 +1672,7 @@ impl States<'_> {
             Value::String(s) => parse_number(s),
             _ => None,
         };
-        parsed.ok_or_else(|| self.at(node, number_message(what, describe(node))))
+        parsed.ok_or_else(|| node.error(self.path, number_message(what, describe(node))))
     }
 
     /// The numbers of the list `node` (`items`), which must have `len` of them (what they are for:
@@ -1725,7 +1686,7 @@ impl States<'_> {
         of: &str,
     ) -> Result<Vec<f64>> {
         if items.len() != len {
-            return Err(self.at(node, format!("{what}: {} values for {of}", items.len())));
+            return Err(node.error(self.path, format!("{what}: {} values for {of}", items.len())));
         }
         items
             .iter()
@@ -1744,8 +1705,8 @@ impl States<'_> {
         for m in self.object(node, what, &[])? {
             let s = self.key(m, what)? as usize;
             if std::mem::replace(&mut seen[s], true) {
-                return Err(self.at_key(
-                    m,
+                return Err(m.error(
+                    self.path,
                     format!("{what}: state {} is given twice", self.show(s as StateId)),
                 ));
             }
@@ -1769,7 +1730,7 @@ impl States<'_> {
             let rows = t.matrix.group_rows(s as usize);
             let mut put = |row: usize, value: &Json<'_>, vp: &Seg<'_>| -> Result<()> {
                 if std::mem::replace(&mut seen[row], true) {
-                    return Err(self.at(value, format!("{vp}: this action's reward is given twice")));
+                    return Err(value.error(self.path, format!("{vp}: this action's reward is given twice")));
                 }
                 values[row] = self.number(value, vp)?;
                 Ok(())
@@ -1778,7 +1739,9 @@ impl States<'_> {
                 Value::Array(items) => {
                     if items.len() != rows.len() {
                         let of = format!("the {} choices of state {}", rows.len(), self.show(s));
-                        return Err(self.at(&member.value, format!("{p}: {} values for {of}", items.len())));
+                        return Err(member
+                            .value
+                            .error(self.path, format!("{p}: {} values for {of}", items.len())));
                     }
                     for (i, item) in items.iter().enumerate() {
                         put(rows.start + i, item, &Seg::Index(&Seg::Name(&p), i))?;
@@ -1788,7 +1751,7 @@ impl States<'_> {
                     for a in self.object(&member.value, &p, &[])? {
                         let row = t
                             .choice_row(self, s, &Act::Name(Cow::Borrowed(&a.key)))
-                            .map_err(|msg| self.at_key(a, format!("{p}: {msg}")))?;
+                            .map_err(|msg| a.error(self.path, format!("{p}: {msg}")))?;
                         put(row, &a.value, &Seg::Key(&Seg::Name(&p), &a.key))?;
                     }
                 }
@@ -1826,6 +1789,20 @@ pub(in crate::io) struct Member<'t> {
     pub line: usize,
     pub column: usize,
     pub value: Json<'t>,
+}
+
+impl Json<'_> {
+    /// A [`parse_error`] in `path` at this value.
+    pub fn error(&self, path: &Path, message: impl Into<String>) -> Error {
+        parse_error(path, self.line, self.column, message)
+    }
+}
+
+impl Member<'_> {
+    /// A [`parse_error`] in `path` at this member's key.
+    pub fn error(&self, path: &Path, message: impl Into<String>) -> Error {
+        parse_error(path, self.line, self.column, message)
+    }
 }
 
 /// What a value is, for "expected ..., found ..." messages.
@@ -1976,16 +1953,16 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Appends ` [at ...]` (from `context`) to a parse error at the place of one of `entries`, so that
+/// Appends ` [at (context)]` to a parse error at a place (line, column) `context` knows, so that
 /// messages of [`build_matrix`], which count states from 0, also say where in the file's own terms.
-pub(super) fn annotate(mut error: Error, entries: &[(usize, usize, String)]) -> Error {
+pub(super) fn annotate(mut error: Error, context: impl FnOnce((usize, usize)) -> Option<String>) -> Error {
     if let Error::Parse {
         line,
         column,
         message,
         ..
     } = &mut error
-        && let Some((_, _, context)) = entries.iter().find(|e| (e.0, e.1) == (*line, *column))
+        && let Some(context) = context((*line, *column))
     {
         let _ = write!(message, " [at {context}]");
     }
@@ -1994,10 +1971,7 @@ pub(super) fn annotate(mut error: Error, entries: &[(usize, usize, String)]) -> 
 
 /// An error from the writer that cannot name its file.
 pub(super) fn write_error(error: std::io::Error) -> Error {
-    Error::Io {
-        path: "(the output)".into(),
-        error,
-    }
+    super::io_error(Path::new("(the output)"))(error)
 }
 
 /// Writes `model` as kolmo JSON (the per-state map form; see `docs/model-json.md`). The long
@@ -2008,26 +1982,17 @@ pub(super) fn write_error(error: std::io::Error) -> Error {
 /// [`Error::InvalidArgument`] if two states have the same name, or two actions of one state do
 /// (JSON refers to them by name); [`Error::Io`] if `w` fails.
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
-    let (kind, matrix, initial, names, action_names, labels, rewards) = match model {
-        Model::Dtmc(d) => (
-            "dtmc",
-            d.matrix(),
-            d.initial(),
-            d.names(),
-            None,
-            d.labels(),
-            d.reward_models(),
-        ),
-        Model::Mdp(m) => (
-            "mdp",
-            m.matrix(),
-            m.initial(),
-            m.names(),
-            m.action_names(),
-            m.labels(),
-            m.reward_models(),
-        ),
-    };
+    let View {
+        matrix,
+        initial,
+        labels,
+        names,
+        action_names,
+        rewards,
+        is_mdp,
+        ..
+    } = View::of(model);
+    let kind = if is_mdp { "mdp" } else { "dtmc" };
     let n = matrix.row_groups();
     if let Some(names) = names {
         let mut seen = HashMap::with_capacity(names.len());
@@ -2044,19 +2009,17 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         }
     }
     if let Some(actions) = action_names {
-        for g in 0..n {
-            let rows = matrix.group_rows(g);
-            for r in rows.clone() {
-                if rows.clone().any(|q| q < r && actions[q] == actions[r]) {
-                    return Err(Error::arg(
-                        "model",
-                        format!(
-                            "state {g} has two actions named \"{}\"; JSON needs distinct action names within a state",
-                            excerpt(&actions[r])
-                        ),
-                    ));
-                }
-            }
+        let choices = (0..n).flat_map(|g| matrix.group_rows(g).map(move |r| (g, r)));
+        let mut twice =
+            choices.filter(|&(g, r)| matrix.group_rows(g).any(|q| q < r && actions[q] == actions[r]));
+        if let Some((g, r)) = twice.next() {
+            return Err(Error::arg(
+                "model",
+                format!(
+                    "state {g} has two actions named \"{}\"; JSON needs distinct action names within a state",
+                    excerpt(&actions[r])
+                ),
+            ));
         }
     }
     // A state as a value (its name, or its number) and as a key (its name, or its number in quotes).

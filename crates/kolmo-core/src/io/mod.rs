@@ -42,8 +42,9 @@ mod tra;
 #[allow(unused_imports)] // used by the format readers
 pub(crate) use rows::{Entry, build_matrix, build_matrix_written};
 
-use crate::model::{Dtmc, Mdp};
-use crate::{Error, Result};
+use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
+use crate::{Error, Result, StateId};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A model file's format.
@@ -159,27 +160,21 @@ impl ModelFile {
 /// a missing initial state or an empty file; [`Error::InvalidArgument`] if the format cannot be
 /// inferred from the extension.
 pub fn read_model(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
-    if options.exact {
-        return as_written::reading_exactly(options.normalize, || read_model_f64(path, options));
-    }
-    read_model_f64(path, options)
+    as_written::reading_exactly(options, || read_model_f64(path, options))
 }
 
 /// [`read_model`] without keeping the values as written (but for the readers that keep them
 /// themselves).
 fn read_model_f64(path: &Path, options: &ReadOptions) -> Result<ModelFile> {
     let inferred = Format::from_path(path).or_else(|| path.is_dir().then_some(Format::Arrays));
-    let format = match options.format.or(inferred) {
-        Some(f) => f,
-        None => {
-            return Err(Error::arg(
-                "model file",
-                format!(
-                    "{}: cannot tell the format from the extension; use .drn, .tra, .json, .csv, .mtx or .npy, or name the format",
-                    path.display()
-                ),
-            ));
-        }
+    let Some(format) = options.format.or(inferred) else {
+        return Err(Error::arg(
+            "model file",
+            format!(
+                "{}: cannot tell the format from the extension; use .drn, .tra, .json, .csv, .mtx or .npy, or name the format",
+                path.display()
+            ),
+        ));
     };
     if format == Format::Prism {
         let (model, files, notes) = prism::read(path, options)?;
@@ -212,15 +207,12 @@ pub fn read_model_from(
     format: Format,
     options: &ReadOptions,
 ) -> Result<ModelFile> {
-    if options.exact {
-        return as_written::reading_exactly(options.normalize, || read_from_f64(reader, format, options));
-    }
-    read_from_f64(reader, format, options)
+    as_written::reading_exactly(options, || read_from_f64(reader, format, options))
 }
 
 /// [`read_model_from`] without keeping the values as written (as [`read_model_f64`]).
 fn read_from_f64(
-    reader: impl std::io::Read + Send,
+    mut reader: impl std::io::Read + Send,
     format: Format,
     options: &ReadOptions,
 ) -> Result<ModelFile> {
@@ -230,11 +222,7 @@ fn read_from_f64(
         return Ok(ModelFile::of(model, format, Vec::new(), notes));
     }
     let mut bytes = Vec::new();
-    let mut reader = reader;
-    reader.read_to_end(&mut bytes).map_err(|error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
+    reader.read_to_end(&mut bytes).map_err(io_error(path))?;
     let text = text_of(path, bytes)?;
     if format == Format::Prism {
         let (model, notes) = prism::read_tra_text(path, &text, options)?;
@@ -249,9 +237,7 @@ fn read_from_f64(
 /// JSON, CSV, Matrix Market).
 fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOptions) -> Result<ModelFile> {
     // kolmo's own JSON schema has neither "P" nor "Q": such a file is an array model.
-    if matches!(format, Format::Json | Format::Arrays)
-        && (format == Format::Arrays || arrays::is_arrays_json(text))
-    {
+    if format == Format::Arrays || (format == Format::Json && arrays::is_arrays_json(text)) {
         return arrays::read_json(path, text, options);
     }
     let (model, notes) = match format {
@@ -265,22 +251,22 @@ fn read_text_model(path: &Path, text: &str, format: Format, options: &ReadOption
 
 /// The whole text of `path`; an empty file (or one of only white space) is an error.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    text_of(path, bytes)
+    text_of(path, std::fs::read(path).map_err(io_error(path))?)
 }
 
 /// The file `path`, opened, and its length.
 pub(crate) fn open(path: &Path) -> Result<(std::fs::File, u64)> {
-    let io_error = |error| Error::Io {
+    let file = std::fs::File::open(path).map_err(io_error(path))?;
+    let size = file.metadata().map_err(io_error(path))?.len();
+    Ok((file, size))
+}
+
+/// [`Error::Io`] naming `path`, for `map_err`.
+pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + Copy + '_ {
+    move |error| Error::Io {
         path: path.to_path_buf(),
         error,
-    };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let size = file.metadata().map_err(io_error)?.len();
-    Ok((file, size))
+    }
 }
 
 /// `bytes` read from `path` as text; invalid UTF-8 and an empty input (or one of only white
@@ -357,19 +343,13 @@ pub fn write_model_to(model: &Model, mut w: impl std::io::Write, format: Format)
 /// or out of range: callers check.
 #[must_use]
 pub(crate) fn parse_number(token: &str) -> Option<f64> {
-    let value = parse_number_f64(token)?;
+    let t = token.trim();
+    let value = match t.split_once('/') {
+        Some((p, q)) => Some(parse_decimal(p)? / parse_decimal(q).filter(|&q| q != 0.0)?),
+        None => parse_decimal(t),
+    }?;
     as_written::record(token, value);
     Some(value)
-}
-
-/// [`parse_number`] without recording the token.
-fn parse_number_f64(token: &str) -> Option<f64> {
-    let t = token.trim();
-    if let Some((p, q)) = t.split_once('/') {
-        let (p, q) = (parse_decimal(p)?, parse_decimal(q)?);
-        return if q == 0.0 { None } else { Some(p / q) };
-    }
-    parse_decimal(t)
 }
 
 fn parse_decimal(t: &str) -> Option<f64> {
@@ -396,16 +376,9 @@ pub(crate) fn exact_number(
     token: &str,
 ) -> Result<crate::exact::Rational> {
     crate::exact::parse_exact(token).ok_or_else(|| {
-        parse_error(
-            path,
-            line,
-            column,
-            format!(
-                "{} cannot be kept exactly (exponents up to ±{} are)",
-                crate::excerpt(token.trim()),
-                crate::exact::MAX_DECIMAL_EXPONENT
-            ),
-        )
+        let (token, max) = (crate::excerpt(token.trim()), crate::exact::MAX_DECIMAL_EXPONENT);
+        let message = format!("{token} cannot be kept exactly (exponents up to ±{max} are)");
+        parse_error(path, line, column, message)
     })
 }
 
@@ -460,6 +433,42 @@ pub(crate) fn assemble(
     } else {
         Model::Dtmc(annotate!(Dtmc::new(matrix, initial)?))
     })
+}
+
+/// The parts of a model, for either kind (what the writers need).
+pub(crate) struct View<'a> {
+    pub matrix: &'a crate::sparse::CsrMatrix,
+    pub initial: &'a [StateId],
+    pub labels: &'a BTreeMap<String, StateSet>,
+    pub names: Option<&'a [String]>,
+    pub action_names: Option<&'a [String]>,
+    pub rewards: &'a BTreeMap<String, RewardModel>,
+    pub is_mdp: bool,
+    pub written: Option<&'a crate::model::Written>,
+}
+
+impl<'a> View<'a> {
+    /// The view of `model`.
+    pub fn of(model: &'a Model) -> Self {
+        macro_rules! view {
+            ($m:expr, $action_names:expr, $is_mdp:expr) => {
+                Self {
+                    matrix: $m.matrix(),
+                    initial: $m.initial(),
+                    labels: $m.labels(),
+                    names: $m.names(),
+                    action_names: $action_names,
+                    rewards: $m.reward_models(),
+                    is_mdp: $is_mdp,
+                    written: $m.written(),
+                }
+            };
+        }
+        match model {
+            Model::Dtmc(d) => view!(d, None, false),
+            Model::Mdp(m) => view!(m, m.action_names(), true),
+        }
+    }
 }
 
 /// The place of an error in a text file: [`Error::Parse`] at `path:line:column`.

@@ -32,6 +32,7 @@ fn tokens(line: &str) -> Vec<(usize, &str)> {
 /// Reads a model from `text`, the contents of `path`; returns it with notes for the user.
 pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Model, Vec<String>)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let at = |line: usize, column: usize, message: String| parse_error(path, line, column, message);
     let mut lines = text
         .split('\n')
         .enumerate()
@@ -42,18 +43,12 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let words: Vec<String> = banner.split_whitespace().map(str::to_ascii_lowercase).collect();
     let expected = "the first line must be the banner %%MatrixMarket matrix coordinate real general";
     if words.first().map(String::as_str) != Some("%%matrixmarket") {
-        return Err(parse_error(
-            path,
-            1,
-            1,
-            format!("{expected}; found \"{}\"", excerpt(banner)),
-        ));
+        return Err(at(1, 1, format!("{expected}; found \"{}\"", excerpt(banner))));
     }
     let word = |i: usize| words.get(i).map_or("", String::as_str);
     let refuse = |i: usize, why: &str| {
         let column = tokens(banner).get(i).map_or(banner.chars().count() + 1, |t| t.0);
-        Err(parse_error(
-            path,
+        Err(at(
             1,
             column,
             format!("{why} (found \"{}\"); {expected}", excerpt(word(i))),
@@ -89,11 +84,10 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     // Data lines: not comments, not blank.
     let mut data = lines.filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('%'));
     let Some((size_no, size_line)) = data.next() else {
-        return Err(parse_error(
-            path,
+        return Err(at(
             last_line,
             1,
-            "the size line (rows columns entries) is missing",
+            "the size line (rows columns entries) is missing".into(),
         ));
     };
     let size = tokens(size_line);
@@ -104,8 +98,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         "rows columns entries"
     };
     if size.len() != want {
-        return Err(parse_error(
-            path,
+        return Err(at(
             size_no,
             1,
             format!("the size line must be `{shape}`; found {} numbers", size.len()),
@@ -114,8 +107,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     let mut dims = [0u64; 3];
     for (k, &(column, t)) in size.iter().enumerate() {
         dims[k] = t.parse().map_err(|_| {
-            parse_error(
-                path,
+            at(
                 size_no,
                 column,
                 format!("\"{}\" is not a whole number (size line `{shape}`)", excerpt(t)),
@@ -124,20 +116,14 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
     }
     let (rows, cols, nnz) = (dims[0], dims[1], dims[2]);
     if rows != cols || rows == 0 {
-        return Err(parse_error(
-            path,
+        return Err(at(
             size_no,
             1,
             format!("a transition matrix is square with at least one row; this one is {rows} x {cols}"),
         ));
     }
     if rows > u64::from(StateId::MAX) {
-        return Err(parse_error(
-            path,
-            size_no,
-            1,
-            format!("{rows} states is too many"),
-        ));
+        return Err(at(size_no, 1, format!("{rows} states is too many")));
     }
     let n = rows as usize;
     let count = if dense { rows * rows } else { nnz };
@@ -149,8 +135,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         let toks = tokens(line);
         let per_line = if dense { 1 } else { 3 };
         if toks.len() != per_line {
-            return Err(parse_error(
-                path,
+            return Err(at(
                 line_no,
                 toks.get(per_line).map_or(1, |t| t.0),
                 format!(
@@ -161,17 +146,12 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
             ));
         }
         if found == count {
-            return Err(parse_error(
-                path,
-                line_no,
-                1,
-                format!("more entries than the {count} the size line gives"),
-            ));
+            let message = format!("more entries than the {count} the size line gives");
+            return Err(at(line_no, 1, message));
         }
         let (column, value_text) = toks[per_line - 1];
         let value = parse_number(value_text).ok_or_else(|| {
-            parse_error(
-                path,
+            at(
                 line_no,
                 column,
                 format!("\"{}\" is not a number", excerpt(value_text)),
@@ -186,8 +166,7 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
                 ij[k] = match t.parse::<u64>() {
                     Ok(v) if (1..=rows).contains(&v) => v - 1,
                     _ => {
-                        return Err(parse_error(
-                            path,
+                        return Err(at(
                             line_no,
                             column,
                             format!(
@@ -205,10 +184,9 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         if dense && value == 0.0 {
             continue;
         }
-        let exact = match options.exact {
-            true => Some(exact_number(path, line_no, column, value_text)?),
-            false => None,
-        };
+        let exact = (options.exact)
+            .then(|| exact_number(path, line_no, column, value_text))
+            .transpose()?;
         let entry = |state: u64, target: u64| Entry {
             state: state as StateId,
             choice: 0,
@@ -229,34 +207,28 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         }
     }
     if found < count {
-        return Err(parse_error(
-            path,
+        return Err(at(
             last_line,
             1,
             format!("the size line (line {size_no}) gives {count} entries but the file has {found}"),
         ));
     }
     if let Some(s) = first_missing(n, entries.iter().map(|e| e.state)) {
-        return Err(parse_error(
-            path,
-            last_line,
-            1,
-            format!(
-                "row {} has no entries: every state needs a distribution over next states",
-                s + 1
-            ),
-        ));
+        let message = format!(
+            "row {} has no entries: every state needs a distribution over next states",
+            s + 1
+        );
+        return Err(at(last_line, 1, message));
     }
-    let places: Vec<(usize, usize, String)> = entries
-        .iter()
-        .map(|e| {
-            let (i, j) = (u64::from(e.state) + 1, u64::from(e.target) + 1);
-            (e.line, e.column, format!("row {i}, column {j}, counted from 1"))
-        })
-        .collect();
+    let places = entries.clone();
+    let context = |at| {
+        let e = places.iter().find(|e| (e.line, e.column) == at)?;
+        let (i, j) = (u64::from(e.state) + 1, u64::from(e.target) + 1);
+        Some(format!("row {i}, column {j}, counted from 1"))
+    };
     let (matrix, written, notes) =
         build_matrix_written(path, n, entries, written, options.normalize, |_| last_line)
-            .map_err(|e| annotate(e, &places))?;
+            .map_err(|e| annotate(e, context))?;
     Ok((
         Model::Dtmc(with_written(Dtmc::new(matrix, vec![0])?, written)?),
         notes,
@@ -271,14 +243,12 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             "an MDP cannot be written as Matrix Market (one matrix row per state); use json, drn or prism",
         ));
     };
-    let m = d.matrix();
-    let mut out = String::from("%%MatrixMarket matrix coordinate real general\n");
-    out.push_str(&format!(
-        "% transition matrix of a Markov chain with {} states (row = from, column = to)\n",
-        d.n()
-    ));
-    out.push_str(&format!("{} {} {}\n", d.n(), d.n(), m.nnz()));
-    for s in 0..d.n() {
+    let (m, n) = (d.matrix(), d.n());
+    let mut out = format!(
+        "%%MatrixMarket matrix coordinate real general\n% transition matrix of a Markov chain with {n} states (row = from, column = to)\n{n} {n} {}\n",
+        m.nnz()
+    );
+    for s in 0..n {
         let (cols, vals) = m.row(s);
         for (&c, &p) in cols.iter().zip(vals) {
             out.push_str(&format!("{} {} {}\n", s + 1, c + 1, number(p, Form::Json)));

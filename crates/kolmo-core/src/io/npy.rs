@@ -16,7 +16,7 @@
 //! (from 1) of the problem: a `.npy` file is binary, and the offset is what a hex viewer shows.
 
 use super::parse_error;
-use crate::{Error, Result, excerpt};
+use crate::{Result, excerpt};
 use std::path::Path;
 
 /// The bytes every `.npy` file starts with.
@@ -40,23 +40,24 @@ impl NpyArray {
     #[must_use]
     pub fn offset(&self, flat: usize) -> usize {
         let stored = if self.fortran {
-            // Split the C-order position into indices, then recombine them column-major.
-            let mut rest = flat;
-            let mut index = vec![0; self.shape.len()];
-            for (i, &d) in self.shape.iter().enumerate().rev() {
-                index[i] = rest % d.max(1);
-                rest /= d.max(1);
-            }
-            let mut stored = 0;
-            for (i, &d) in self.shape.iter().enumerate().rev() {
-                stored = stored * d + index[i];
-            }
-            stored
+            // The indices of the C-order position, recombined column-major.
+            let index = unflatten(&self.shape, flat);
+            (self.shape.iter().zip(&index).rev()).fold(0, |stored, (&d, &i)| stored * d + i)
         } else {
             flat
         };
         self.data_start + 8 * stored
     }
+}
+
+/// The indices of the element at C-order position `flat` of an array of `shape`.
+pub(super) fn unflatten(shape: &[usize], mut flat: usize) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (i, &d) in shape.iter().enumerate().rev() {
+        index[i] = flat % d.max(1);
+        flat /= d.max(1);
+    }
+    index
 }
 
 /// Reads the `float64` array in `path`.
@@ -66,11 +67,7 @@ impl NpyArray {
 /// if it is not a `.npy` file, has a malformed header, holds anything but `float64`, or is shorter
 /// or longer than its shape says.
 pub(crate) fn read(path: &Path) -> Result<NpyArray> {
-    let bytes = std::fs::read(path).map_err(|error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    parse(path, &bytes)
+    parse(path, &std::fs::read(path).map_err(super::io_error(path))?)
 }
 
 /// Decodes the `.npy` file `bytes`, the contents of `path`.
@@ -91,13 +88,11 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
         2 => (4, false),
         3 => (4, true),
         _ => {
-            return Err(at(
-                6,
-                format!(
-                    "NPY format version {major}.{} is not supported (versions 1.0, 2.0 and 3.0 are)",
-                    bytes[7]
-                ),
-            ));
+            let minor = bytes[7];
+            let message = format!(
+                "NPY format version {major}.{minor} is not supported (versions 1.0, 2.0 and 3.0 are)"
+            );
+            return Err(at(6, message));
         }
     };
     let header_start = 8 + len_size;
@@ -123,23 +118,17 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
     // Versions 1 and 2 write the header in Latin-1, version 3 in UTF-8; the keys and values we
     // read are ASCII either way, so any other byte is reported where it stands.
     let header: String = if utf8 {
-        match std::str::from_utf8(header_bytes) {
-            Ok(s) => s.to_string(),
-            Err(e) => {
-                return Err(at(
-                    header_start + e.valid_up_to(),
-                    "the header is not UTF-8 text".into(),
-                ));
-            }
-        }
+        let message = "the header is not UTF-8 text";
+        let not_utf8 = |e: std::str::Utf8Error| at(header_start + e.valid_up_to(), message.into());
+        std::str::from_utf8(header_bytes).map_err(not_utf8)?.to_string()
     } else {
         header_bytes.iter().map(|&b| char::from(b)).collect()
     };
     let fields = Header::parse(&header).map_err(|(pos, message)| at(header_start + pos, message))?;
     let data_start = header_start + header_len;
-    let big_endian = match fields.descr.as_str() {
-        "<f8" | "=f8" | "f8" | "float64" => false,
-        ">f8" => true,
+    let from_bytes: fn([u8; 8]) -> f64 = match fields.descr.as_str() {
+        "<f8" | "=f8" | "f8" | "float64" => f64::from_le_bytes,
+        ">f8" => f64::from_be_bytes,
         other => {
             return Err(at(
                 header_start + fields.descr_at,
@@ -177,53 +166,28 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<NpyArray> {
             ),
         ));
     }
-    let stored: Vec<f64> = bytes[data_start..]
-        .chunks_exact(8)
-        .map(|c| {
-            let b: [u8; 8] = c.try_into().unwrap_or([0; 8]);
-            if big_endian {
-                f64::from_be_bytes(b)
-            } else {
-                f64::from_le_bytes(b)
-            }
-        })
-        .collect();
-    let data = if fields.fortran && fields.shape.len() > 1 {
-        let mut data = vec![0.0; count];
-        let array = NpyArray {
-            shape: fields.shape.clone(),
-            data: Vec::new(),
-            fortran: true,
-            data_start: 0,
-        };
-        for (flat, x) in data.iter_mut().enumerate() {
-            *x = stored[array.offset(flat) / 8];
-        }
-        data
-    } else {
-        stored
-    };
-    Ok(NpyArray {
+    let stored = bytes[data_start..].chunks_exact(8);
+    let mut array = NpyArray {
         shape: fields.shape,
-        data,
+        data: stored
+            .map(|c| from_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect(),
         fortran: fields.fortran,
         data_start,
-    })
+    };
+    if array.fortran && array.shape.len() > 1 {
+        // The elements in C order: each from where the file stores it.
+        array.data = (0..count)
+            .map(|flat| array.data[(array.offset(flat) - data_start) / 8])
+            .collect();
+    }
+    Ok(array)
 }
 
 /// `(2, 3, 3)`, as Python writes a shape.
 pub(crate) fn shape_text(shape: &[usize]) -> String {
-    match shape {
-        [d] => format!("({d},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
+    let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
+    format!("({}{})", dims.join(", "), if shape.len() == 1 { "," } else { "" })
 }
 
 /// A NumPy type string in words, for the message refusing it.

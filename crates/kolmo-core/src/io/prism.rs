@@ -47,10 +47,10 @@ use super::chunked::{
     ChunkError, ChunkResult, TextLines, Tuning, count_newlines, digits_u32, line_start_from, plain_number,
     plan_cuts, quote, skip_blanks,
 };
-use super::drn::{View, column_of, folded_action_rewards};
+use super::drn::{column_of, folded_action_rewards};
 use super::text_out::{Form, number, push_uint, write_states};
 use super::tra::{DataLines, Line, Tra};
-use super::{Model, ReadOptions, parse_error, read_text};
+use super::{Model, ReadOptions, View, io_error, parse_error, read_text};
 use crate::model::{RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use rayon::prelude::*;
@@ -487,11 +487,7 @@ fn with_companions(
             }
             files.push(f.clone());
         }
-        let numbered = if i < srew.len() {
-            srew_numbered
-        } else {
-            trew_numbered
-        };
+        let numbered = (srew_numbered && i < srew.len()) || (trew_numbered && i >= srew.len());
         let name = match name {
             Some((name, _)) => name,
             None if numbered => format!("r{}", i + 1),
@@ -506,12 +502,9 @@ fn with_companions(
             .map(|f| f.display().to_string())
             .collect();
         if rewards.insert(name.clone(), model).is_some() {
-            return Err(Error::Parse {
-                path: what.last().map(PathBuf::from).unwrap_or_default(),
-                line: 1,
-                column: 1,
-                message: format!("a second reward structure named {name:?}"),
-            });
+            let file = trew.get(i).or(srew.get(i)).map_or(path, |f| f.as_path());
+            let message = format!("a second reward structure named {name:?}");
+            return Err(parse_error(file, 1, 1, message));
         }
         notes.push(format!(
             "read the reward model {name:?} from {}",
@@ -544,10 +537,7 @@ fn check_action_names(v: &View<'_>) -> Result<()> {
 pub(super) fn write_tra(model: &Model, w: &mut dyn Write) -> Result<()> {
     let v = View::of(model);
     check_action_names(&v)?;
-    write_entries(w, &v, v.matrix.as_parts().2, true).map_err(|error| Error::Io {
-        path: PathBuf::from("(output)"),
-        error,
-    })
+    write_entries(w, &v, v.matrix.as_parts().2, true).map_err(io_error(Path::new("(output)")))
 }
 
 /// A `.tra` file (`tra`: every transition of `v`, with its value in `values` and its action) or a
@@ -594,10 +584,7 @@ fn write_entries(w: &mut dyn Write, v: &View<'_>, values: &[f64], tra: bool) -> 
 
 /// Creates `path` and fills it with `body`.
 fn write_file(path: &Path, body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<PathBuf> {
-    let io_error = |error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    };
+    let io_error = io_error(path);
     let file = std::fs::File::create(path).map_err(io_error)?;
     let mut w = std::io::BufWriter::new(file);
     body(&mut w).map_err(io_error)?;
@@ -695,29 +682,26 @@ pub(crate) fn write(model: &Model, path: &Path) -> Result<Vec<PathBuf>> {
         if several || has_transition_part {
             // One value per stored transition: a DTMC's transition reward plus its state's action
             // reward, or an MDP choice's folded reward repeated on each of its transitions.
-            let per_entry: Option<Vec<f64>> = if !has_transition_part {
-                None
+            let per_entry = if !has_transition_part {
+                Vec::new()
             } else if v.is_mdp {
                 let per_choice = folded_action_rewards(r, matrix).expect("a part is present");
                 let mut out = vec![0.0; matrix.nnz()];
                 for (row, &c) in per_choice.iter().enumerate() {
                     out[row_ptr[row]..row_ptr[row + 1]].fill(c);
                 }
-                Some(out)
+                out
             } else {
                 let mut out = r.transition.clone().unwrap_or_else(|| vec![0.0; matrix.nnz()]);
-                if let Some(a) = &r.action {
-                    for (row, &x) in a.iter().enumerate() {
-                        out[row_ptr[row]..row_ptr[row + 1]]
-                            .iter_mut()
-                            .for_each(|t| *t += x);
-                    }
+                for (row, &x) in r.action.iter().flatten().enumerate() {
+                    let entries = row_ptr[row]..row_ptr[row + 1];
+                    out[entries].iter_mut().for_each(|t| *t += x);
                 }
-                Some(out)
+                out
             };
             files.push(write_file(&file("trew"), |w| {
                 writeln!(w, "# Reward structure \"{name}\"\n# Transition rewards")?;
-                write_entries(w, &v, per_entry.as_deref().unwrap_or(&[]), false)
+                write_entries(w, &v, &per_entry, false)
             })?);
         }
     }

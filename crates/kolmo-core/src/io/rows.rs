@@ -52,9 +52,10 @@ pub(crate) fn build_matrix_written(
     normalize: bool,
     end_line: impl Fn(StateId) -> usize,
 ) -> Result<(CsrMatrix, Option<Vec<Rational>>, Vec<String>)> {
+    let at = |line: usize, column: usize, message: String| parse_error(path, line, column, message);
     for e in &entries {
         if let Some(message) = entry_fault(n, Some(e.state), e.target, e.value) {
-            return Err(parse_error(path, e.line, e.column, message));
+            return Err(at(e.line, e.column, message));
         }
     }
     // A stable sort keeps the file order among equal keys, so the first line of a duplicate is
@@ -67,16 +68,11 @@ pub(crate) fn build_matrix_written(
         }
         Some(values) => {
             assert!(values.len() == entries.len(), "one written value per entry");
-            let mut order: Vec<usize> = (0..entries.len()).collect();
-            order.sort_by_key(|&i| key(&entries[i]));
-            entries = order.iter().map(|&i| entries[i]).collect();
-            let mut values: Vec<Option<Rational>> = values.into_iter().map(Some).collect();
-            Some(
-                order
-                    .iter()
-                    .map(|&i| values[i].take().expect("a permutation"))
-                    .collect::<Vec<_>>(),
-            )
+            let mut pairs: Vec<(Entry, Rational)> = entries.into_iter().zip(values).collect();
+            pairs.sort_by_key(|(e, _)| key(e));
+            let values: Vec<Rational>;
+            (entries, values) = pairs.into_iter().unzip();
+            Some(values)
         }
     };
     let mut notes = Vec::new();
@@ -94,15 +90,9 @@ pub(crate) fn build_matrix_written(
     let mut kept = written
         .as_ref()
         .map(|w: &Vec<Rational>| Vec::with_capacity(w.len()));
-    for w in entries.windows(2) {
-        if (w[0].state, w[0].choice, w[0].target) == (w[1].state, w[1].choice, w[1].target) {
-            return Err(parse_error(
-                path,
-                w[1].line,
-                w[1].column,
-                duplicate_message(w[1].state, w[1].target, w[1].choice, w[0].line),
-            ));
-        }
+    if let Some(w) = entries.windows(2).find(|w| key(&w[0]) == key(&w[1])) {
+        let message = duplicate_message(w[1].state, w[1].target, w[1].choice, w[0].line);
+        return Err(at(w[1].line, w[1].column, message));
     }
     let mut builder = CsrBuilder::new(n);
     let (mut rescaled, mut worst) = (0usize, 0.0f64);
@@ -110,20 +100,14 @@ pub(crate) fn build_matrix_written(
     for state in 0..n as StateId {
         builder.new_row_group();
         if i >= entries.len() || entries[i].state != state {
-            return Err(parse_error(
-                path,
-                end_line(state),
-                1,
-                no_transitions_message(state),
-            ));
+            return Err(at(end_line(state), 1, no_transitions_message(state)));
         }
         let mut expected_choice = 0;
         while i < entries.len() && entries[i].state == state {
             let choice = entries[i].choice;
             let first = entries[i];
             if choice != expected_choice {
-                return Err(parse_error(
-                    path,
+                return Err(at(
                     first.line,
                     first.column,
                     choice_gap_message(state, choice, expected_choice),
@@ -138,8 +122,7 @@ pub(crate) fn build_matrix_written(
                 Ok(scale) => scale,
                 Err(fault) => {
                     let several = choice > 0 || (i < entries.len() && entries[i].state == state);
-                    return Err(parse_error(
-                        path,
+                    return Err(at(
                         first.line,
                         first.column,
                         sum_message(state, choice, several, fault),

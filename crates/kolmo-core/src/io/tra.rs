@@ -143,14 +143,10 @@ impl<'a> Line<'a> {
     /// Refuses a line whose token count is not in `counts`.
     pub fn expect_tokens(&self, counts: &[usize], layout: &str) -> ChunkResult<()> {
         let found = self.tokens.len();
-        match counts.contains(&found) {
-            true => Ok(()),
-            false => Err(ChunkError::at(
-                self.number,
-                1,
-                format!("expected {layout}, found {found} value(s)"),
-            )),
-        }
+        let message = || format!("expected {layout}, found {found} value(s)");
+        (counts.contains(&found))
+            .then_some(())
+            .ok_or_else(|| ChunkError::at(self.number, 1, message()))
     }
 }
 
@@ -244,15 +240,10 @@ fn read_header(line: &Line) -> ChunkResult<Header> {
             format!("{n} states is more than kolmo's limit of {}", StateId::MAX),
         ));
     }
-    let choices = if is_mdp {
-        Some(line.int(1, "the number of choices")?)
-    } else {
-        None
-    };
     Ok(Header {
         is_mdp,
         n,
-        choices,
+        choices: is_mdp.then(|| line.int(1, "the number of choices")).transpose()?,
         m: line.int(if is_mdp { 2 } else { 1 }, "the number of transitions")?,
         line: line.number,
         columns: (0..line.tokens.len()).map(|i| line.tokens.column(i)).collect(),
@@ -562,33 +553,22 @@ fn parse_line<'a>(header: &Header, number: usize, line: &'a str) -> ChunkResult<
         }
         return Ok(Parsed::Initial(s));
     }
-    let is_mdp = header.is_mdp;
-    if is_mdp {
-        line.expect_tokens(&[4, 5], "`state choice target probability [action]`")?;
-    } else {
-        line.expect_tokens(&[3, 4], "`state target probability [action]`")?;
-    }
-    let (state, choice, target, value) = if is_mdp {
-        (
-            line.int(0, "a state number")?,
-            line.int(1, "a choice number")?,
-            line.int(2, "a target state number")?,
-            line.number(3, "a probability")?,
-        )
-    } else {
-        (
-            line.int(0, "a state number")?,
-            0,
-            line.int(1, "a target state number")?,
-            line.number(2, "a probability")?,
-        )
+    let (is_mdp, k) = (header.is_mdp, usize::from(header.is_mdp));
+    let layout = match is_mdp {
+        true => "`state choice target probability [action]`",
+        false => "`state target probability [action]`",
     };
+    line.expect_tokens(&[3 + k, 4 + k], layout)?;
     Ok(Parsed::Transition(Transition {
-        state,
-        choice,
-        target,
-        value,
-        label: tokens.get(if is_mdp { 4 } else { 3 }).copied(),
+        state: line.int(0, "a state number")?,
+        choice: if is_mdp {
+            line.int(1, "a choice number")?
+        } else {
+            0
+        },
+        target: line.int(1 + k, "a target state number")?,
+        value: line.number(2 + k, "a probability")?,
+        label: tokens.get(3 + k).copied(),
         last_column: tokens.column(tokens.len() - 1),
     }))
 }
@@ -721,9 +701,7 @@ pub(super) fn read_from<R: Read + Send>(
     tuning: Tuning,
 ) -> Result<Option<Tra>> {
     let mut stream = Stream::new(reader, tuning.window, size);
-    let header = header_from(path, &mut stream, |text, complete| {
-        header_in(path, text, complete)
-    })?;
+    let header = header_from(path, &mut stream, header_in)?;
     let (n, is_mdp) = (header.n, header.is_mdp);
     let mut r = Reader {
         path,
@@ -737,7 +715,7 @@ pub(super) fn read_from<R: Read + Send>(
         last_state: None,
         faults: Faults::default(),
     };
-    let Some(rows) = read_chunked(path, &mut stream, &mut r, tuning, size)? else {
+    let Some(rows) = read_chunked(path, &mut stream, &mut r, tuning)? else {
         return Ok(None);
     };
     let last_line = stream.total_lines();
