@@ -47,7 +47,9 @@ and fails on an import that points up or sideways; tests may use anything):
  numeric · error · progress · account
 ```
 Games build models through `explore`; analyses take models and return result structs; nothing
-here prints.
+here prints. The layers from `sim`, `explore` and `io` down are the crate `kolmo-core`
+(re-exported here under the same names), so the compiler too keeps them from using the layers
+above, and a build compiles them while it compiles faer, which only `linsolve` needs.
 
 # Example
 ```
