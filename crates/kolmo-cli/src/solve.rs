@@ -233,6 +233,14 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             );
             let solution = mdp::average(&mdp, &r, opt, 1e-12, 1_000_000)?;
             bias = mdp::bias(&mdp, &r, &solution.policy)?;
+            if args.exact {
+                // Said, not silently dropped (issue 15 §2).
+                exact_error = Some(
+                    "kolmo has no exact solver for the long-run average yet: the gain and bias are \
+                     floating point, within the bound shown"
+                        .into(),
+                );
+            }
             (what, solution, None)
         }
         Objective::FileDiscount => unreachable!("replaced by the file's discount above"),

@@ -130,6 +130,28 @@ fn forest_average() {
     for (x, y) in v["bias"].as_array().unwrap().iter().zip([-6.48, -2.88, 1.12]) {
         assert!((x.as_f64().unwrap() - y).abs() < 1e-12, "{}", v["bias"]);
     }
+    // --exact is not silently dropped (issue 15 §2): the JSON and the text say why there are no
+    // fractions, and the values are those above.
+    let x = solve(&file, &["--objective", "average", "--exact"]);
+    assert!(
+        x["exact_error"]
+            .as_str()
+            .unwrap()
+            .contains("no exact solver for the long-run average")
+    );
+    assert_eq!(x["values"], v["values"]);
+    let out = kolmo()
+        .arg("solve")
+        .arg(&file)
+        .args(["--objective", "average", "--exact"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("note: no exact values: kolmo has no exact solver for the long-run average"),
+        "{text}"
+    );
 }
 
 #[test]
