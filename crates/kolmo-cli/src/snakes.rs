@@ -98,7 +98,7 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         bail!(
             "--mc {games}: about {rolls:.1e} simulated rolls ({games} games of {} rolls on average), \
              some {} hours on {} threads; kolmo simulates at most 10^12 rolls in one run: give fewer games",
-            crate::plot::short(analysis.expected_rolls, 4),
+            crate::output::fmt_short(analysis.expected_rolls, 4),
             if hours < 1e6 {
                 format!("{hours:.0}")
             } else {

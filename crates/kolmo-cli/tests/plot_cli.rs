@@ -246,33 +246,36 @@ fn degenerate_inputs_are_drawn() {
     );
     let race = ["snakes", "--start", "80", "--players", "2", "--mc", "0", "--plot"];
     assert_svg(&plot(d, "zero-race.svg", &race), "2 players taking turns");
-    for (file, players) in [("stopped.svg", "1"), ("stopped-race.svg", "3")] {
-        let path = d.join(file);
-        let out = kolmo()
-            .args([
-                "snakes",
-                "--max-work",
-                "0",
-                "--mc",
-                "0",
-                "--players",
-                players,
-                "--plot",
-            ])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.code() != Some(101),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        if out.status.success() {
-            let svg = std::fs::read(&path).unwrap();
-            assert_svg(&svg, "Game length on the classic board");
-            assert!(String::from_utf8(svg).unwrap().contains("raise --max-work"));
-        }
-    }
+    // Stopped before the first roll: one player's figure says so; the race needs the
+    // distribution, so three players are refused (exit 1, naming --max-work), with no file.
+    let svg = plot(
+        d,
+        "stopped.svg",
+        &["snakes", "--max-work", "0", "--mc", "0", "--plot"],
+    );
+    assert_svg(&svg, "Game length on the classic board");
+    assert!(
+        String::from_utf8(svg)
+            .unwrap()
+            .contains("computed only to roll 0, by which 0 % of games are over: raise --max-work")
+    );
+    let path = d.join("stopped-race.svg");
+    kolmo()
+        .args([
+            "snakes",
+            "--max-work",
+            "0",
+            "--mc",
+            "0",
+            "--players",
+            "3",
+            "--plot",
+        ])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--max-work, now 0"));
+    assert!(!path.exists());
     let board = ["snakes", "--start", "80", "--mc", "0", "--plot-board"];
     assert_svg(
         &plot(d, "board.svg", &board),

@@ -108,13 +108,11 @@ impl GameLengthFigure<'_> {
                     "rolls t (shown to roll {x_max}, by which {} % of games are over)",
                     short(100.0 * (1.0 - self.survival_at(x_max as usize)), 4)
                 )
-            } else if self.pmf.is_empty() {
-                "rolls t (no roll computed: raise --max-work)".to_owned()
             } else {
+                let last = self.pmf.len().saturating_sub(1);
                 format!(
-                    "rolls t (computed only to roll {}, by which {} % of games are over: raise --max-work)",
-                    self.pmf.len() - 1,
-                    short(100.0 * (1.0 - self.survival_at(self.pmf.len() - 1)), 4)
+                    "rolls t (computed only to roll {last}, by which {} % of games are over: raise --max-work)",
+                    short(100.0 * (1.0 - self.survival_at(last)), 4)
                 )
             })
             .y_desc("probability P(game ends at roll t)")
