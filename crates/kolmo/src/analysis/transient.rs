@@ -380,12 +380,11 @@ impl TimeDistribution {
         assert!(q > 0.0 && q <= 1.0, "quantile level must be in (0, 1]");
         let slack = |t: usize| 8.0 * f64::EPSILON * (t + 1) as f64;
         let (low, high) = if q <= 0.5 {
-            let mut summed = NeumaierSum::default();
+            // The cdf as `cdf_curve` computes it: the summed pmf while at most 1/2 is absorbed,
+            // which is where a level up to 1/2 is crossed.
             let mut low = None;
             let mut high = None;
-            for (t, &p) in self.pmf.iter().enumerate() {
-                summed.add(p);
-                let c = summed.value();
+            for (t, c) in self.cdf_curve().enumerate() {
                 if low.is_none() && c >= q * (1.0 - slack(t)) {
                     low = Some(t);
                 }
