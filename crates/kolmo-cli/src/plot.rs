@@ -198,13 +198,31 @@ impl Target {
                 root.present().with_context(what)?;
             }
             Format::Png => {
-                let root = BitMapBackend::new(&self.path, size).into_drawing_area();
-                figure.draw(&root).with_context(what)?;
-                root.present().with_context(what)?;
+                let (width, height) = size;
+                let mut rgb = vec![0u8; width as usize * height as usize * 3];
+                {
+                    let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+                    figure.draw(&root).with_context(what)?;
+                    root.present().with_context(what)?;
+                }
+                write_png(&self.path, size, &rgb).with_context(what)?;
             }
         }
         Ok(())
     }
+}
+
+/// Writes the 8-bit RGB image `rgb` (rows top to bottom, `3 · width · height` bytes) to `path` as
+/// a PNG file.
+fn write_png(path: &Path, (width, height): (u32, u32), rgb: &[u8]) -> Result<()> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()?;
+    Ok(())
 }
 
 /// A figure that can be drawn on any plotters backend.
