@@ -49,7 +49,9 @@ and fails on an import that points up or sideways; tests may use anything):
 Games build models through `explore`; analyses take models and return result structs; nothing
 here prints. The layers from `sim`, `explore` and `io` down are the crate `kolmo-core`
 (re-exported here under the same names), so the compiler too keeps them from using the layers
-above, and a build compiles them while it compiles faer, which only `linsolve` needs.
+above, and a build compiles them while it compiles faer, which only `linsolve` needs. faer's
+dense and sparse LU are wrapped in the crate `kolmo-lu` (re-exported as
+[`linsolve::DenseLu`] and [`linsolve::SparseLu`]), which compiles beside this one.
 
 # Example
 ```

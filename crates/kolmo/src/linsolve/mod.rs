@@ -15,24 +15,22 @@
 //! - [`Factored`]: whichever suits, chosen by [`Factored::new`] — beyond a few hundred unknowns
 //!   first block by block along the strongly connected components (topological solving).
 
-mod dense;
 mod factored;
 mod gauss;
 mod gth;
 mod krylov;
 mod solvable;
-mod sparse_lu;
 mod topological;
 mod woodbury;
 
-pub use dense::DenseLu;
 pub use factored::{Factored, MAX_DENSE, SPARSE_FROM, SolveMethod};
 pub use gauss::GaussLu;
 pub use gth::{GTH_LIMIT, GthLu};
+pub use kolmo_lu::DenseLu;
+pub use kolmo_lu::SparseLu;
 pub(crate) use krylov::prefetch;
 pub use krylov::{
     Iterative, KrylovMethod, KrylovOptions, KrylovStats, MatrixFree, Preconditioner, SplitOperator,
 };
 pub use solvable::{DenseSolve, Solvable};
-pub use sparse_lu::SparseLu;
 pub use woodbury::TriangularWoodbury;

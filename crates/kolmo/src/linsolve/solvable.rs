@@ -138,6 +138,30 @@ impl Solvable for Rational {
     }
 }
 
+impl DenseSolve<f64> for DenseLu {
+    fn solve_in_place(&self, b: &mut [f64]) {
+        DenseLu::solve_in_place(self, b);
+    }
+    fn solve_transpose_in_place(&self, b: &mut [f64]) {
+        DenseLu::solve_transpose_in_place(self, b);
+    }
+    fn method(&self) -> &'static str {
+        "dense LU with partial pivoting (faer)"
+    }
+}
+
+impl DenseSolve<f64> for SparseLu {
+    fn solve_in_place(&self, b: &mut [f64]) {
+        SparseLu::solve_in_place(self, b);
+    }
+    fn solve_transpose_in_place(&self, b: &mut [f64]) {
+        SparseLu::solve_transpose_in_place(self, b);
+    }
+    fn method(&self) -> &'static str {
+        "sparse LU (faer, COLAMD ordering)"
+    }
+}
+
 fn check_dense<T: Solvable>(n: usize, what: &'static str) -> Result<()> {
     if n > T::DENSE_LIMIT {
         return Err(Error::TooLarge {

@@ -1,8 +1,7 @@
-use super::DenseSolve;
-use crate::{Error, Result};
 use faer::linalg::solvers::SolveCore;
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{Conj, MatMut};
+use kolmo_core::{Error, Result};
 
 /// A sparse LU factorisation with partial (row) pivoting and a fill-reducing column ordering,
 /// `P A Q = L U`, of a sparse `n × n` matrix, computed by faer (`faer::sparse::SparseColMat::sp_lu`,
@@ -64,25 +63,27 @@ impl SparseLu {
     pub fn n(&self) -> usize {
         self.n
     }
-}
 
-impl DenseSolve<f64> for SparseLu {
+    /// Solves `A x = b` in place (`b` has length `n` and becomes `x`).
+    ///
+    /// # Panics
+    /// - panics if `b.len() != self.n()`.
     #[track_caller]
-    fn solve_in_place(&self, b: &mut [f64]) {
+    pub fn solve_in_place(&self, b: &mut [f64]) {
         assert!(b.len() == self.n);
         let m = MatMut::from_column_major_slice_mut(b, self.n, 1);
         self.lu.solve_in_place_with_conj(Conj::No, m);
     }
 
+    /// Solves `Aᵀ x = b` in place (`b` has length `n` and becomes `x`).
+    ///
+    /// # Panics
+    /// - panics if `b.len() != self.n()`.
     #[track_caller]
-    fn solve_transpose_in_place(&self, b: &mut [f64]) {
+    pub fn solve_transpose_in_place(&self, b: &mut [f64]) {
         assert!(b.len() == self.n);
         let m = MatMut::from_column_major_slice_mut(b, self.n, 1);
         self.lu.solve_transpose_in_place_with_conj(Conj::No, m);
-    }
-
-    fn method(&self) -> &'static str {
-        "sparse LU (faer, COLAMD ordering)"
     }
 }
 

@@ -1,6 +1,6 @@
-use crate::{Error, Result};
 use faer::linalg::solvers::{DenseSolveCore, PartialPivLu, Solve};
 use faer::{Mat, MatMut};
+use kolmo_core::{Error, Result};
 
 /// An LU factorisation with partial pivoting, `P A = L U`, of a dense `n × n` matrix, computed by
 /// faer (`faer::linalg::solvers::PartialPivLu`; Golub & Van Loan, *Matrix Computations*, 4th ed.,
@@ -25,6 +25,13 @@ impl DenseLu {
     pub fn new(n: usize, what: &'static str, fill: impl FnOnce(MatMut<'_, f64>)) -> Result<Self> {
         let mut a = Mat::<f64>::zeros(n, n);
         fill(a.as_mut());
+        Self::factor(a, what)
+    }
+
+    /// [`new`](Self::new)'s factorisation, not generic: faer's code is compiled here, once, and
+    /// not again in every caller's crate.
+    fn factor(a: Mat<f64>, what: &'static str) -> Result<Self> {
+        let n = a.nrows();
         let lu = PartialPivLu::new(a.as_ref());
         let u = lu.U();
         let mut worst = (0usize, f64::INFINITY);
@@ -83,18 +90,6 @@ impl DenseLu {
             }
         }
         out
-    }
-}
-
-impl super::DenseSolve<f64> for DenseLu {
-    fn solve_in_place(&self, b: &mut [f64]) {
-        DenseLu::solve_in_place(self, b);
-    }
-    fn solve_transpose_in_place(&self, b: &mut [f64]) {
-        DenseLu::solve_transpose_in_place(self, b);
-    }
-    fn method(&self) -> &'static str {
-        "dense LU with partial pivoting (faer)"
     }
 }
 
