@@ -13,6 +13,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 
+/// How the report introduces why `--exact` gave no exact answers (text note and JSON `notes`).
+const NO_EXACT: &str = "no exact fractions";
+
 /// Rows of a per-state table printed without --all.
 const ROWS: usize = 20;
 /// Largest matrix printed in the human report (larger ones are in --json).
@@ -265,7 +268,7 @@ struct JsonReport<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     mean_first_passage: Option<JsonPassage<'a>>,
     model: JsonModel<'a>,
-    notes: &'a [String],
+    notes: Vec<String>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     rewards: BTreeMap<&'a str, JsonReward<'a>>,
     state_names: &'a [String],
@@ -485,7 +488,7 @@ fn json_report<'a>(r: &'a Report) -> JsonReport<'a> {
             transitions: d.matrix().nnz(),
             kind: "dtmc",
         },
-        notes: &r.file.notes,
+        notes: crate::output::report_notes(&r.file.notes, c.exact_error.as_deref(), NO_EXACT),
         rewards: c
             .rewards
             .iter()
@@ -598,11 +601,8 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         d.matrix().nnz(),
         r.from
     )?;
-    for note in &r.file.notes {
+    for note in crate::output::report_notes(&r.file.notes, r.chain.exact_error.as_deref(), NO_EXACT) {
         writeln!(out, "  note: {note}")?;
-    }
-    if let Some(e) = &r.chain.exact_error {
-        writeln!(out, "  note: no exact fractions: {e}")?;
     }
     writeln!(out)?;
     let closed = a.closed.len();

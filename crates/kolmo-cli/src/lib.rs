@@ -161,6 +161,12 @@ fn command_name(c: &cli::Command) -> &'static str {
 fn fix(e: &anyhow::Error, command: &str) -> String {
     use kolmo::Error as E;
     use kolmo::games::InputError as G;
+    if e.downcast_ref::<NoProblem>().is_some() {
+        let first = judge::PROBLEMS.first().map_or("PROBLEM", |p| p.0);
+        return format!(
+            "kolmo judge --list describes the problems; kolmo judge {first} < input.txt solves one"
+        );
+    }
     match e.downcast_ref::<E>() {
         Some(E::Io { .. }) => "check the path and that the file is readable".into(),
         Some(E::Write { .. }) => "check that the directory exists and is writable".into(),
@@ -257,12 +263,26 @@ fn run_judge(args: &cli::JudgeArgs) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        None => anyhow::bail!(
-            "name a problem: kolmo judge PROBLEM (kolmo judge --list shows them: {})",
-            judge::PROBLEMS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
-        ),
+        None => Err(NoProblem.into()),
     }
 }
+
+/// `kolmo judge` without a problem: a usage error with its own advice.
+#[derive(Debug)]
+struct NoProblem;
+
+impl std::fmt::Display for NoProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = judge::PROBLEMS.iter().map(|p| p.0).collect();
+        write!(
+            f,
+            "name a problem: kolmo judge PROBLEM, one of {}",
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for NoProblem {}
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.downcast_ref::<std::io::Error>()

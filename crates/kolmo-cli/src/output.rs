@@ -88,6 +88,16 @@ impl<W: Write> Csv<W> {
     }
 }
 
+/// The notes of a report, as the text prints them after `note:` and the JSON gives them in
+/// `notes`: the file's (values read as written, ...), then why there are no exact answers if
+/// `--exact` gave none (`exact_error`, introduced by `no_exact`, e.g. "no exact fractions").
+#[must_use]
+pub fn report_notes(file_notes: &[String], exact_error: Option<&str>, no_exact: &str) -> Vec<String> {
+    let mut notes = file_notes.to_vec();
+    notes.extend(exact_error.map(|e| format!("{no_exact}: {e}")));
+    notes
+}
+
 /// A number for CSV in full precision: the shortest text that reads back as the same `f64`
 /// (`0.1`, `39.22512230823496`, `1e-300`); "inf" / "-inf" for infinities, empty for NaN.
 pub fn csv_num(x: f64) -> String {

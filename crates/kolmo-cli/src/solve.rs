@@ -13,6 +13,9 @@ use kolmo::progress::Progress;
 use serde::Serialize;
 use std::io::Write;
 
+/// How the report introduces why `--exact` gave no exact answers (text note and JSON `notes`).
+const NO_EXACT: &str = "no exact values";
+
 /// The solver's iteration count and latest change, polled for the progress spinner.
 static SOLVE_PROGRESS: Progress = Progress::new();
 
@@ -351,7 +354,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 format: file.format.name(),
                 states: mdp.n(),
             },
-            notes: &file.notes,
+            notes: crate::output::report_notes(&file.notes, exact_error.as_deref(), NO_EXACT),
             objective: &args.objective,
             policy: (0..mdp.n()).map(action).collect(),
             state_names: &names,
@@ -370,11 +373,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             mdp.n(),
             mdp.choices()
         )?;
-        for note in &file.notes {
+        for note in crate::output::report_notes(&file.notes, exact_error.as_deref(), NO_EXACT) {
             writeln!(out, "  note: {note}")?;
-        }
-        if let Some(e) = &exact_error {
-            writeln!(out, "  note: no exact values: {e}")?;
         }
         writeln!(out, "Objective: {description}")?;
         for &s in mdp.initial() {
@@ -448,7 +448,7 @@ struct JsonSolution<'a> {
     lower: Vec<Number>,
     method: Text<&'a kolmo::account::Method>,
     model: JsonModel<'a>,
-    notes: &'a [String],
+    notes: Vec<String>,
     objective: &'a str,
     policy: Vec<String>,
     state_names: &'a [String],

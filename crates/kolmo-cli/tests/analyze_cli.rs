@@ -366,6 +366,14 @@ fn bad_input_is_located_and_exits_2() {
         v["exact_error"]
     );
     assert!(v["stationary"][0]["distribution"][0].as_f64().is_some());
+    // The JSON's notes are the text report's (issue 15 §2: `--exact --json` dropped this one).
+    let why = format!("no exact fractions: {}", v["exact_error"].as_str().unwrap());
+    let notes = v["notes"].as_array().unwrap();
+    assert_eq!(
+        notes.last().and_then(|n| n.as_str()),
+        Some(why.as_str()),
+        "{notes:?}"
+    );
     // Decimals that are not fractions with small denominators are used as written (issue 14):
     // π = (0.5, 0.8765432109) / 1.3765432109 for this two-state chain.
     let decimals = write(dir.path(), "decimals.csv", "0.1234567891,0.8765432109\n0.5,0.5\n");

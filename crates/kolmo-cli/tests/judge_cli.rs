@@ -286,3 +286,22 @@ fn cf_1245e_listed_with_help() {
         .success()
         .stdout(predicate::str::contains("10 lines of 10 integers"));
 }
+
+// `kolmo judge` alone: exit 2, the problems named, and advice that works (the --list it
+// suggests runs and lists the problem the example names).
+#[test]
+fn judge_without_a_problem_names_them_and_advice_that_works() {
+    kolmo()
+        .arg("judge")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("lightoj-1151, rps-cards, cf-1245e"))
+        .stderr(predicate::str::contains(
+            "help: kolmo judge --list describes the problems; kolmo judge lightoj-1151 < input.txt",
+        ));
+    kolmo()
+        .args(["judge", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("lightoj-1151"));
+}

@@ -250,6 +250,14 @@ fn overflow_and_exact_failures() {
         v["exact_error"]
     );
     assert!(v["values"][1].as_f64().is_some());
+    // The JSON's notes are the text report's (issue 15 §2: `--exact --json` dropped this one).
+    let why = format!("no exact values: {}", v["exact_error"].as_str().unwrap());
+    let notes = v["notes"].as_array().unwrap();
+    assert_eq!(
+        notes.last().and_then(|n| n.as_str()),
+        Some(why.as_str()),
+        "{notes:?}"
+    );
     // Decimals that are not fractions with small denominators are used as written (issue 14):
     // from state 1 the reward 1 per step until leaving with probability 0.1234567891.
     let decimals = dir.path().join("decimals.json");

@@ -41,7 +41,8 @@
 //!   convention).
 //! - `@nr_states` (required) and `@nr_choices` (optional) are checked against the model read.
 //! - States are numbered `0, 1, 2, ...` in order, as Storm requires. Labels follow the rewards,
-//!   separated by white space or in double quotes. The label `init` marks the initial states and is
+//!   separated by white space or in double quotes (a `[..]` after a label is an error, not a
+//!   label). The label `init` marks the initial states and is
 //!   required; it is also kept as a label. Observations (`{..}`) and exit rates (`!..`) are refused.
 //! - `action <name>`: the choices of a state in order. Names that are all just the choice's index
 //!   (`action 0`, `action 1`, ...) or `__NOLABEL__` mean the choices are unnamed; otherwise they
@@ -677,6 +678,10 @@ mod tests {
                 "m.drn:11:9: observations",
             ),
             (&format!("{head}state 0 !3 init\n"), "m.drn:11:9: exit rates"),
+            (
+                &format!("{head}state 0 init [2]\n"),
+                "m.drn:11:14: the state's rewards `[..]` go right after its number",
+            ),
             (
                 &format!("{head}state 0 [0] init \"open\n"),
                 "m.drn:11:18: closing `\"` missing",

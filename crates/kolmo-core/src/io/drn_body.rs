@@ -497,6 +497,11 @@ impl Chunk {
                 rest = &q[end + 1..];
             } else {
                 let (token, after) = split_token(rest);
+                if token.starts_with('[') {
+                    let message = "the state's rewards `[..]` go right after its number, before \
+                                   its labels (`state 0 [2.5] init`)";
+                    return Err(self.err(line, token, message));
+                }
                 if token.contains('"') {
                     return Err(self.err(line, token, format!("label {} holds a `\"`", quote(token))));
                 }
