@@ -177,8 +177,10 @@ Objectives:
   min-reach:LABEL    minimal probability of ever reaching LABEL's states
   max-reward:LABEL   maximal expected total reward until LABEL is reached
   min-reward:LABEL   minimal expected total reward until LABEL is reached (e.g. expected steps)
-  discounted:GAMMA   optimal expected discounted total reward, 0 <= GAMMA < 1 (maximal; --min);
-                     plain `discounted` takes the file's discount (the beta or discount key of array files)
+  discounted:GAMMA   optimal expected discounted total reward, 0 <= GAMMA < 1, a decimal or a
+                     fraction (0.9, 10/11; --exact uses it as written) (maximal; --min); plain
+                     `discounted` takes the file's discount (the beta or discount key of array
+                     files: a number, or a string with a fraction, \"10/11\")
   horizon:K          optimal expected total reward over K steps (maximal; --min)
   average            optimal long-run average reward per step, per state (maximal; --min)
 

@@ -23,7 +23,8 @@ static SOLVE_PROGRESS: Progress = Progress::new();
 enum Objective {
     Reach(Optimum, String),
     Reward(Optimum, String),
-    Discounted(f64, String),
+    /// The discount rounded, exactly as written, and as written.
+    Discounted(f64, Rational, String),
     Horizon(u64),
     Average,
     /// Discounted with the discount the file gives.
@@ -46,9 +47,14 @@ fn parse_objective(text: &str) -> Result<Objective> {
         "discounted" if arg.trim().is_empty() => Objective::FileDiscount,
         "discounted" => {
             let g = need("the discount")?;
-            match g.parse::<f64>() {
-                Ok(x) if (0.0..1.0).contains(&x) => Objective::Discounted(x, g),
-                _ => bail!("--objective discounted:{g}: the discount must be a number from 0 to below 1"),
+            match kolmo::exact::parse_exact(&g) {
+                Some(x) if x >= Rational::ZERO && x < Rational::ONE => {
+                    Objective::Discounted(kolmo::exact::Scalar::to_f64(&x), x, g)
+                }
+                _ => bail!(
+                    "--objective discounted:{g}: the discount must be a decimal or a fraction from 0 to below 1 \
+                     (0.9, 10/11)"
+                ),
             }
         }
         "horizon" => {
@@ -143,10 +149,12 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let file = kolmo::io::read_model(&args.file, &options)?;
     drop(phase);
     let objective = match objective {
-        Objective::FileDiscount => match file.discount {
-            Some(g) if (0.0..1.0).contains(&g) => Objective::Discounted(g, g.to_string()),
-            Some(g) => bail!("the file's discount {g} is not from 0 to below 1"),
-            None => bail!("--objective discounted: name the discount (discounted:0.9); the file gives none"),
+        Objective::FileDiscount => match (file.discount, &file.discount_exact) {
+            (Some(g), Some(x)) if *x < Rational::ONE => Objective::Discounted(g, x.clone(), x.to_string()),
+            (Some(g), _) => bail!("the file's discount {g} is not from 0 to below 1"),
+            (None, _) => {
+                bail!("--objective discounted: name the discount (discounted:0.9); the file gives none")
+            }
         },
         other => other,
     };
@@ -176,6 +184,14 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut bias: Option<Vec<f64>> = None;
     // Exact values that may be +∞ (None).
     let mut exact_inf: Option<Vec<Option<Rational>>> = None;
+    // The policy the exact solver found optimal (it starts from the f64 one and improves on ties).
+    let mut exact_policy: Option<Vec<u32>> = None;
+    let mut exact_pair = |pair: Option<(Vec<Rational>, Vec<u32>)>| {
+        pair.map(|(x, p)| {
+            exact_policy = Some(p);
+            x
+        })
+    };
     let (description, solution, stages) = match &objective {
         Objective::Reach(o, l) => {
             let target = label(&mdp, l)?;
@@ -185,11 +201,10 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             );
             let solution = mdp::reach_probability(&mdp, &target, *o, &solver)?;
             if args.exact {
-                exact = keep(
+                exact = exact_pair(keep(
                     &mut exact_error,
                     mdp::reach_probability_exact(&mdp, &target, *o, &solution.policy),
-                )
-                .map(|x| x.0);
+                ));
             }
             (what, solution, None)
         }
@@ -207,20 +222,21 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                     mdp.exact_rewards(&name)
                         .and_then(|x| mdp::total_reward_exact(&mdp, &x, &target, *o, &solution.policy)),
                 )
-                .map(|x| x.0);
+                .map(|(x, p)| {
+                    exact_policy = Some(p);
+                    x
+                });
             }
             (what, solution, None)
         }
-        Objective::Discounted(g, text) => {
+        Objective::Discounted(g, gamma, text) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             if args.exact {
-                let gamma: Rational = parse_fraction(text)?;
-                exact = keep(
+                exact = exact_pair(keep(
                     &mut exact_error,
                     mdp.exact_rewards(&name)
-                        .and_then(|x| mdp::discounted_exact(&mdp, &x, &gamma, opt)),
-                )
-                .map(|x| x.0);
+                        .and_then(|x| mdp::discounted_exact(&mdp, &x, gamma, opt)),
+                ));
             }
             let what = format!(
                 "{} expected discounted reward {name:?}, γ = {text}",
@@ -270,6 +286,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
     };
     drop(phase);
+    let solution = with_exact(solution, exact_policy, exact.as_deref(), exact_inf.as_deref());
     let exact_text: Option<Vec<String>> = match (&exact, &exact_inf) {
         (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
         (None, Some(x)) => Some(
@@ -395,6 +412,13 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "Method: {} ({} iterations)",
             solution.method, solution.iterations
         )?;
+        if exact_text.is_some() {
+            writeln!(
+                out,
+                "Exact: the policy and values below are the exact solver's (rational arithmetic); \
+                 each decimal is its fraction rounded"
+            )?;
+        }
         writeln!(out)?;
         let rows = if args.all { mdp.n() } else { mdp.n().min(20) };
         let width = names
@@ -477,6 +501,43 @@ fn keep<T>(why: &mut Option<String>, result: kolmo::Result<T>) -> Option<T> {
     }
 }
 
+/// `solution` as the exact answer has it, when there is one: the exact solver's policy, and each
+/// value the fraction's nearest `f64` (so a decimal printed beside a fraction is that fraction's),
+/// within the rounding bound `|v| · 2⁻⁵³` (+∞ where the exact value is infinite).
+fn with_exact(
+    mut solution: MdpSolution,
+    policy: Option<Vec<u32>>,
+    exact: Option<&[Rational]>,
+    exact_inf: Option<&[Option<Rational>]>,
+) -> MdpSolution {
+    if let Some(p) = policy {
+        solution.policy = p;
+    }
+    let rounded: Option<Vec<f64>> = match (exact, exact_inf) {
+        (Some(x), _) => Some(x.iter().map(kolmo::exact::Scalar::to_f64).collect()),
+        (None, Some(x)) => Some(
+            x.iter()
+                .zip(&solution.values)
+                .map(|(v, f)| match v {
+                    Some(v) => kolmo::exact::Scalar::to_f64(v),
+                    None if *f < 0.0 => f64::NEG_INFINITY,
+                    None => f64::INFINITY,
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    if let Some(values) = rounded {
+        let largest = values
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        solution.error_bound = largest * (f64::EPSILON / 2.0);
+        solution.values = values;
+    }
+    solution
+}
+
 fn direction(o: Optimum) -> &'static str {
     match o {
         Optimum::Max => "maximal",
@@ -487,31 +548,40 @@ fn direction(o: Optimum) -> &'static str {
 /// A decimal (`0.9`, `9e-1`) or `p/q` as an exact fraction (the discount as the user wrote it:
 /// 0.9 = 9/10), by the library's reader of numbers as written ([`kolmo::exact::parse_exact`]:
 /// dashu's decimal parser, exponents bounded).
-fn parse_fraction(text: &str) -> Result<Rational> {
-    let t = text.trim();
-    kolmo::exact::parse_exact(t).with_context(|| {
-        format!(
-            "{t:?} is not a decimal number or fraction (exponents up to ±{})",
-            kolmo::exact::MAX_DECIMAL_EXPONENT
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    // The discount as written, exactly: decimals, exponents and fractions (issue 15 §2).
     #[test]
-    fn fractions_as_written() {
-        let q = |s: &str| parse_fraction(s).unwrap().to_string();
-        assert_eq!(q("0.9"), "9/10");
-        assert_eq!(q("9e-1"), "9/10");
-        assert_eq!(q("1.234e2"), "617/5");
-        assert_eq!(q("3/4"), "3/4");
-        assert_eq!(q("0.25"), "1/4");
-        assert!(parse_fraction("1e-999999999").is_err());
-        assert!(parse_fraction("1e-4001").is_err());
-        assert!(parse_fraction("0.9x").is_err());
-        assert_eq!(q("1e-1000").len(), 1003);
+    fn discounts_are_read_exactly_as_written() {
+        let q = |s: &str| match parse_objective(&format!("discounted:{s}")) {
+            Ok(Objective::Discounted(g, x, _)) => (g, x.to_string()),
+            Ok(_) => panic!("{s}: not a discounted objective"),
+            Err(e) => panic!("{s}: {e}"),
+        };
+        assert_eq!(q("0.9"), (0.9, "9/10".into()));
+        assert_eq!(q("9e-1"), (0.9, "9/10".into()));
+        assert_eq!(q("10/11"), (10.0 / 11.0, "10/11".into()));
+        assert_eq!(q("0.9999999999"), (0.9999999999, "9999999999/10000000000".into()));
+        assert_eq!(q("0"), (0.0, "0".into()));
+        for bad in [
+            "1",
+            "11/10",
+            "-0.1",
+            "0.9x",
+            "1e-999999999",
+            "1e-4001",
+            "1/0",
+            "inf",
+        ] {
+            let e = parse_objective(&format!("discounted:{bad}"))
+                .err()
+                .map(|e| e.to_string());
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains("from 0 to below 1")),
+                "{bad}: {e:?}"
+            );
+        }
     }
 }

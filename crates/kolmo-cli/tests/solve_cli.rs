@@ -1,6 +1,7 @@
 //! `kolmo solve` end to end, against the reference values of shared/cases/08-mdp.md.
 
 use assert_cmd::Command;
+use predicates::prelude::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -317,4 +318,59 @@ fn solve_has_the_flags_its_help_names() {
     let text = v.to_string();
     assert!(text.contains("normalized 1 row(s)"), "{text}");
     assert_eq!(v["values"][0].as_f64(), Some(1.0), "{text}");
+}
+
+// Issue 15 §2: rational discounts on the command line and in files, and with --exact the decimal
+// beside each fraction is that fraction's. The forest (always wait) with γ = 10/11, solved by
+// hand in fractions: v = (I − γP)⁻¹ r = (324/11, 360/11, 404/11).
+#[test]
+fn rational_discounts_and_decimals_that_are_their_fractions() {
+    let v = solve(
+        &example("forest.json"),
+        &["--objective", "discounted:10/11", "--exact"],
+    );
+    assert_eq!(v["values_exact"], json!(["324/11", "360/11", "404/11"]));
+    assert_eq!(v["values"], json!([324.0 / 11.0, 360.0 / 11.0, 404.0 / 11.0]));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("forest.json");
+    let text = std::fs::read_to_string(example("forest.json")).unwrap();
+    assert!(text.contains("\"discount\": 0.9"));
+    std::fs::write(
+        &file,
+        text.replace("\"discount\": 0.9", "\"discount\": \"10/11\""),
+    )
+    .unwrap();
+    let w = solve(&file, &["--objective", "discounted", "--exact"]);
+    assert_eq!(w["values_exact"], v["values_exact"]);
+    assert_eq!(w["objective"], "discounted");
+    // γ = 0.9999999999: the values are about 3.24·10¹⁰ and the f64 solve's bound is wide; the
+    // printed decimals must be the exact fractions rounded (the f64 answer was 3.7·10³ off).
+    let x = solve(
+        &example("forest.json"),
+        &["--objective", "discounted:0.9999999999", "--exact"],
+    );
+    for (d, q) in x["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(x["values_exact"].as_array().unwrap())
+    {
+        let (p, r) = q.as_str().unwrap().split_once('/').unwrap();
+        let (p, r): (f64, f64) = (p.parse().unwrap(), r.parse().unwrap());
+        assert!((d.as_f64().unwrap() - p / r).abs() <= 1e-4, "{d} vs {q}");
+    }
+    assert!(x["error_bound"].as_f64().unwrap() < 1e-5, "{}", x["error_bound"]);
+    // Discounts out of range, written either way, are refused with exit 2.
+    for bad in ["discounted:11/10", "discounted:1", "discounted:-1/2"] {
+        kolmo()
+            .args([
+                "solve",
+                example("forest.json").to_str().unwrap(),
+                "--objective",
+                bad,
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("from 0 to below 1"));
+    }
 }

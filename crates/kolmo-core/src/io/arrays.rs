@@ -385,20 +385,31 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
     let name = if layout == Layout::Toolbox { "P" } else { "Q" };
     let trans = dense_json(path, name, &trans.value)?;
     let rewards = dense_json(path, "R", &r.value)?;
-    let mut discount = None;
+    let (mut discount, mut discount_exact) = (None, None);
     for key in ["beta", "discount"] {
         let Some(m) = get(key) else { continue };
         if discount.is_some() {
             return Err(m.error(path, "give \"beta\" or \"discount\", not both"));
         }
-        let value = match &m.value.value {
-            Value::Number(raw) => parse_number(raw).filter(|v| (0.0..=1.0).contains(v)),
+        // A JSON number, or a string holding a decimal or a fraction (`"10/11"`): kept exactly
+        // as written for `--exact`, rounded for floating point.
+        let written = match &m.value.value {
+            Value::Number(raw) => crate::exact::parse_exact(raw).filter(|_| parse_number(raw).is_some()),
+            Value::String(s) => crate::exact::parse_exact(s),
             _ => None,
         };
-        match value {
-            Some(v) => discount = Some(v),
+        let in_range = |g: &crate::exact::Rational| {
+            *g >= crate::exact::Rational::ZERO && *g <= crate::exact::Rational::ONE
+        };
+        match written.filter(in_range) {
+            Some(g) => {
+                discount = Some(crate::exact::Scalar::to_f64(&g));
+                discount_exact = Some(g);
+            }
             None => {
-                let message = format!("{key}: the discount factor must be a number in [0, 1]");
+                let message = format!(
+                    "{key}: the discount factor must be a number in [0, 1] (or a string with a fraction, \"10/11\")"
+                );
                 return Err(m.value.error(path, message));
             }
         }
@@ -406,6 +417,7 @@ pub(crate) fn read_json(path: &Path, text: &str, options: &ReadOptions) -> Resul
     let (mdp, notes) = build(layout, &trans, &rewards, options.normalize)?;
     Ok(ModelFile {
         discount,
+        discount_exact,
         ..ModelFile::of(Model::Mdp(mdp), Format::Arrays, vec![path.to_path_buf()], notes)
     })
 }

@@ -137,6 +137,9 @@ pub struct ModelFile {
     /// The discount factor the file states, if its format has one (an array model's `"beta"` or
     /// `"discount"`).
     pub discount: Option<f64>,
+    /// [`discount`](Self::discount) exactly as the file writes it (`0.9` is 9/10, `"10/11"` is
+    /// 10/11), for exact analyses.
+    pub discount_exact: Option<crate::exact::Rational>,
 }
 
 impl ModelFile {
@@ -148,6 +151,7 @@ impl ModelFile {
             files,
             notes,
             discount: None,
+            discount_exact: None,
         }
     }
 }
