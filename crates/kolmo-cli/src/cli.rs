@@ -181,7 +181,8 @@ Objectives:
                      fraction (0.9, 10/11; --exact uses it as written) (maximal; --min); plain
                      `discounted` takes the file's discount (the beta or discount key of array
                      files: a number, or a string with a fraction, \"10/11\")
-  horizon:K          optimal expected total reward over K steps (maximal; --min)
+  horizon:K          optimal expected total reward over K steps (maximal; --min), discounted by
+                     the file's discount if it has one; horizon:K:G discounts by G (1: none)
   average            optimal long-run average reward per step, per state (maximal; --min)
 
 Every answer comes with an optimal policy and a guaranteed bound on its error (see README).

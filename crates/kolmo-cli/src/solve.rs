@@ -25,7 +25,8 @@ enum Objective {
     Reward(Optimum, String),
     /// The discount rounded, exactly as written, and as written.
     Discounted(f64, Rational, String),
-    Horizon(u64),
+    /// Steps and the discount: given (`horizon:K:G`), or `None` for the file's if it has one.
+    Horizon(u64, Option<Rational>),
     Average,
     /// Discounted with the discount the file gives.
     FileDiscount,
@@ -58,11 +59,24 @@ fn parse_objective(text: &str) -> Result<Objective> {
             }
         }
         "horizon" => {
-            let k = need("the number of steps")?;
-            match k.parse::<u64>() {
-                Ok(x) if x <= 10_000_000 => Objective::Horizon(x),
-                _ => bail!("--objective horizon:{k}: a number of steps from 0 to 10^7"),
-            }
+            let spec = need("the number of steps")?;
+            let (k, g) = match spec.split_once(':') {
+                Some((k, g)) => (k.trim(), Some(g.trim())),
+                None => (spec.as_str(), None),
+            };
+            let steps = match k.parse::<u64>() {
+                Ok(x) if x <= 10_000_000 => x,
+                _ => bail!("--objective horizon:{spec}: a number of steps from 0 to 10^7"),
+            };
+            let gamma = match g.map(|g| (g, kolmo::exact::parse_exact(g))) {
+                None => None,
+                Some((_, Some(x))) if x >= Rational::ZERO && x <= Rational::ONE => Some(x),
+                Some((g, _)) => bail!(
+                    "--objective horizon:{spec}: the discount {g} must be a decimal or a fraction from 0 to 1 \
+                     (horizon:{k}:0.9; 1 for none)"
+                ),
+            };
+            Objective::Horizon(steps, gamma)
         }
         "average" => Objective::Average,
         other => bail!(
@@ -156,6 +170,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 bail!("--objective discounted: name the discount (discounted:0.9); the file gives none")
             }
         },
+        // A finite horizon takes the file's discount unless one is given (MDPToolbox's
+        // FiniteHorizon discounts).
+        Objective::Horizon(k, None) => Objective::Horizon(k, file.discount_exact.clone()),
         other => other,
     };
     let mdp = as_mdp(file.model)?;
@@ -263,17 +280,26 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             (what, solution, None)
         }
         Objective::FileDiscount => unreachable!("replaced by the file's discount above"),
-        Objective::Horizon(k) => {
+        Objective::Horizon(k, gamma) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
+            // A discount of 1 is none.
+            let gamma = gamma.as_ref().filter(|g| **g != Rational::ONE);
             if args.exact {
                 exact = keep(
                     &mut exact_error,
                     mdp.exact_rewards(&name)
-                        .and_then(|x| mdp::finite_horizon_exact(&mdp, &x, *k, opt)),
+                        .and_then(|x| mdp::finite_horizon_exact(&mdp, &x, *k, gamma, opt)),
                 );
             }
-            let h = mdp::finite_horizon(&mdp, &r, *k, opt)?;
-            let what = format!("{} expected total reward {name:?} over {k} steps", direction(opt));
+            let g = gamma.map(kolmo::exact::Scalar::to_f64);
+            let h = mdp::finite_horizon(&mdp, &r, *k, g, opt)?;
+            let what = match gamma {
+                Some(g) => format!(
+                    "{} expected discounted reward {name:?} over {k} steps, γ = {g}",
+                    direction(opt)
+                ),
+                None => format!("{} expected total reward {name:?} over {k} steps", direction(opt)),
+            };
             let first = h.decisions.first().cloned().unwrap_or_else(|| vec![0; mdp.n()]);
             let solution = MdpSolution {
                 values: h.values,
@@ -286,6 +312,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
     };
     drop(phase);
+    let policy_exact = exact_policy.is_some();
     let solution = with_exact(solution, exact_policy, exact.as_deref(), exact_inf.as_deref());
     let exact_text: Option<Vec<String>> = match (&exact, &exact_inf) {
         (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
@@ -413,11 +440,12 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             solution.method, solution.iterations
         )?;
         if exact_text.is_some() {
-            writeln!(
-                out,
-                "Exact: the policy and values below are the exact solver's (rational arithmetic); \
-                 each decimal is its fraction rounded"
-            )?;
+            let what = if policy_exact {
+                "the policy and values below are the exact solver's"
+            } else {
+                "the values below are exact (the choices are floating point's)"
+            };
+            writeln!(out, "Exact: {what}; each decimal is its fraction rounded")?;
         }
         writeln!(out)?;
         let rows = if args.all { mdp.n() } else { mdp.n().min(20) };

@@ -374,3 +374,30 @@ fn rational_discounts_and_decimals_that_are_their_fractions() {
             .stderr(predicate::str::contains("from 0 to below 1"));
     }
 }
+
+// Issue 15 §5: horizon:K takes the file's discount (MDPToolbox's FiniteHorizon), horizon:K:G a
+// given one, horizon:K:1 none. Forest over 3 steps, by hand in fractions: γ = 9/10 gives
+// (26973, 59373, 99373)/10⁴, undiscounted (333, 693, 1093)/100.
+#[test]
+fn finite_horizons_discount_as_the_file_or_the_flag_says() {
+    let forest = example("forest.json");
+    let file = solve(&forest, &["--objective", "horizon:3", "--exact"]);
+    assert_eq!(
+        file["values_exact"],
+        json!(["26973/10000", "59373/10000", "99373/10000"])
+    );
+    assert!(
+        file["description"].as_str().unwrap().contains("γ = 9/10"),
+        "{}",
+        file["description"]
+    );
+    let given = solve(&forest, &["--objective", "horizon:3:9/10", "--exact"]);
+    assert_eq!(given["values_exact"], file["values_exact"]);
+    let none = solve(&forest, &["--objective", "horizon:3:1", "--exact"]);
+    assert_eq!(none["values_exact"], json!(["333/100", "693/100", "1093/100"]));
+    kolmo()
+        .args(["solve", forest.to_str().unwrap(), "--objective", "horizon:3:2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the discount 2 must be"));
+}

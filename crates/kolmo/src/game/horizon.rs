@@ -23,7 +23,8 @@ pub struct FiniteHorizon {
 /// O(steps · nnz).
 #[must_use]
 pub fn finite_horizon(game: &Game, steps: u64) -> FiniteHorizon {
-    let (v, choices, _) = backward_induction(game.matrix(), game.rewards(), direction(game), steps, false);
+    let (v, choices, _) =
+        backward_induction(game.matrix(), game.rewards(), None, direction(game), steps, false);
     FiniteHorizon {
         steps,
         values: v,
@@ -39,7 +40,7 @@ pub fn finite_horizon(game: &Game, steps: u64) -> FiniteHorizon {
 /// O(steps · nnz) time, O(steps · n) space.
 #[must_use]
 pub fn finite_horizon_strategy(game: &Game, steps: u64) -> Vec<Vec<u32>> {
-    backward_induction(game.matrix(), game.rewards(), direction(game), steps, true).2
+    backward_induction(game.matrix(), game.rewards(), None, direction(game), steps, true).2
 }
 
 /// The gain of a game whose optimal play induces a single recurrent class (unichain), by value
@@ -71,7 +72,13 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
 pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact::Rational>> {
     let p = crate::exact::rationalize_matrix(game.matrix(), true)?;
     let rewards = crate::exact::rationalize_rewards(game.rewards())?;
-    Ok(backward_induction_exact(&p, &rewards, direction(game), steps))
+    Ok(backward_induction_exact(
+        &p,
+        &rewards,
+        None,
+        direction(game),
+        steps,
+    ))
 }
 
 /// Each state's direction: its owner's.

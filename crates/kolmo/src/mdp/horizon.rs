@@ -1,5 +1,6 @@
 //! Finite horizons: `V_k = T^k 0` by backward induction (Puterman, *Markov Decision Processes*,
-//! 1994, §4.5), every step [`CsrMatrix::multiply_and_reduce`] (the same for games, whose states
+//! 1994, §4.5), undiscounted or with a discount `γ` (`T v = max_a r_a + γ P_a v`, MDPToolbox's
+//! `FiniteHorizon`), every step [`CsrMatrix::multiply_and_reduce`] (the same for games, whose states
 //! reduce by their owner's direction).
 
 use super::{Optimum, check_rewards};
@@ -31,16 +32,29 @@ pub struct HorizonSolution {
     pub error_bound: f64,
 }
 
-/// Backward induction over `steps` steps with `rewards` per choice (length `m`).
+/// Backward induction over `steps` steps with `rewards` per choice (length `m`), each step's
+/// future discounted by `discount` (`None`: undiscounted, the expected total reward).
 ///
 /// # Errors
-/// [`crate::Error::InvalidArgument`] for rewards of the wrong length, or `steps × nnz` beyond
+/// [`crate::Error::InvalidArgument`] for rewards of the wrong length, a discount outside
+/// `[0, 1]`, or `steps × nnz` beyond
 /// [`MAX_HORIZON_WORK`]; [`crate::Error::Uncertified`] if the values overflow `f64`.
 ///
 /// # Complexity
 /// O(steps · nnz) time, O(min(steps · n, [`MAX_STORED_DECISIONS`])) space for the decisions.
-pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) -> Result<HorizonSolution> {
+pub fn finite_horizon(
+    mdp: &Mdp,
+    rewards: &[f64],
+    steps: u64,
+    discount: Option<f64>,
+    optimum: Optimum,
+) -> Result<HorizonSolution> {
     check_rewards(mdp, rewards)?;
+    if let Some(g) = discount
+        && !(0.0..=1.0).contains(&g)
+    {
+        return Err(Error::arg("discount", format!("{g} is not in [0, 1]")));
+    }
     let work = steps.saturating_mul(mdp.matrix().nnz().max(1) as u64);
     if work > MAX_HORIZON_WORK {
         return Err(Error::arg(
@@ -53,11 +67,18 @@ pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) 
     }
     // Every stage's decisions only while they fit in memory; otherwise the first stage's.
     let every_stage = steps.saturating_mul(mdp.n() as u64) <= MAX_STORED_DECISIONS;
-    let (values, first, by_stage) =
-        backward_induction(mdp.matrix(), rewards, |_| optimum.direction(), steps, every_stage);
+    let (values, first, by_stage) = backward_induction(
+        mdp.matrix(),
+        rewards,
+        discount.as_ref(),
+        |_| optimum.direction(),
+        steps,
+        every_stage,
+    );
     let decisions = if every_stage { by_stage } else { vec![first] };
     let m = mdp.matrix();
-    let width = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0) as f64 + 1.0;
+    // One rounding per term of a row, one for the reward and one for the discount's product.
+    let width = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0) as f64 + 2.0;
     let size = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     super::check_finite("finite horizon", &values)?;
     Ok(HorizonSolution {
@@ -70,7 +91,7 @@ pub fn finite_horizon(mdp: &Mdp, rewards: &[f64], steps: u64, optimum: Optimum) 
 
 /// [`finite_horizon`]'s values in exact rational arithmetic, on the model's
 /// [`exact_matrix`](Mdp::exact_matrix) and exact `rewards` (one per choice, length `m`; from a
-/// model, its [`Mdp::exact_rewards`]).
+/// model, its [`Mdp::exact_rewards`]) and the exact `discount` (`None`: undiscounted).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for rewards of the wrong length;
@@ -80,19 +101,22 @@ pub fn finite_horizon_exact(
     mdp: &Mdp,
     rewards: &[Rational],
     steps: u64,
+    discount: Option<&Rational>,
     optimum: Optimum,
 ) -> Result<Vec<Rational>> {
     let p = super::exact::exact_parts(mdp, rewards)?;
     Ok(backward_induction_exact(
         &p,
         rewards,
+        discount,
         |_| optimum.direction(),
         steps,
     ))
 }
 
 /// `V_k = T^k 0` over `steps` Bellman steps ([`CsrMatrix::multiply_and_reduce`]) of the
-/// row-grouped `matrix` with `rewards` per row, group `s` reduced in `direction(s)`: the values
+/// row-grouped `matrix` with `rewards` per row and the future discounted by `gamma` (`None`: 1),
+/// group `s` reduced in `direction(s)`: the values
 /// `V_k`, the choices of the first step (all 0 when `steps = 0`), and with `every_stage` the
 /// choices of every stage (`result[t][s]` with `steps − t` steps to go; empty otherwise).
 ///
@@ -101,6 +125,7 @@ pub fn finite_horizon_exact(
 pub(crate) fn backward_induction(
     matrix: &CsrMatrix,
     rewards: &[f64],
+    gamma: Option<&f64>,
     direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
     every_stage: bool,
@@ -111,7 +136,11 @@ pub(crate) fn backward_induction(
     let mut choices = vec![0u32; n];
     let mut by_remaining = Vec::new();
     for _ in 0..steps {
-        matrix.multiply_and_reduce(direction, &v, Affine::offset(rewards), &mut next, &mut choices);
+        let affine = Affine {
+            b: Some(rewards),
+            gamma,
+        };
+        matrix.multiply_and_reduce(direction, &v, affine, &mut next, &mut choices);
         std::mem::swap(&mut v, &mut next);
         if every_stage {
             by_remaining.push(choices.clone());
@@ -122,14 +151,15 @@ pub(crate) fn backward_induction(
 }
 
 /// [`backward_induction`]'s values in exact rational arithmetic on the exact probabilities `p`
-/// (the row-grouped matrix) and exact `rewards` (one per row): `V_k = T^k 0` with exact maxima
-/// and minima.
+/// (the row-grouped matrix), exact `rewards` (one per row) and discount `gamma` (`None`: 1):
+/// `V_k = T^k 0` with exact maxima and minima.
 ///
 /// # Complexity
 /// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
 pub(crate) fn backward_induction_exact(
     p: &CsrMatrix<Rational>,
     rewards: &[Rational],
+    gamma: Option<&Rational>,
     direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
 ) -> Vec<Rational> {
@@ -138,7 +168,11 @@ pub(crate) fn backward_induction_exact(
     let mut next = vec![Rational::ZERO; n];
     let mut choices = vec![0u32; n];
     for _ in 0..steps {
-        p.multiply_and_reduce(direction, &v, Affine::offset(rewards), &mut next, &mut choices);
+        let affine = Affine {
+            b: Some(rewards),
+            gamma,
+        };
+        p.multiply_and_reduce(direction, &v, affine, &mut next, &mut choices);
         std::mem::swap(&mut v, &mut next);
     }
     v
@@ -148,6 +182,42 @@ pub(crate) fn backward_induction_exact(
 mod tests {
     use super::*;
     use crate::sparse::CsrBuilder;
+
+    // MDPToolbox's forest (S = 3, r1 = 4, r2 = 2, p = 0.1) over 3 steps discounted by 9/10 and
+    // undiscounted; the values by backward induction by hand in fractions: (26973, 59373, 99373) /
+    // 10⁴ and (333, 693, 1093) / 100, always wait.
+    #[test]
+    fn discounted_forest() {
+        let mut b = CsrBuilder::new(3);
+        let mut r = Vec::new();
+        for s in 0..3u32 {
+            b.new_row_group();
+            b.add(0, 0.1);
+            b.add((s + 1).min(2), 0.9);
+            b.finish_row();
+            b.add(0, 1.0);
+            b.finish_row();
+            r.extend([[0.0, 0.0, 4.0][s as usize], [0.0, 1.0, 2.0][s as usize]]);
+        }
+        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let exact_r = crate::exact::rationalize_rewards(&r).unwrap();
+        let q = |p: i64, d: i64| Rational::from(p) / Rational::from(d);
+        for (g, want) in [
+            (Some(0.9), [q(26973, 10000), q(59373, 10000), q(99373, 10000)]),
+            (None, [q(333, 100), q(693, 100), q(1093, 100)]),
+        ] {
+            let h = finite_horizon(&mdp, &r, 3, g, Optimum::Max).unwrap();
+            let gx = g.map(|_| q(9, 10));
+            let x = finite_horizon_exact(&mdp, &exact_r, 3, gx.as_ref(), Optimum::Max).unwrap();
+            assert_eq!(x, want);
+            for (v, w) in h.values.iter().zip(&want) {
+                let w = crate::exact::Scalar::to_f64(w);
+                assert!((v - w).abs() <= h.error_bound, "{v} vs {w} ± {}", h.error_bound);
+            }
+            assert_eq!(h.decisions[0], vec![0, 0, 0]);
+        }
+        assert!(finite_horizon(&mdp, &r, 3, Some(1.5), Optimum::Max).is_err());
+    }
 
     // shared/cases/08-mdp.md — Puterman §3.2 / §4.6.1 inventory (β = 1, T = 3), published:
     // v_0 = (67/16, 129/16, 194/16, 227/16), σ_0 = (3, 0, 0, 0), σ_1 = (2, 0, 0, 0), σ_2 = 0.
@@ -180,7 +250,7 @@ mod tests {
             b.finish_row();
         }
         let mdp = Mdp::new(b.build(), vec![0]).unwrap();
-        let h = finite_horizon(&mdp, &r, 3, Optimum::Max).unwrap();
+        let h = finite_horizon(&mdp, &r, 3, None, Optimum::Max).unwrap();
         for (x, y) in h.values.iter().zip([67.0, 129.0, 194.0, 227.0]) {
             assert!((x - y / 16.0).abs() <= h.error_bound.max(1e-15), "{x} vs {y}/16");
         }
@@ -192,6 +262,7 @@ mod tests {
             &mdp,
             &crate::exact::rationalize_rewards(&r).unwrap(),
             3,
+            None,
             Optimum::Max,
         )
         .unwrap();
@@ -200,6 +271,7 @@ mod tests {
             &mdp,
             &crate::exact::rationalize_rewards(&r).unwrap(),
             2,
+            None,
             Optimum::Max,
         )
         .unwrap();
