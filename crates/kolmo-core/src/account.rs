@@ -175,6 +175,9 @@ pub enum Method {
     EndComponentGains {
         /// Maximal end components.
         components: usize,
+        /// Of them, those with one choice per state (closed classes of a chain), whose gains come
+        /// from their stationary distributions instead of value iteration.
+        chains: usize,
     },
 }
 
@@ -231,10 +234,22 @@ impl fmt::Display for Method {
             Self::BracketedValueIteration => {
                 f.write_str("value iteration, the gain bracketed by the stage increments (Odoni 1969)")
             }
-            Self::EndComponentGains { components } => write!(
-                f,
-                "maximal end components ({components}), their gains by value iteration on (I + P)/2, then the best gain to settle for by policy iteration"
-            ),
+            Self::EndComponentGains { components, chains } => {
+                let gains = match (*chains, components - chains) {
+                    (0, _) => "their gains by value iteration on (I + P)/2".to_string(),
+                    (_, 0) => {
+                        "their gains from their stationary distributions (one choice per state)".to_string()
+                    }
+                    (c, v) => format!(
+                        "their gains by value iteration on (I + P)/2 ({v}) or, with one choice per state, \
+                         from their stationary distributions ({c})"
+                    ),
+                };
+                write!(
+                    f,
+                    "maximal end components ({components}), {gains}, then the best gain to settle for by policy iteration"
+                )
+            }
         }
     }
 }

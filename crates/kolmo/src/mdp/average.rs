@@ -2,6 +2,7 @@
 //! Processes*, 1994, ch. 8–9; de Alfaro 1997).
 
 use super::{LongRunOptions, MdpOptions, MdpSolution, Optimum, check_rewards, long_run, total_reward};
+use crate::analysis::stationary::RecurrentClass;
 use crate::graph::{end_components, steer_to};
 use crate::model::{Mdp, StateSet};
 use crate::sparse::CsrBuilder;
@@ -32,6 +33,10 @@ impl AverageSolution {
 /// the aperiodic transform `P' = (I + P)/2` (same gain, no periodic oscillation: Puterman §8.5.4),
 /// stopped when the bracket `[min_s, max_s] (V_{k+1} − V_k)(s)` — which contains the optimal gain
 /// (Odoni 1969; Puterman Thm 8.5.5) — is narrower than `tolerance`.
+///
+/// An end component with one choice per state is a closed class of a Markov chain: its gain is
+/// `π r` from the stationary distribution, solved directly with its bound (value iteration
+/// would need as many stages as the chain needs to mix: some 10⁶ on a ring of 1,500 states).
 fn communicating(
     mdp: &Mdp,
     rewards: &[f64],
@@ -40,6 +45,18 @@ fn communicating(
     max_stages: u64,
 ) -> Result<AverageSolution> {
     let m = mdp.matrix();
+    if m.nrows() == mdp.n() {
+        let class: Vec<StateId> = (0..mdp.n() as StateId).collect();
+        let chain = RecurrentClass::new(m, &class)?;
+        let stationary = chain.stationary()?;
+        let g = chain.gain_bias(&stationary, rewards);
+        return Ok(AverageSolution {
+            gain_lower: g.gain - g.gain_error_bound,
+            gain_upper: g.gain + g.gain_error_bound,
+            policy: vec![0; mdp.n()],
+            stages: 0,
+        });
+    }
     let mut b = CsrBuilder::new(mdp.n());
     for s in 0..mdp.n() {
         b.new_row_group();
@@ -113,6 +130,7 @@ pub fn average(
     let mut gain = vec![None; nodes];
     let mut widest = 0.0f64;
     let mut stages = 0;
+    let mut chains = 0;
     let mut policy = vec![0u32; n];
     let mut inside_choice: Vec<Vec<u32>> = vec![Vec::new(); nodes];
     for x in 0..nodes {
@@ -137,6 +155,7 @@ pub fn average(
             }
         }
         let sub = Mdp::new(b.build(), vec![0])?;
+        chains += usize::from(sub.matrix().nrows() == sub.n());
         let a = communicating(&sub, &sub_rewards, optimum, tolerance, max_stages)?;
         widest = widest.max(0.5 * (a.gain_upper - a.gain_lower));
         stages += a.stages;
@@ -208,6 +227,7 @@ pub fn average(
         iterations: stages + sol.iterations,
         method: crate::account::Method::EndComponentGains {
             components: gains.len(),
+            chains,
         },
     })
 }
@@ -266,6 +286,46 @@ pub fn bias(mdp: &Mdp, rewards: &[f64], policy: &[u32]) -> Result<Option<Vec<f64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 15 §4: a one-action ring of 1,501 states (reward 1 in state 0, period 1,501) is a
+    // chain: gain 1/1501 exactly, found from the stationary distribution without value iteration
+    // (which gave up after 10⁶ stages), within its bound; and next to it a component with a real
+    // choice (state 1501: stay for 1/2000 or stay for 0) still goes through value iteration.
+    #[test]
+    fn one_choice_components_take_the_chains_path() {
+        let n = 1501u32;
+        let mut b = CsrBuilder::new(n as usize + 1);
+        let mut r = Vec::new();
+        for s in 0..n {
+            b.new_row_group();
+            b.add((s + 1) % n, 1.0);
+            b.finish_row();
+            r.push(if s == 0 { 1.0 } else { 0.0 });
+        }
+        b.new_row_group();
+        for reward in [1.0 / 2000.0, 0.0] {
+            b.add(n, 1.0);
+            b.finish_row();
+            r.push(reward);
+        }
+        let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+        let sol = average(&mdp, &r, Optimum::Max, 1e-12, 1000).unwrap();
+        assert!(
+            (sol.values[0] - 1.0 / 1501.0).abs() <= sol.error_bound,
+            "{:?}",
+            sol.values[0]
+        );
+        assert!((sol.values[n as usize] - 1.0 / 2000.0).abs() <= sol.error_bound);
+        assert!(sol.error_bound < 1e-12, "{}", sol.error_bound);
+        assert_eq!(sol.policy[n as usize], 0);
+        assert_eq!(
+            sol.method,
+            crate::account::Method::EndComponentGains {
+                components: 2,
+                chains: 1
+            }
+        );
+    }
 
     // A multichain MDP: state 0 chooses between two absorbing worlds: 1 (reward 1 per step) and
     // 2 ⇄ 3 (rewards 4 and 0 alternating: gain 2, period 2), or staying in 0 (reward 1.5).
