@@ -104,6 +104,20 @@ pub(crate) fn read(path: &Path, text: &str, options: &ReadOptions) -> Result<(Mo
         .into_iter()
         .find(|&c| first.contains(c))
         .unwrap_or(',');
+    // A square matrix of n columns needs n lines: a long first line with more fields than the
+    // file has lines is refused before its fields are split (a one-line file of 25 million
+    // columns took 3.5 GB to say so; short ones get the error below, at the missing row). Quotes
+    // may hide separators, so only lines without them are counted.
+    const WIDE: usize = 4096;
+    let separators = first.matches(sep).count();
+    if !first.contains('"') && separators >= lines.len().max(WIDE) {
+        let message = format!(
+            "the matrix must be square: this line has {} fields but the file has only {} lines of data",
+            separators + 1,
+            lines.len()
+        );
+        return Err(at(first_no, 1, message));
+    }
     let head = fields(path, first_no, first, sep)?;
     // `nan` and `inf` are bad numbers, not state names (quote them to name states so).
     let name =
@@ -359,6 +373,12 @@ mod tests {
         assert!(e.starts_with("p.csv:3:1:") && e.contains("square"), "{e}");
         let e = err("0.5,0.5\n");
         assert!(e.starts_with("p.csv:2:1:") && e.contains("square"), "{e}");
+        // More fields on the first line than lines in the file: refused before splitting them.
+        let e = err(&format!("{}\n0,1\n", vec!["0"; 5000].join(",")));
+        assert!(
+            e.starts_with("p.csv:1:1:") && e.contains("has 5000 fields but the file has only 2 lines"),
+            "{e}"
+        );
         let e = err("a,b\n0,1\n0,0\n");
         assert!(
             e.starts_with("p.csv:3:1:") && e.contains("state 1 has no outgoing"),

@@ -21,6 +21,11 @@ use toml::Spanned;
 /// Largest board file read (64 MiB).
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
+/// Most `[...]` arrays a board file may hold (its ladders, snakes and portals, and the die's
+/// weights): the TOML reader keeps about 700 bytes per jump while the file is read (a file of 10⁶
+/// ladders took 0.69 GB), so this caps reading at some 1.4 GB whatever the file's size.
+pub const MAX_FILE_ARRAYS: usize = 2_000_000;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BoardFile {
@@ -51,7 +56,8 @@ impl BoardSpec {
     ///
     /// # Errors
     /// [`Error::Parse`] with line and column for TOML syntax errors, unknown keys, wrong types, an
-    /// unknown rule, both `faces` and `die`, or a count that does not fit.
+    /// unknown rule, both `faces` and `die`, a count that does not fit, or more than
+    /// [`MAX_FILE_ARRAYS`] arrays (refused before the file is parsed).
     pub fn from_toml(text: &str, path: Option<&Path>) -> Result<Self> {
         let shown: PathBuf = path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf);
         let at = |offset: usize, message: String| {
@@ -63,6 +69,13 @@ impl BoardSpec {
                 message,
             }
         };
+        if let Some((offset, _)) = text.match_indices('[').nth(MAX_FILE_ARRAYS) {
+            let message = format!(
+                "more than {MAX_FILE_ARRAYS} arrays `[..]` (ladders, snakes, portals): a board file lists at most \
+                 that many jumps"
+            );
+            return Err(at(offset, message));
+        }
         let file: BoardFile = toml::from_str(text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
             at(offset, e.message().trim().to_string())
@@ -191,6 +204,19 @@ mod tests {
         );
         let e = BoardSpec::from_toml("size = 10\nladders = [[1, 2, 3]]\n", Some(p)).unwrap_err();
         assert!(matches!(e, Error::Parse { line: 2, .. }), "{e}");
+        // Issue 15 §4: a file listing more jumps than a board file may is refused before TOML
+        // parses it (7 million ladders took 3.8 GB), at the first array over the limit.
+        let many = format!(
+            "size = 10\nladders = [\n{}]\n",
+            "[1, 2],\n".repeat(MAX_FILE_ARRAYS)
+        );
+        let e = BoardSpec::from_toml(&many, Some(p)).unwrap_err();
+        let line = MAX_FILE_ARRAYS + 2;
+        assert!(
+            e.to_string()
+                .starts_with(&format!("b.toml:{line}:1: more than {MAX_FILE_ARRAYS} arrays")),
+            "{e}"
+        );
         let e = BoardSpec::from_toml("sise = 10\n", Some(p)).unwrap_err();
         assert!(e.to_string().contains("sise"), "{e}");
         let e = BoardSpec::from_toml("faces = 6\ndie = [1]\n", Some(p)).unwrap_err();
