@@ -351,7 +351,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         let e = solution.error_bound;
         for (s, name) in names.iter().enumerate() {
             let v = solution.values[s];
-            let (lo, hi) = if v.is_finite() { (v - e, v + e) } else { (v, v) };
+            let (lo, hi) = match (v.is_finite(), matches!(objective, Objective::Reach(..))) {
+                (true, true) => ((v - e).max(0.0), (v + e).min(1.0)),
+                (true, false) => (v - e, v + e),
+                (false, _) => (v, v),
+            };
             let mut row = vec![
                 csv_text(name),
                 csv_num(v),
@@ -372,10 +376,16 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     }
     if args.json {
         let e = solution.error_bound;
+        // Probabilities' bounds stay inside [0, 1] (issue 15 §1).
+        let probability = matches!(objective, Objective::Reach(..));
         let shifted = |d: f64| -> Vec<Number> {
             let v = &solution.values;
             v.iter()
-                .map(|&v| Number(if v.is_finite() { v + d } else { v }))
+                .map(|&v| match (v.is_finite(), probability) {
+                    (true, true) => Number((v + d).clamp(0.0, 1.0)),
+                    (true, false) => Number(v + d),
+                    (false, _) => Number(v),
+                })
                 .collect()
         };
         let doc = JsonSolution {

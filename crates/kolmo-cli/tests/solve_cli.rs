@@ -401,3 +401,25 @@ fn finite_horizons_discount_as_the_file_or_the_flag_says() {
         .code(2)
         .stderr(predicate::str::contains("the discount 2 must be"));
 }
+
+// Issue 15 §1: a nearly absorbing state (it stays with 0.999999) keeps its bound, but the bounds
+// printed for probabilities stay inside [0, 1]: the goal's 1 and the trap's 0 are not widened
+// past them. P(goal) from 0 = 0.9 exactly (0.0000009 of the 0.000001 that leaves).
+#[test]
+fn probability_bounds_stay_inside_0_and_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("na.drn");
+    std::fs::write(
+        &file,
+        "@type: DTMC\n@nr_states\n3\n@model\nstate 0 init\n\taction 0\n\t\t0 : 0.999999\n\t\t1 : 0.0000009\n\t\t2 : 0.0000001\n\
+         state 1 goal\n\taction 0\n\t\t1 : 1\nstate 2\n\taction 0\n\t\t2 : 1\n",
+    )
+    .unwrap();
+    let v = solve(&file, &["--objective", "max-reach:goal"]);
+    let e = v["error_bound"].as_f64().unwrap();
+    assert!(e > 0.0 && e < 1e-8, "{e}");
+    assert!((v["values"][0].as_f64().unwrap() - 0.9).abs() <= e);
+    assert_eq!(v["upper"][1], 1.0);
+    assert_eq!(v["lower"][2], 0.0);
+    assert!(v["lower"][1].as_f64().unwrap() < 1.0 && v["upper"][2].as_f64().unwrap() > 0.0);
+}

@@ -8,7 +8,8 @@
 use kolmo::analysis::exact::{absorption_time_exact, reach_probability_exact};
 use kolmo::analysis::{AbsorbingChain, reach_probability};
 use kolmo::exact::{Rational, Scalar};
-use kolmo::model::{Dtmc, StateSet, Written};
+use kolmo::mdp::{self, MdpOptions, Optimum};
+use kolmo::model::{Dtmc, Mdp, StateSet, Written};
 use kolmo::sparse::CsrBuilder;
 
 /// A chain from its rows (`(target, probability)`, ascending targets), start 0; with the exact
@@ -139,6 +140,51 @@ fn check(name: &str, rows: &[Vec<(u32, f64)>], certified: bool) {
             p.error_bound
         );
     }
+
+    // The same chain as an MDP in which state 0 may also jump to the trap: the maximal
+    // probability of the goal is the chain's (issue 15 §1: `solve --objective max-reach` was 1 %
+    // off with bounds [−2.36, 2.44]), the minimal one 0 from state 0; values inside [0, 1], errors
+    // within the bound.
+    let mut b = CsrBuilder::new(n);
+    for (s, row) in rows.iter().enumerate() {
+        b.new_row_group();
+        for &(to, q) in row {
+            b.add(to, q);
+        }
+        b.finish_row();
+        if s == 0 {
+            b.add(n as u32 - 1, 1.0);
+            b.finish_row();
+        }
+    }
+    let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+    let options = MdpOptions::default();
+    let max = mdp::reach_probability(&mdp, &goal, Optimum::Max, &options)
+        .unwrap_or_else(|e| panic!("{name}: max-reach: {e}"));
+    for (s, (x, e)) in max.values.iter().zip(&p_exact).enumerate() {
+        let error = (x - e.to_f64().value()).abs();
+        assert!(
+            close(*x, e) || error <= 1e-15,
+            "{name}: max-reach state {s}: {x} vs {e}"
+        );
+        assert!(
+            error <= max.error_bound + 1e-16,
+            "{name}: max-reach state {s}: error {error:e} > bound {:e}",
+            max.error_bound
+        );
+        assert!(
+            (0.0..=1.0).contains(x),
+            "{name}: max-reach state {s}: probability {x}"
+        );
+    }
+    assert_eq!(max.policy[0], 0, "{name}");
+    let min = mdp::reach_probability(&mdp, &goal, Optimum::Min, &options)
+        .unwrap_or_else(|e| panic!("{name}: min-reach: {e}"));
+    assert!(
+        min.values[0].abs() <= min.error_bound.max(1e-300),
+        "{name}: min-reach {}",
+        min.values[0]
+    );
 
     let t = AbsorbingChain::new(&d, &both)
         .unwrap_or_else(|e| panic!("{name}: {e}"))
