@@ -4,5 +4,11 @@
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let exact = data.len() % 2 == 1;
-    let _ = kolmo_cli::judge_answer("lightoj-1151", "<input>", data.to_vec(), exact, &mut std::io::sink());
+    let _ = kolmo_cli::judge_answer(
+        "lightoj-1151",
+        "<input>",
+        data.to_vec(),
+        exact,
+        &mut std::io::sink(),
+    );
 });
