@@ -161,6 +161,22 @@ fn text_of(name: &str, bytes: Vec<u8>) -> Result<String> {
     })
 }
 
+/// `kolmo judge PROBLEM` (one of [`PROBLEMS`]) on the input `bytes`, named `name` in messages, as
+/// if read from a file: the answers written to `out`, nothing written for a bad input.
+pub fn answer(problem: &str, name: &str, bytes: Vec<u8>, exact: bool, out: &mut dyn Write) -> Result<()> {
+    let text = text_of(name, bytes)?;
+    match problem {
+        "lightoj-1151" => lightoj_1151_text(name.to_owned(), &text, exact, out),
+        "rps-cards" => rps_cards_text(name.to_owned(), &text, out),
+        "cf-1245e" => cf_1245e_text(name.to_owned(), &text, exact, out),
+        other => bail!(
+            "no judge problem {:?} (the problems: {})",
+            kolmo::excerpt(other),
+            PROBLEMS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
 /// Reads the input named `path` (stdin for `None` or "-").
 fn read_input(path: Option<&Path>) -> Result<(String, String)> {
     match path {
@@ -246,7 +262,16 @@ fn lightoj_1151_answer(spec: &BoardSpec, exact: bool) -> Result<(f64, String)> {
 /// decimals (and the fraction with `exact`).
 pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
     let (name, text) = read_input(input)?;
-    let mut tok = Tokens::new(name, &text);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    lightoj_1151_text(name, &text, exact, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// [`lightoj_1151`] on the input `text` named `name`, the answers written to `out`.
+fn lightoj_1151_text(name: String, text: &str, exact: bool, out: &mut dyn Write) -> Result<()> {
+    let mut tok = Tokens::new(name, text);
     let t = tok.int("the number of cases T", None, 1, 1_000_000)? as usize;
     let mut specs = Vec::with_capacity(t.min(1 << 16));
     for case in 1..=t {
@@ -260,21 +285,27 @@ pub fn lightoj_1151(input: Option<&Path>, exact: bool) -> Result<()> {
         .map(|spec| lightoj_1151_answer(spec, exact))
         .collect();
     let answers: Vec<(f64, String)> = answers.into_iter().collect::<Result<_>>()?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     for (i, (x, fraction)) in answers.iter().enumerate() {
         writeln!(out, "Case {}: {x:.10}{fraction}", i + 1)?;
     }
-    out.flush()?;
     Ok(())
 }
 
 /// `kolmo judge rps-cards`: T cases of `k alice bob`; one line per case with Alice's optimal
 /// expected total to 10 decimals. The game is solved once for all cases.
 pub fn rps_cards(input: Option<&Path>) -> Result<()> {
-    use kolmo::games::rps_cards::{CardGame, Hand};
     let (name, text) = read_input(input)?;
-    let mut tok = Tokens::new(name, &text);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    rps_cards_text(name, &text, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// [`rps_cards`] on the input `text` named `name`, the answers written to `out`.
+fn rps_cards_text(name: String, text: &str, out: &mut dyn Write) -> Result<()> {
+    use kolmo::games::rps_cards::{CardGame, Hand};
+    let mut tok = Tokens::new(name, text);
     let t = tok.int("the number of cases T", None, 1, 100_000)? as usize;
     let mut cases = Vec::with_capacity(t);
     for case in 1..=t {
@@ -291,13 +322,10 @@ pub fn rps_cards(input: Option<&Path>) -> Result<()> {
     tok.expect_end(t)?;
     let game = CardGame::new()?;
     let solution = game.solve()?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     for (k, a, b) in cases {
         let (v, _) = solution.value(k, game.alice_state(a, b));
         writeln!(out, "{v:.10}")?;
     }
-    out.flush()?;
     Ok(())
 }
 
@@ -306,9 +334,18 @@ pub fn rps_cards(input: Option<&Path>) -> Result<()> {
 /// number of turns to 10 decimals (with `exact`, then the fraction). Nothing is printed unless the
 /// whole input is valid.
 pub fn cf_1245e(input: Option<&Path>, exact: bool) -> Result<()> {
-    use kolmo::games::ladders::{LadderBoard, SIDE};
     let (name, text) = read_input(input)?;
-    let mut tok = Tokens::new(name, &text);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    cf_1245e_text(name, &text, exact, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// [`cf_1245e`] on the input `text` named `name`, the answer written to `out`.
+fn cf_1245e_text(name: String, text: &str, exact: bool, out: &mut dyn Write) -> Result<()> {
+    use kolmo::games::ladders::{LadderBoard, SIDE};
+    let mut tok = Tokens::new(name, text);
     let mut heights = [[0i64; SIDE]; SIDE];
     for i in 0..SIDE {
         for j in 0..SIDE {
@@ -360,9 +397,6 @@ pub fn cf_1245e(input: Option<&Path>, exact: bool) -> Result<()> {
     } else {
         String::new()
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     writeln!(out, "{:.10}{fraction}", solution.expected_turns)?;
-    out.flush()?;
     Ok(())
 }

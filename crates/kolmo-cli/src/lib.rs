@@ -14,6 +14,33 @@ use clap::{CommandFactory, Parser};
 use std::io::Write;
 use std::process::ExitCode;
 
+pub use judge::answer as judge_answer;
+
+/// Parses the command line `args` (the program's name first) as [`run`] does, without running
+/// the command or reading a file: clap's flags and values, then the values kolmo parses itself
+/// (`snakes --quantiles`, `--cells` and a built-in board with the flags that change it applied,
+/// `solve --objective`, `cards --alice`/`--bob`). For tests and the fuzz targets (`fuzz/`).
+///
+/// # Errors
+/// The error [`run`] would report for a bad flag or value (clap's, or kolmo's own).
+pub fn check_args<I, T>(args: I) -> anyhow::Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = cli::Cli::try_parse_from(args)?;
+    match &cli.command {
+        cli::Command::Snakes(args) => snakes::check_args(args),
+        cli::Command::Solve(args) => solve::check_args(args),
+        cli::Command::Cards(args) => {
+            kolmo::games::rps_cards::Hand::parse(&args.alice)?;
+            kolmo::games::rps_cards::Hand::parse(&args.bob)?;
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Runs the `kolmo` command line on the process's arguments: parses them, runs the command and
 /// prints its report, or an error (two lines, "error:" and "help:") with exit code 2 for what
 /// the user can fix and 1 for what kolmo could not compute or certify.

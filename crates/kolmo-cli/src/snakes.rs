@@ -386,6 +386,18 @@ fn export(board: &Board, path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// The values of `args` that kolmo parses itself, checked without running anything: the board
+/// with the flags that change it applied (a built-in board only: no file is read), `--quantiles`
+/// and `--cells`.
+pub fn check_args(args: &SnakesArgs) -> Result<()> {
+    parse_levels(&args.quantiles)?;
+    if BoardSpec::builtin(&args.board).is_some() {
+        let board = load_board(args)?;
+        selected_cells(args, &board)?;
+    }
+    Ok(())
+}
+
 fn parse_levels(raw: &[String]) -> Result<Vec<f64>> {
     raw.iter()
         .map(|s| {

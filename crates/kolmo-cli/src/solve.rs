@@ -152,6 +152,12 @@ fn rewards(mdp: &Mdp, name: Option<&str>) -> Result<(String, Vec<f64>)> {
     Ok((name.to_string(), model.expected_per_choice(mdp.matrix())))
 }
 
+/// The values of `args` that kolmo parses itself, checked without reading the model: `--objective`
+/// (and its discount as an exact fraction, as `--exact` reads it).
+pub fn check_args(args: &SolveArgs) -> Result<()> {
+    parse_objective(&args.objective).map(|_| ())
+}
+
 pub fn run(args: &SolveArgs) -> Result<()> {
     let objective = parse_objective(&args.objective)?;
     let options = ReadOptions {

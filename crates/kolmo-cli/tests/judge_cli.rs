@@ -305,3 +305,37 @@ fn judge_without_a_problem_names_them_and_advice_that_works() {
         .success()
         .stdout(predicate::str::contains("lightoj-1151"));
 }
+
+// The judge modes on bytes (`kolmo_cli::judge_answer`, which the fuzz targets call): the same
+// answers as the command, nothing written for a bad input, the place named after `name`.
+#[test]
+fn judge_answer_on_bytes() {
+    let answer = |problem: &str, input: &[u8]| {
+        let mut out = Vec::new();
+        let result = kolmo_cli::judge_answer(problem, "in.txt", input.to_vec(), false, &mut out);
+        (
+            result.map_err(|e| format!("{e:#}")),
+            String::from_utf8(out).unwrap(),
+        )
+    };
+    assert_eq!(
+        answer("lightoj-1151", SAMPLE_IN.as_bytes()),
+        (Ok(()), SAMPLE_OUT.to_string())
+    );
+    let cf = include_str!("data/cf1245e.sample1.in");
+    let cf_out = include_str!("data/cf1245e.sample1.out");
+    assert_eq!(answer("cf-1245e", cf.as_bytes()), (Ok(()), cf_out.to_string()));
+    let (result, out) = answer("rps-cards", b"1\n1 RPS RPS\n");
+    assert_eq!((result, out.lines().count()), (Ok(()), 1));
+    let (result, out) = answer("lightoj-1151", b"2\n0\nx\n");
+    assert_eq!(out, "");
+    assert!(result.unwrap_err().starts_with("in.txt:3:1: case 2:"));
+    let (result, _) = answer("lightoj-1151", b"1\n0\n\xff");
+    assert!(result.unwrap_err().starts_with("in.txt:3:1:"));
+    assert!(
+        answer("no-such-problem", b"1")
+            .0
+            .unwrap_err()
+            .contains("lightoj-1151")
+    );
+}

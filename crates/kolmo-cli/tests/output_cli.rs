@@ -298,3 +298,34 @@ fn no_command_names_the_commands() {
         assert_eq!(lines.next(), None, "{err}");
     }
 }
+
+// `kolmo_cli::check_args` (the fuzz target of the flags' values): the command line parsed as
+// `kolmo` parses it, without running the command or reading a file.
+#[test]
+fn check_args_parses_without_running() {
+    let check = |args: &[&str]| {
+        let args = std::iter::once("kolmo").chain(args.iter().copied());
+        kolmo_cli::check_args(args).map_err(|e| format!("{e:#}"))
+    };
+    assert!(
+        check(&[
+            "snakes",
+            "--turns",
+            "1,2",
+            "--quantiles",
+            "0.5,1",
+            "--cells",
+            "0,99"
+        ])
+        .is_ok()
+    );
+    assert!(check(&["solve", "no-such-file.json", "--objective", "discounted:0.9"]).is_ok());
+    assert!(check(&["analyze", "no-such-file.json", "--steps", "3"]).is_ok());
+    let error = |args: &[&str]| check(args).unwrap_err();
+    assert!(error(&["snakes", "--turns", "1,x"]).contains("'x'"));
+    assert!(error(&["snakes", "--quantiles", "1.5"]).contains("--quantiles: 1.5 is not in (0, 1]"));
+    assert!(error(&["snakes", "--cells", "101"]).contains("--cells: cell 101 is not on the board"));
+    assert!(error(&["snakes", "empty", "--size", "0"]).contains("size"));
+    assert!(error(&["solve", "m.json", "--objective", "horizon:x"]).contains("horizon:x"));
+    assert!(error(&["cards", "--alice", "RPX"]).contains("RPX"));
+}
