@@ -161,7 +161,7 @@ fn text_of(name: &str, bytes: Vec<u8>) -> Result<String> {
     })
 }
 
-/// `kolmo judge PROBLEM` (one of [`PROBLEMS`]) on the input `bytes`, named `name` in messages, as
+/// `kolmo judge PROBLEM` (one of the names `kolmo judge --list` shows) on the input `bytes`, named `name` in messages, as
 /// if read from a file: the answers written to `out`, nothing written for a bad input.
 pub fn answer(problem: &str, name: &str, bytes: Vec<u8>, exact: bool, out: &mut dyn Write) -> Result<()> {
     let text = text_of(name, bytes)?;

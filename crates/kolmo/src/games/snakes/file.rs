@@ -57,7 +57,7 @@ impl BoardSpec {
     /// # Errors
     /// [`Error::Parse`] with line and column for TOML syntax errors, unknown keys, wrong types, an
     /// unknown rule, both `faces` and `die`, a count that does not fit, or more than
-    /// [`MAX_FILE_ARRAYS`] arrays (refused before the file is parsed).
+    /// 2,000,000 arrays (`MAX_FILE_ARRAYS`) (refused before the file is parsed).
     pub fn from_toml(text: &str, path: Option<&Path>) -> Result<Self> {
         let shown: PathBuf = path.map_or_else(|| PathBuf::from("<input>"), Path::to_path_buf);
         let at = |offset: usize, message: String| {
