@@ -161,6 +161,11 @@ fn text_of(name: &str, bytes: Vec<u8>) -> Result<String> {
     })
 }
 
+/// The problems' names, comma-separated, for messages.
+pub fn problem_names() -> String {
+    PROBLEMS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+}
+
 /// `kolmo judge PROBLEM` (one of the names `kolmo judge --list` shows) on the input `bytes`, named `name` in messages, as
 /// if read from a file: the answers written to `out`, nothing written for a bad input.
 pub fn answer(problem: &str, name: &str, bytes: Vec<u8>, exact: bool, out: &mut dyn Write) -> Result<()> {
@@ -172,7 +177,7 @@ pub fn answer(problem: &str, name: &str, bytes: Vec<u8>, exact: bool, out: &mut 
         other => bail!(
             "no judge problem {:?} (the problems: {})",
             kolmo::excerpt(other),
-            PROBLEMS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+            problem_names()
         ),
     }
 }

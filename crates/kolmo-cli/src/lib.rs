@@ -300,11 +300,10 @@ struct NoProblem;
 
 impl std::fmt::Display for NoProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<&str> = judge::PROBLEMS.iter().map(|p| p.0).collect();
         write!(
             f,
             "name a problem: kolmo judge PROBLEM, one of {}",
-            names.join(", ")
+            judge::problem_names()
         )
     }
 }

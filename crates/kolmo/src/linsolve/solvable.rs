@@ -138,29 +138,28 @@ impl Solvable for Rational {
     }
 }
 
-impl DenseSolve<f64> for DenseLu {
-    fn solve_in_place(&self, b: &mut [f64]) {
-        DenseLu::solve_in_place(self, b);
-    }
-    fn solve_transpose_in_place(&self, b: &mut [f64]) {
-        DenseLu::solve_transpose_in_place(self, b);
-    }
-    fn method(&self) -> &'static str {
-        "dense LU with partial pivoting (faer)"
-    }
+/// faer's factorisations (from `kolmo-lu`) as [`DenseSolve`]s: their inherent solves, and the
+/// method's name for reports.
+macro_rules! faer_solve {
+    ($($lu:ty => $method:literal),+) => {$(
+        impl DenseSolve<f64> for $lu {
+            fn solve_in_place(&self, b: &mut [f64]) {
+                <$lu>::solve_in_place(self, b);
+            }
+            fn solve_transpose_in_place(&self, b: &mut [f64]) {
+                <$lu>::solve_transpose_in_place(self, b);
+            }
+            fn method(&self) -> &'static str {
+                $method
+            }
+        }
+    )+};
 }
 
-impl DenseSolve<f64> for SparseLu {
-    fn solve_in_place(&self, b: &mut [f64]) {
-        SparseLu::solve_in_place(self, b);
-    }
-    fn solve_transpose_in_place(&self, b: &mut [f64]) {
-        SparseLu::solve_transpose_in_place(self, b);
-    }
-    fn method(&self) -> &'static str {
-        "sparse LU (faer, COLAMD ordering)"
-    }
-}
+faer_solve!(
+    DenseLu => "dense LU with partial pivoting (faer)",
+    SparseLu => "sparse LU (faer, COLAMD ordering)"
+);
 
 fn check_dense<T: Solvable>(n: usize, what: &'static str) -> Result<()> {
     if n > T::DENSE_LIMIT {
