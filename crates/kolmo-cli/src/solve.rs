@@ -319,7 +319,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     };
     drop(phase);
     let policy_exact = exact_policy.is_some();
-    let solution = with_exact(solution, exact_policy, exact.as_deref(), exact_inf.as_deref());
+    let solution = match (&exact, &exact_inf) {
+        (Some(x), _) => solution.with_exact(exact_policy, x.iter().map(Some)),
+        (None, Some(x)) => solution.with_exact(exact_policy, x.iter().map(Option::as_ref)),
+        _ => solution,
+    };
     let exact_text: Option<Vec<String>> = match (&exact, &exact_inf) {
         (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
         (None, Some(x)) => Some(
@@ -543,43 +547,6 @@ fn keep<T>(why: &mut Option<String>, result: kolmo::Result<T>) -> Option<T> {
             None
         }
     }
-}
-
-/// `solution` as the exact answer has it, when there is one: the exact solver's policy, and each
-/// value the fraction's nearest `f64` (so a decimal printed beside a fraction is that fraction's),
-/// within the rounding bound `|v| · 2⁻⁵³` (+∞ where the exact value is infinite).
-fn with_exact(
-    mut solution: MdpSolution,
-    policy: Option<Vec<u32>>,
-    exact: Option<&[Rational]>,
-    exact_inf: Option<&[Option<Rational>]>,
-) -> MdpSolution {
-    if let Some(p) = policy {
-        solution.policy = p;
-    }
-    let rounded: Option<Vec<f64>> = match (exact, exact_inf) {
-        (Some(x), _) => Some(x.iter().map(kolmo::exact::Scalar::to_f64).collect()),
-        (None, Some(x)) => Some(
-            x.iter()
-                .zip(&solution.values)
-                .map(|(v, f)| match v {
-                    Some(v) => kolmo::exact::Scalar::to_f64(v),
-                    None if *f < 0.0 => f64::NEG_INFINITY,
-                    None => f64::INFINITY,
-                })
-                .collect(),
-        ),
-        _ => None,
-    };
-    if let Some(values) = rounded {
-        let largest = values
-            .iter()
-            .filter(|v| v.is_finite())
-            .fold(0.0f64, |m, v| m.max(v.abs()));
-        solution.error_bound = largest * (f64::EPSILON / 2.0);
-        solution.values = values;
-    }
-    solution
 }
 
 fn direction(o: Optimum) -> &'static str {

@@ -135,6 +135,40 @@ pub struct MdpSolution {
 }
 
 impl MdpSolution {
+    /// This solution as an exact solver answers it: its `policy` (when it has one), and each
+    /// value its exact value's nearest `f64` (`None`: infinite, with the sign this solution has),
+    /// so that a decimal shown beside a fraction is that fraction's. The bound becomes the
+    /// rounding's, `max |v| · 2⁻⁵³`.
+    ///
+    /// # Panics
+    /// - panics if `exact` does not give one value per state.
+    #[must_use]
+    #[track_caller]
+    pub fn with_exact<'a>(
+        mut self,
+        policy: Option<Vec<u32>>,
+        exact: impl ExactSizeIterator<Item = Option<&'a crate::exact::Rational>>,
+    ) -> Self {
+        assert!(exact.len() == self.values.len());
+        if let Some(p) = policy {
+            self.policy = p;
+        }
+        for (v, x) in self.values.iter_mut().zip(exact) {
+            *v = match x {
+                Some(x) => crate::exact::Scalar::to_f64(x),
+                None if *v < 0.0 => f64::NEG_INFINITY,
+                None => f64::INFINITY,
+            };
+        }
+        let largest = self
+            .values
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        self.error_bound = largest * (f64::EPSILON / 2.0);
+        self
+    }
+
     /// How the values were obtained: `iterations` rounds or sweeps, and an absolute bound on
     /// every finite value (the true optimum lies in `[value − error_bound, value + error_bound]`).
     #[must_use]
@@ -194,4 +228,28 @@ pub(crate) fn test_mdp(groups: &[&[&[(u32, f64)]]]) -> Mdp {
         }
     }
     Mdp::new(b.build(), vec![0]).expect("a valid test MDP")
+}
+
+#[cfg(test)]
+mod exact_tests {
+    use super::*;
+    use crate::exact::Rational;
+
+    // A floating-point answer replaced by the exact one: 1/3 rounded to nearest (not the
+    // float's 0.3), +∞ and −∞ by the float's sign, the exact policy, the rounding's bound.
+    #[test]
+    fn with_exact_shows_the_fractions_rounded() {
+        let f = MdpSolution {
+            values: vec![0.3, 5.0, -5.0],
+            policy: vec![1, 1, 1],
+            error_bound: 0.1,
+            iterations: 2,
+            method: account::Method::BackwardInduction,
+        };
+        let third = Rational::ONE / Rational::from(3);
+        let x = f.with_exact(Some(vec![0, 0, 0]), [Some(&third), None, None].into_iter());
+        assert_eq!(x.values, vec![1.0 / 3.0, f64::INFINITY, f64::NEG_INFINITY]);
+        assert_eq!(x.policy, vec![0, 0, 0]);
+        assert_eq!(x.error_bound, (1.0 / 3.0) * f64::EPSILON / 2.0);
+    }
 }
