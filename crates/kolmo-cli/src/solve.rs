@@ -209,12 +209,6 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut exact_inf: Option<Vec<Option<Rational>>> = None;
     // The policy the exact solver found optimal (it starts from the f64 one and improves on ties).
     let mut exact_policy: Option<Vec<u32>> = None;
-    let mut exact_pair = |pair: Option<(Vec<Rational>, Vec<u32>)>| {
-        pair.map(|(x, p)| {
-            exact_policy = Some(p);
-            x
-        })
-    };
     let (description, solution, stages) = match &objective {
         Objective::Reach(o, l) => {
             let target = label(&mdp, l)?;
@@ -224,10 +218,13 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             );
             let solution = mdp::reach_probability(&mdp, &target, *o, &solver)?;
             if args.exact {
-                exact = exact_pair(keep(
-                    &mut exact_error,
-                    mdp::reach_probability_exact(&mdp, &target, *o, &solution.policy),
-                ));
+                exact = with_policy(
+                    &mut exact_policy,
+                    keep(
+                        &mut exact_error,
+                        mdp::reach_probability_exact(&mdp, &target, *o, &solution.policy),
+                    ),
+                );
             }
             (what, solution, None)
         }
@@ -240,26 +237,28 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             );
             let solution = mdp::total_reward(&mdp, &r, &target, *o, &solver)?;
             if args.exact {
-                exact_inf = keep(
-                    &mut exact_error,
-                    mdp.exact_rewards(&name)
-                        .and_then(|x| mdp::total_reward_exact(&mdp, &x, &target, *o, &solution.policy)),
-                )
-                .map(|(x, p)| {
-                    exact_policy = Some(p);
-                    x
-                });
+                exact_inf = with_policy(
+                    &mut exact_policy,
+                    keep(
+                        &mut exact_error,
+                        mdp.exact_rewards(&name)
+                            .and_then(|x| mdp::total_reward_exact(&mdp, &x, &target, *o, &solution.policy)),
+                    ),
+                );
             }
             (what, solution, None)
         }
         Objective::Discounted(g, gamma, text) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             if args.exact {
-                exact = exact_pair(keep(
-                    &mut exact_error,
-                    mdp.exact_rewards(&name)
-                        .and_then(|x| mdp::discounted_exact(&mdp, &x, gamma, opt)),
-                ));
+                exact = with_policy(
+                    &mut exact_policy,
+                    keep(
+                        &mut exact_error,
+                        mdp.exact_rewards(&name)
+                            .and_then(|x| mdp::discounted_exact(&mdp, &x, gamma, opt)),
+                    ),
+                );
             }
             let what = format!(
                 "{} expected discounted reward {name:?}, γ = {text}",
@@ -547,6 +546,14 @@ fn keep<T>(why: &mut Option<String>, result: kolmo::Result<T>) -> Option<T> {
             None
         }
     }
+}
+
+/// The values of an exact solver's `(values, policy)`, its policy kept in `policy`.
+fn with_policy<T>(policy: &mut Option<Vec<u32>>, pair: Option<(T, Vec<u32>)>) -> Option<T> {
+    pair.map(|(values, p)| {
+        *policy = Some(p);
+        values
+    })
 }
 
 fn direction(o: Optimum) -> &'static str {
