@@ -238,16 +238,10 @@ fn lightoj_1151_answer(spec: &BoardSpec, exact: bool) -> Result<(f64, String)> {
         Some(kolmo::games::InputError::Board {
             error: kolmo::games::BoardError::Trapped { cells, .. },
             ..
-        }) => {
-            let mut shown: Vec<String> = cells.iter().take(20).map(u32::to_string).collect();
-            if cells.len() > 20 {
-                shown.push(format!("... ({} in all)", cells.len()));
-            }
-            anyhow::anyhow!(
-                "{case}: cell 100 is not reached with probability 1 from cell(s) {} (the expected number of throws is infinite)",
-                shown.join(", ")
-            )
-        }
+        }) => anyhow::anyhow!(
+            "{case}: cell 100 is not reached with probability 1 from cell(s) {} (the expected number of throws is infinite)",
+            kolmo::preview(cells)
+        ),
         _ => e.into(),
     })?;
     let fraction = if exact {

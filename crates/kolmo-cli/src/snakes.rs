@@ -45,7 +45,13 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         );
     }
     let phase = Phase::start("analysing the board", String::new);
-    let analysis = board.analyze(&options).map_err(|e| located(e, args))?;
+    let analysis = match board.analyze(&options) {
+        Err(e) if is_trap(&e) => {
+            drop(phase);
+            return trapped_report(args, &board, e);
+        }
+        r => r.map_err(|e| located(e, args))?,
+    };
     drop(phase);
     plots.render(args, &board, &analysis)?;
     let exact = if args.exact {
@@ -267,6 +273,163 @@ fn csv_table(out: impl Write, table: SnakesTable, a: &BoardAnalysis, cells: &[u3
             csv.finish()?;
         }
     }
+    Ok(())
+}
+
+/// Whether `e` says that the token can be trapped.
+fn is_trap(e: &kolmo::Error) -> bool {
+    matches!(
+        kolmo::games::InputError::of(e),
+        Some(kolmo::games::InputError::Board {
+            error: kolmo::games::BoardError::Trapped { .. },
+            ..
+        })
+    )
+}
+
+/// The report on a board on which the token can be trapped (`trap`, the error
+/// [`Board::analyze`] gave): the cells it can be trapped from, the probability that the game ever
+/// ends, the expected rolls (+∞ where a game may never end), P(finished within k) and the fewest
+/// rolls, as DESIGN.md asks for chains. What needs every game to end (a variance, quantiles,
+/// visits, a race, a simulation that must finish) is refused when asked for and noted otherwise.
+fn trapped_report(args: &SnakesArgs, board: &Board, trap: kolmo::Error) -> Result<()> {
+    let needs_end = [
+        (args.players > 1, "--players"),
+        (args.fundamental, "--fundamental"),
+        (args.distribution.is_some(), "--distribution"),
+        (args.curve, "--curve"),
+        (args.csv.is_some(), "--csv"),
+        (args.plot.is_some(), "--plot"),
+        (args.plot_board.is_some(), "--plot-board"),
+        (args.mc.is_some_and(|g| g > 0), "--mc"),
+    ];
+    if let Some((_, flag)) = needs_end.iter().find(|(asked, _)| *asked) {
+        bail!(
+            "{}; {flag} needs every game to end (without it kolmo reports the probability that the game ends \
+             and the expected rolls, +inf where it may not)",
+            located(trap, args)
+        );
+    }
+    let phase = Phase::start("analysing the board", String::new);
+    let t = board
+        .trapped_analysis(&args.turns, args.max_work)
+        .map_err(|e| located(e, args))?;
+    let exact = if args.exact {
+        Some(board.trapped_analysis_exact().map_err(|e| located(e, args))?)
+    } else {
+        None
+    };
+    drop(phase);
+    let cells = selected_cells(args, board)?;
+    let notes = vec![
+        "the token can be trapped: the expected rolls are +inf from the cells named, and the variance, \
+         quantiles, median, mode, expected visits, portal usage and the Monte Carlo check (a game need not \
+         end) are not computed"
+            .to_string(),
+    ];
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        let report = JsonTrapped {
+            board: json_board(board),
+            expected_rolls: Number(t.expected_rolls_by_cell[board.initial_cell() as usize]),
+            expected_rolls_by_cell: Scalars(&t.expected_rolls_by_cell),
+            expected_rolls_error_bound: Number(t.expected_rolls_error_bound),
+            finish_error_bound: Number(t.finish_error_bound),
+            finish_probability: Number(t.finish_probability),
+            finish_probability_by_cell: Scalars(&t.finish_probability_by_cell),
+            finish_probability_by_cell_exact: exact
+                .as_ref()
+                .map(|x| Scalars(&x.finish_probability_by_cell[..])),
+            finish_probability_exact: exact.as_ref().map(|x| Text(&x.finish_probability)),
+            finished_by: t
+                .finished_by
+                .iter()
+                .map(|&(turn, p)| JsonFinishedBy {
+                    probability: Some(Number(p)),
+                    probability_exact: None,
+                    turn,
+                })
+                .collect(),
+            min_rolls: t.min_rolls,
+            never_finish: &t.never_finish,
+            notes: &notes,
+            trapped: &t.trapped,
+        };
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(());
+    }
+    writeln!(out, "{}", describe(board))?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "The token can be trapped: the last cell {} is not reached with probability 1 from {} reachable {}: {}",
+        board.size(),
+        t.trapped.len(),
+        if t.trapped.len() == 1 { "cell" } else { "cells" },
+        kolmo::preview(&t.trapped)
+    )?;
+    if !t.never_finish.is_empty() {
+        writeln!(
+            out,
+            "  and cannot be reached at all from {}",
+            kolmo::preview(&t.never_finish)
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Expected rolls from the start   {}",
+        bold("+inf (the game may never end)")
+    )?;
+    let exact_p = exact
+        .as_ref()
+        .map_or_else(String::new, |x| format!(" = {}", x.finish_probability));
+    writeln!(
+        out,
+        "P(the game ever ends)           {}{exact_p}   (absolute error <= {})",
+        fmt_short(t.finish_probability, 15),
+        fmt_bound(t.finish_error_bound)
+    )?;
+    writeln!(
+        out,
+        "Fewest rolls that can finish    {}",
+        t.min_rolls.map_or_else(
+            || "none: the last cell cannot be reached".to_string(),
+            |m| m.to_string()
+        )
+    )?;
+    writeln!(out)?;
+    writeln!(out, "From a cell (standing on it, about to roll)")?;
+    writeln!(
+        out,
+        "  {:>6}  {:>20}  {:>20}",
+        "cell", "expected rolls", "P(ever finishes)"
+    )?;
+    for &c in &cells {
+        let c = c as usize;
+        writeln!(
+            out,
+            "  {c:>6}  {:>20}  {:>20}",
+            fmt_short(t.expected_rolls_by_cell[c], 15),
+            fmt_short(t.finish_probability_by_cell[c], 15)
+        )?;
+    }
+    if !t.finished_by.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Game length (rolls)")?;
+        writeln!(out, "  {:>16}  {:>18}", "finished by turn", "probability")?;
+        for &(k, p) in &t.finished_by {
+            writeln!(out, "  {k:>16}  {:>18}", fmt_sig(p, 16))?;
+        }
+    }
+    writeln!(out)?;
+    for note in &notes {
+        writeln!(out, "Note: {note}.")?;
+    }
+    out.flush()?;
     Ok(())
 }
 
@@ -750,6 +913,27 @@ struct JsonReport<'a> {
     variance_exact: Option<Text<&'a Rational>>,
 }
 
+/// The `--json` document for a board on which the token can be trapped.
+#[derive(Serialize)]
+struct JsonTrapped<'a> {
+    board: JsonBoard<'a>,
+    expected_rolls: Number,
+    expected_rolls_by_cell: Scalars<'a, f64>,
+    expected_rolls_error_bound: Number,
+    finish_error_bound: Number,
+    finish_probability: Number,
+    finish_probability_by_cell: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finish_probability_by_cell_exact: Option<Scalars<'a, Rational>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finish_probability_exact: Option<Text<&'a Rational>>,
+    finished_by: Vec<JsonFinishedBy<'a>>,
+    min_rolls: Option<u64>,
+    never_finish: &'a [u32],
+    notes: &'a [String],
+    trapped: &'a [u32],
+}
+
 #[derive(Serialize)]
 struct JsonBoard<'a> {
     face_probabilities: &'a [f64],
@@ -824,6 +1008,17 @@ struct JsonPortalUsage {
     to: u32,
 }
 
+fn json_board(board: &Board) -> JsonBoard<'_> {
+    JsonBoard {
+        face_probabilities: board.face_probabilities(),
+        faces: board.die().faces(),
+        name: board.name(),
+        rule: board.rule().name(),
+        size: board.size(),
+        start: board.start(),
+    }
+}
+
 fn json_report<'a>(
     board: &'a Board,
     a: &'a BoardAnalysis,
@@ -835,14 +1030,7 @@ fn json_report<'a>(
 ) -> JsonReport<'a> {
     let race_exact = exact_race.and_then(|r| r.as_ref().ok());
     JsonReport {
-        board: JsonBoard {
-            face_probabilities: board.face_probabilities(),
-            faces: board.die().faces(),
-            name: board.name(),
-            rule: board.rule().name(),
-            size: board.size(),
-            start: board.start(),
-        },
+        board: json_board(board),
         distribution_after: match (a.distributions.is_empty(), exact.is_some()) {
             (true, false) => None,
             (true, true) => Some(None),

@@ -654,3 +654,59 @@ fn a_monte_carlo_run_beyond_the_budget_is_refused_with_its_estimate() {
         );
     }
 }
+
+// A board that can trap the token is analysed, exit 0 (issue 15 §5): the snakes 7 -> 5 and
+// 8 -> 5 close {5, 6}, the ladder 3 -> 9 escapes; P(the game ever ends) = 5/8 by hand (see the
+// library's test `trapped_board_is_analysed`), the shortest game 3 rolls.
+#[test]
+fn trapped_board_is_reported_with_its_finish_probability() {
+    let f =
+        board_file("size = 10\nfaces = 2\nrule = \"stay\"\nsnakes = [[7, 5], [8, 5]]\nladders = [[3, 9]]\n");
+    let path = f.path().to_str().unwrap();
+    kolmo()
+        .args(["snakes", path, "--exact"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "not reached with probability 1 from 6 reachable cells: 0, 1, 2, 4, 5, 6",
+        ))
+        .stdout(predicate::str::contains("cannot be reached at all from 4, 5, 6"))
+        .stdout(predicate::str::contains(
+            "P(the game ever ends)           0.625 = 5/8",
+        ))
+        .stdout(predicate::str::contains("Fewest rolls that can finish    3"))
+        .stdout(predicate::str::contains("+inf"));
+    let v = json(&["snakes", path, "--exact"]);
+    assert_eq!(v["expected_rolls"], "inf");
+    assert_eq!(v["finish_probability"], 0.625);
+    assert_eq!(v["finish_probability_exact"], "5/8");
+    assert_eq!(v["finish_probability_by_cell_exact"][1], "3/4");
+    assert_eq!(v["min_rolls"], 3);
+    assert_eq!(v["never_finish"], serde_json::json!([4, 5, 6]));
+    assert_eq!(v["expected_rolls_by_cell"][9], 2.0);
+    // P(finished within 20 rolls) is below 5/8 and close to it.
+    let p20 = v["finished_by"][0]["probability"].as_f64().unwrap();
+    assert!(p20 < 0.625 && p20 > 0.6249, "{p20}");
+    // From the start nothing finishes: the fewest rolls are none, in JSON null.
+    let g = board_file("size = 10\nfaces = 2\nrule = \"stay\"\nsnakes = [[8, 0], [9, 0]]\n");
+    let v = json(&["snakes", g.path().to_str().unwrap()]);
+    assert_eq!(v["finish_probability"], 0.0);
+    assert!(v["min_rolls"].is_null());
+    // What needs every game to end is refused when asked for, naming the flag.
+    for flag in [
+        &["--players", "2"][..],
+        &["--fundamental"],
+        &["--curve"],
+        &["--mc", "100"],
+    ] {
+        kolmo()
+            .args(["snakes", path])
+            .args(flag)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "{} needs every game to end",
+                flag[0]
+            )));
+    }
+}

@@ -145,7 +145,9 @@ pub enum Error {
     },
 }
 
-#[doc(hidden)]
+/// `states` as listed in a message: the first 20, comma-separated, then `... (N in all)` when
+/// there are more, so that a message naming a million states stays one line.
+#[must_use]
 pub fn preview(states: &[u32]) -> String {
     const SHOWN: usize = 20;
     let mut s = states

@@ -374,6 +374,73 @@ fn trapped_board_is_reported_not_solved() {
     assert!(b.simulate(&MonteCarloOptions::default(), None).is_err());
 }
 
+// A board that can trap the token is analysed, not refused (issue 15 §5). Faces 1-2, rule stay:
+// snakes 7 -> 5 and 8 -> 5 close {5, 6} (every roll from there lands on 6 or a snake to 5), and
+// the ladder 3 -> 9 is the only way past them. By hand: h(9) = 1, h(4) = 0,
+// h(2) = (h(9) + h(4))/2 = 1/2, h(1) = (h(2) + h(9))/2 = 3/4, h(0) = (h(1) + h(2))/2 = 5/8; the
+// shortest game is 0 -1-> 1 -2-> 3 => 9 -1-> 10, three rolls.
+#[test]
+fn trapped_board_is_analysed() {
+    let mut s = BoardSpec::empty(10);
+    s.die = kolmo::games::snakes::Die::Fair(2);
+    s.rule = Rule::Stay;
+    s.portals = vec![
+        (PortalKind::Snake, 7, 5, None),
+        (PortalKind::Snake, 8, 5, None),
+        (PortalKind::Ladder, 3, 9, None),
+    ];
+    let b = Board::new(&s).unwrap();
+    let turns: Vec<u64> = (0..=12).collect();
+    let t = b.trapped_analysis(&turns, u64::MAX).unwrap();
+    assert_eq!(t.trapped, vec![0, 1, 2, 4, 5, 6]);
+    assert_eq!(t.never_finish, vec![4, 5, 6]);
+    assert_eq!(t.min_rolls, Some(3));
+    let x = b.trapped_analysis_exact().unwrap();
+    assert_eq!(x.finish_probability, kolmo::exact::parse_exact("5/8").unwrap());
+    for (c, want) in [(0, "5/8"), (1, "3/4"), (2, "1/2"), (4, "0"), (9, "1")] {
+        assert_eq!(
+            x.finish_probability_by_cell[c],
+            kolmo::exact::parse_exact(want).unwrap(),
+            "cell {c}"
+        );
+    }
+    for (p, q) in t
+        .finish_probability_by_cell
+        .iter()
+        .zip(&x.finish_probability_by_cell)
+    {
+        assert!(
+            (p - q.to_f64().value()).abs() <= t.finish_error_bound,
+            "{p} vs {q}"
+        );
+    }
+    // Expected rolls: +∞ wherever the game may not end; from 9 a geometric wait of mean 2.
+    for &c in &t.trapped {
+        assert!(t.expected_rolls_by_cell[c as usize].is_infinite());
+    }
+    assert!(close(t.expected_rolls_by_cell[9], 2.0, 1e-15));
+    // P(finished within k) by enumerating all 2^k sequences of rolls (each of probability 2^-k).
+    for &(k, p) in &t.finished_by {
+        let mut ended = 0u64;
+        for seq in 0..1u64 << k {
+            let mut c = b.initial_cell();
+            for r in 0..k {
+                if c == 10 {
+                    break;
+                }
+                c = b.step(c, (seq >> r & 1) as u32 + 1);
+            }
+            ended += u64::from(c == 10);
+        }
+        assert!(close(p, ended as f64 / (1u64 << k) as f64, 1e-15), "k = {k}: {p}");
+    }
+    // On a board that cannot trap the token the same analysis says so.
+    let sound = Board::classic().trapped_analysis(&[], 0).unwrap();
+    assert!(sound.trapped.is_empty() && sound.never_finish.is_empty());
+    assert_eq!(sound.finish_probability, 1.0);
+    assert_eq!(sound.min_rolls, Some(7));
+}
+
 #[test]
 fn start_portal_is_taken_before_the_first_roll() {
     // Starting on cell 1 (ladder to 38) is the same as standing on 38.

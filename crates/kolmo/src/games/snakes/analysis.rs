@@ -131,6 +131,123 @@ pub struct BoardAnalysis {
     pub fundamental: Option<FundamentalMatrix>,
 }
 
+/// What can be said of a board on which the token can be trapped (Kemeny & Snell §3.3 with the
+/// graph analysis of Baier & Katoen §10.1.1): the expected rolls are `+∞` from every cell that
+/// does not finish almost surely, the game ends with some probability below 1, and its shortest
+/// length is found by graph search. [`Board::trapped_analysis`] computes it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TrappedBoard {
+    /// The cells reachable from the start from which the last cell is not reached with
+    /// probability 1 (their expected rolls are `+∞`), ascending.
+    pub trapped: Vec<u32>,
+    /// Those of them from which the last cell cannot be reached at all, ascending.
+    pub never_finish: Vec<u32>,
+    /// `P(the game ever ends)` from the start.
+    #[serde(serialize_with = "crate::account::ser::number")]
+    pub finish_probability: f64,
+    /// `P(the game ever ends)` for a token standing on each cell (no portal triggered), length
+    /// `size + 1`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
+    pub finish_probability_by_cell: Vec<f64>,
+    /// Guaranteed bound on the absolute error of every finish probability
+    /// ([`ReachProbability::error_bound`](crate::analysis::ReachProbability::error_bound)).
+    #[serde(serialize_with = "crate::account::ser::number")]
+    pub finish_error_bound: f64,
+    /// Expected rolls for a token standing on each cell, length `size + 1`: `+∞` where the last
+    /// cell is not reached almost surely, 0 on the last cell.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
+    pub expected_rolls_by_cell: Vec<f64>,
+    /// Guaranteed relative error of the finite entries of `expected_rolls_by_cell`.
+    #[serde(serialize_with = "crate::account::ser::number")]
+    pub expected_rolls_error_bound: f64,
+    /// `(k, P(finished within k rolls))` for each requested `k` (forward from the start).
+    #[serde(serialize_with = "crate::account::ser::keyed")]
+    pub finished_by: Vec<(u64, f64)>,
+    /// Fewest rolls that can finish from the start, by breadth-first search; `None` if the last
+    /// cell cannot be reached.
+    pub min_rolls: Option<u64>,
+}
+
+/// [`TrappedBoard`]'s probabilities as exact fractions.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ExactTrappedBoard {
+    /// `P(the game ever ends)` from the start.
+    #[serde(serialize_with = "crate::account::ser::scalar")]
+    pub finish_probability: Rational,
+    /// `P(the game ever ends)` from each cell, length `size + 1`.
+    #[serde(serialize_with = "crate::account::ser::scalars")]
+    pub finish_probability_by_cell: Vec<Rational>,
+}
+
+impl Board {
+    /// The analysis of a board on which the token may be trapped ([`analyze`](Self::analyze)
+    /// refuses those): the cells it can be trapped from, `P(the game ever ends)` from every cell
+    /// (graph analysis, then `(I − Q)x = b` over the undecided cells), the expected rolls (`+∞`
+    /// where a game may never end), `P(finished within k rolls)` for each `k` of `turns` (the
+    /// distribution after `k` rolls, within `max_work` turns × transitions), and the fewest rolls
+    /// that can finish. On a sound board `trapped` is empty and the probabilities are 1.
+    ///
+    /// # Errors
+    /// [`Error::Singular`] only on numerical breakdown; [`Error::InvalidArgument`] if a turn of
+    /// `turns` needs more than `max_work`.
+    pub fn trapped_analysis(&self, turns: &[u64], max_work: u64) -> Result<TrappedBoard> {
+        let dtmc = self.dtmc()?;
+        let n = dtmc.n();
+        let goal = StateSet::from_states(n, [self.size]);
+        let reach = crate::analysis::reach_probability(&dtmc, &goal)?;
+        let init = self.initial_cell();
+        let reachable = forward_reachable(dtmc.matrix(), &[init]);
+        let trapped = reachable
+            .iter()
+            .filter(|&c| !reach.qualitative.yes.contains(c))
+            .collect();
+        let never_finish = reachable
+            .iter()
+            .filter(|&c| reach.qualitative.no.contains(c))
+            .collect();
+        let time = AbsorbingChain::new(&dtmc, &goal)?;
+        let (expected_rolls_by_cell, residual) = time.expected_steps();
+        let expected_rolls_error_bound = if residual < 1.0 {
+            residual / (1.0 - residual) + f64::EPSILON
+        } else {
+            f64::INFINITY
+        };
+        let mut initial = vec![0.0; n];
+        initial[init as usize] = 1.0;
+        let mut finished_by = Vec::with_capacity(turns.len());
+        for &k in turns {
+            let after = distribution_after_limited(&dtmc, &initial, k, max_work)?;
+            finished_by.push((k, after[self.size as usize]));
+        }
+        Ok(TrappedBoard {
+            trapped,
+            never_finish,
+            finish_probability: reach.values[init as usize],
+            finish_error_bound: reach.error_bound,
+            finish_probability_by_cell: reach.values,
+            expected_rolls_by_cell,
+            expected_rolls_error_bound,
+            finished_by,
+            min_rolls: shortest_distance(dtmc.matrix(), &[init], &goal),
+        })
+    }
+
+    /// The exact counterpart of [`trapped_analysis`](Self::trapped_analysis)'s finish
+    /// probabilities, in rational arithmetic on the die's probabilities as fractions.
+    ///
+    /// # Errors
+    /// As [`reach_probability_exact`](crate::analysis::exact::reach_probability_exact).
+    pub fn trapped_analysis_exact(&self) -> Result<ExactTrappedBoard> {
+        let dtmc = self.dtmc()?;
+        let goal = StateSet::from_states(dtmc.n(), [self.size]);
+        let values = crate::analysis::exact::reach_probability_exact(&dtmc, &goal)?;
+        Ok(ExactTrappedBoard {
+            finish_probability: values[self.initial_cell() as usize].clone(),
+            finish_probability_by_cell: values,
+        })
+    }
+}
+
 impl Board {
     /// Expected rolls (and their variance) for a token standing on each cell, `+∞` for cells from
     /// which the last cell is not reached with probability 1. Solves `(I − Q)E = 1` by the

@@ -19,7 +19,8 @@ mod operator;
 mod race;
 
 pub use analysis::{
-    AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, MATRIX_FREE_FROM, MAX_ERROR_BOUND, PortalUsage,
+    AnalysisOptions, BoardAnalysis, ExactBoardAnalysis, ExactTrappedBoard, MATRIX_FREE_FROM, MAX_ERROR_BOUND,
+    PortalUsage, TrappedBoard,
 };
 pub use board::{Board, BoardSpec, Die, Portal, PortalKind, Rule};
 pub use chain::{BoardChain, SIMULATE_INTERLEAVED_FROM};
