@@ -213,6 +213,11 @@ pub struct SolveArgs {
     /// Policy iteration whatever the model (discounted objectives).
     #[arg(long)]
     pub policy_iteration: bool,
+    /// Iteration limit of the solver: sweeps of value iteration, improvement rounds of policy
+    /// iteration, stages of the long-run average's value iteration. Reaching it is an error (exit
+    /// 1) naming what was still open, never an answer.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_iterations: u64,
     /// Also the exact values as fractions (discounted: exact policy iteration; horizon: exact
     /// backward induction), on the probabilities as the file writes them.
     #[arg(long)]

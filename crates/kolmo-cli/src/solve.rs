@@ -159,6 +159,20 @@ pub fn check_args(args: &SolveArgs) -> Result<()> {
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
+    // A solver's iteration limit is --max-iterations: the message says so, with its value.
+    solve(args).map_err(|e| match e.downcast::<kolmo::Error>() {
+        Ok(kolmo::Error::LimitReached { what, limit, message }) => kolmo::Error::LimitReached {
+            what,
+            limit,
+            message: format!("{message}: raise --max-iterations, now {}", args.max_iterations),
+        }
+        .into(),
+        Ok(e) => e.into(),
+        Err(e) => e,
+    })
+}
+
+fn solve(args: &SolveArgs) -> Result<()> {
     let objective = parse_objective(&args.objective)?;
     let options = ReadOptions {
         format: args.format.map(Into::into),
@@ -190,6 +204,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             _ => Method::Auto,
         },
         progress: Some(&SOLVE_PROGRESS),
+        max_iterations: args.max_iterations,
         ..MdpOptions::default()
     };
     let phase = Phase::start("solving", || {
@@ -272,7 +287,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 "{} long-run average reward {name:?} per step (gain)",
                 direction(opt)
             );
-            let solution = mdp::average(&mdp, &r, opt, 1e-12, 1_000_000)?;
+            let solution = mdp::average(&mdp, &r, opt, 1e-12, args.max_iterations)?;
             bias = mdp::bias(&mdp, &r, &solution.policy)?;
             if args.exact {
                 // Said, not silently dropped (issue 15 §2).

@@ -118,6 +118,39 @@ fn puterman_two_state_exact() {
     assert_eq!(v["values"], json!([10.0, -1.0]));
 }
 
+// Every solver's iteration limit is a flag, and the message reaching it names it (issue 15 §4):
+// the forest's gain bracket after 2 stages is still [0.45, 3.8]; value iteration at γ = 0.99
+// needs thousands of sweeps.
+#[test]
+fn iteration_limits_name_their_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("forest.json");
+    std::fs::write(&file, FOREST).unwrap();
+    for objective in [
+        &["--objective", "average"][..],
+        &["--objective", "discounted:0.99", "--value-iteration"],
+    ] {
+        kolmo()
+            .arg("solve")
+            .arg(&file)
+            .args(objective)
+            .args(["--max-iterations", "2"])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("stopped after 2 steps"))
+            .stderr(predicate::str::contains("raise --max-iterations, now 2"));
+    }
+    kolmo()
+        .arg("solve")
+        .arg(&file)
+        .args(["--objective", "average", "--max-iterations", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--max-iterations"));
+    let v = solve(&file, &["--objective", "average", "--max-iterations", "1000"]);
+    assert!((v["values"][0].as_f64().unwrap() - 3.24).abs() <= v["error_bound"].as_f64().unwrap() + 1e-15);
+}
+
 // The forest under the average criterion: always waiting, π = (0.1, 0.09, 0.81), gain 4·0.81 = 3.24.
 #[test]
 fn forest_average() {
