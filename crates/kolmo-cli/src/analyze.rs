@@ -229,14 +229,17 @@ fn target_states(dtmc: &Dtmc, names: &[String], spec: &str) -> Result<Vec<StateI
     }
     let mut states = Vec::new();
     for part in spec.split(',').filter(|p| !p.trim().is_empty()) {
-        states.push(parse_state(dtmc, names, part, "--target").with_context(|| {
+        // The flag's own message first, then the labels it could have named.
+        let state = parse_state(dtmc, names, part, "--target").map_err(|e| {
             let labels: Vec<&str> = dtmc.labels().keys().map(String::as_str).collect();
-            if labels.is_empty() {
+            let known = if labels.is_empty() {
                 "the model has no labels".to_string()
             } else {
                 format!("the model's labels: {}", labels.join(", "))
-            }
-        })?);
+            };
+            anyhow::anyhow!("{e}; not a label either ({known})")
+        })?;
+        states.push(state);
     }
     if states.is_empty() {
         bail!("--target: name a label or at least one state");

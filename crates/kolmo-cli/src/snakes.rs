@@ -499,23 +499,33 @@ fn load_board(args: &SnakesArgs) -> Result<Board> {
         spec = spec.with_random_portals(count, args.seed)?;
     }
     let board = Board::new(&spec);
+    let Err(e) = &board else {
+        return Ok(board?);
+    };
+    // An error in what a flag set names the flag (the board's own errors name the file's line).
+    use kolmo::games::BoardError as B;
+    let error = match kolmo::games::InputError::of(e) {
+        Some(kolmo::games::InputError::Board { error, .. }) => Some(error),
+        _ => None,
+    };
+    let flag = match error {
+        Some(B::Size { .. }) => args.size.map(|s| format!("--size {s}")),
+        Some(B::Start { .. }) => args.start.map(|s| format!("--start {s}")),
+        Some(B::Die(_)) => args.die.as_ref().map(|_| "--die".to_string()),
+        _ => None,
+    };
+    if let Some(flag) = flag {
+        bail!("{flag}: {e}");
+    }
     // A --size too small for the chosen board's own portals: say so (the board's error names the
     // portal; the fix is the flag, or the empty board).
-    match (args.size, &board) {
-        (Some(size), Err(e))
-            if !spec.portals.is_empty()
-                && matches!(
-                    kolmo::games::InputError::of(e),
-                    Some(kolmo::games::InputError::Board { .. })
-                ) =>
-        {
-            Ok(board.with_context(|| {
-                format!(
-                    "--size {size} does not fit this board's snakes and ladders; give a larger \
-                     size, or start from the empty board (`kolmo snakes empty --size {size}`)"
-                )
-            })?)
-        }
+    match args.size {
+        Some(size) if !spec.portals.is_empty() && error.is_some() => Ok(board.with_context(|| {
+            format!(
+                "--size {size} does not fit this board's snakes and ladders; give a larger \
+                 size, or start from the empty board (`kolmo snakes empty --size {size}`)"
+            )
+        })?),
         _ => Ok(board?),
     }
 }

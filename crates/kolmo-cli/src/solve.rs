@@ -116,7 +116,7 @@ fn label(mdp: &Mdp, name: &str) -> Result<StateSet> {
         None => {
             let labels: Vec<&str> = mdp.labels().keys().map(String::as_str).collect();
             bail!(
-                "no label {:?} in the model ({})",
+                "--objective: no label {:?} in the model ({})",
                 kolmo::excerpt(name),
                 if labels.is_empty() {
                     "it has none".to_string()

@@ -460,7 +460,13 @@ fn uncertifiable_results_exit_1_and_exact_limits_exit_2() {
         let v = json(&["snakes", "--die", w, "--mc", "0"]);
         let e = v["expected_rolls"].as_f64().unwrap();
         assert!((e / rolls - 1.0).abs() < 1e-14, "{w}: {e}");
-        assert!(v["error_bound"].as_f64().unwrap() < 1e-15, "{w}");
+        // The solve is certified to about 1e-15; the rest of the bound is what rounding the
+        // die's probabilities can do over 100 cells (about 1.8e-13).
+        assert!(
+            v["error_bound"].as_f64().unwrap() < 5e-13,
+            "{w}: {}",
+            v["error_bound"]
+        );
     }
     // About 1e300 rolls: certified, but the variance (about 1e600) overflows.
     kolmo()
@@ -625,7 +631,8 @@ fn a_large_random_board_is_solved_iteratively() {
         "{}",
         v["method"]
     );
-    assert!(v["error_bound"].as_f64().unwrap() <= 1e-10);
+    // The bound covers the die's rounding over 3·10⁴ cells (about 2·3·10⁴·20u ≈ 1.3e-10).
+    assert!(v["error_bound"].as_f64().unwrap() <= 1e-9, "{}", v["error_bound"]);
     let z = v["monte_carlo"]["z_score"].as_f64().unwrap();
     assert!(z.abs() < 4.0, "z = {z}");
 }

@@ -145,6 +145,46 @@ pub fn rows_with_fma(r: &mut [f64], rows: impl Fn(usize, &mut [f64]) + Sync) {
     });
 }
 
+/// The largest relative error of one transition probability or one-step mass the analyses use,
+/// against the model as written, for rows of at most `row_len` entries: each probability is the
+/// written number rounded to `f64` (relative error at most `u = 2⁻⁵³`), and a row's mass out of a
+/// set of states is a sum of at most `row_len` of them (`γ_{row_len}`, Higham, *Accuracy and
+/// Stability of Numerical Algorithms*, 2nd ed., Lemma 3.1). Returns `γ_{row_len + 1} =
+/// (m + 1)u / (1 − (m + 1)u)`.
+#[must_use]
+pub fn entry_rounding(row_len: usize) -> f64 {
+    let mu = (row_len as f64 + 1.0) * (f64::EPSILON / 2.0);
+    mu / (1.0 - mu)
+}
+
+/// How much an entrywise relative perturbation of at most `eta` in the parameters of a
+/// diagonally dominant M-matrix — its off-diagonal entries and each row's mass out of the system,
+/// the diagonal being their sum, as kolmo forms every `I − Q` — can change the solution of a
+/// linear system with it: at most the factor `((1 + η)/(1 − η))^edges`, so the relative change is
+/// at most the returned `((1 + η)/(1 − η))^edges − 1` (`≈ 2·edges·η`), rounded up.
+///
+/// Method: by the all-minors matrix-tree theorem (Chaiken, SIAM J. Algebraic Discrete Methods
+/// 3(3), 1982) every entry of `(I − Q)⁻¹` over `k` states is a ratio of two sums of products of
+/// these parameters, `k − 1` factors each above and `k` below, all with positive signs; each
+/// product moves by a factor within `(1 ± η)^factors`. This is O'Cinneide's argument ("Entrywise
+/// perturbation theory and error analysis for Markov chains", Numer. Math. 65, 1993), which for
+/// the stationary distribution of `n` states gives `edges = n − 1`; for absorbing chains see also
+/// Dailey, Dopico & Ye, "Relative perturbation theory for diagonally dominant matrices", SIAM J.
+/// Matrix Anal. Appl. 35(4), 2014. For `N b` with `b ≥ 0` perturbed by `η` too, pass `k + 1`
+/// for `k` states; for `N 1` (expected steps), `k`.
+#[must_use]
+pub fn perturbation_growth(edges: usize, eta: f64) -> f64 {
+    if edges == 0 || eta == 0.0 {
+        return 0.0;
+    }
+    if eta >= 1.0 {
+        return f64::INFINITY;
+    }
+    let log = edges as f64 * (eta.ln_1p() - (-eta).ln_1p());
+    // Each of ln_1p, the product and exp_m1 is within a few ulps: 16 ulps of slack.
+    log.exp_m1() * (1.0 + 8.0 * f64::EPSILON)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +200,21 @@ mod tests {
         assert!((s.value() - 1.0).abs() < 1e-15);
         let naive: f64 = (0..100_000).map(|_| p).sum();
         assert!((naive - 1.0).abs() > 1e-13);
+    }
+
+    // ((1 + η)/(1 − η))^k − 1: 0 for no edges, about 2kη for small η, and never below the
+    // exact value (computed here in rationals for k = 3).
+    #[test]
+    fn perturbation_growth_bounds_the_product() {
+        use super::{entry_rounding, perturbation_growth};
+        assert_eq!(perturbation_growth(0, 1e-3), 0.0);
+        assert_eq!(perturbation_growth(5, 1.0), f64::INFINITY);
+        let eta = 1e-3;
+        let exact = ((1.0f64 + eta) / (1.0 - eta)).powi(3) - 1.0;
+        let g = perturbation_growth(3, eta);
+        assert!(g >= exact && g <= exact * (1.0 + 1e-12), "{g} vs {exact}");
+        let u = f64::EPSILON / 2.0;
+        assert!((entry_rounding(6) / (7.0 * u) - 1.0).abs() < 1e-14);
+        assert!((perturbation_growth(1000, entry_rounding(6)) / (2000.0 * 7.0 * u) - 1.0).abs() < 1e-9);
     }
 }

@@ -251,3 +251,42 @@ fn expected_steps_reach_10_to_the_36() {
     let t = AbsorbingChain::new(&d, &both).unwrap().absorption_time();
     assert!((t.mean[0] / 1e36 - 1.0).abs() < 1e-12, "{}", t.mean[0]);
 }
+
+// The board operator's diagonal is the exit mass too (issue 15 §1): a weighted die 1 : 999999 on
+// a board with rule `stay`, so that cell 99 wastes its roll with probability 0.999999 (an explicit
+// row: a roll past the end) and cell 50 comes back through the snake 52 -> 50 with that
+// probability (a row of the closed form). Formed as 1 − q_ii, the diagonal would carry the
+// rounding of 0.999999 amplified 10⁶ times (about 1e-10 relative); the matrix-free solve must
+// agree with the exact rationals of the die's weights to 1e-13.
+#[test]
+fn board_operator_rows_that_stay_with_probability_close_to_1() {
+    use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, Die, PortalKind, Rule};
+    let mut s = BoardSpec::empty(100);
+    s.die = Die::Weighted(vec![1.0, 999_999.0]);
+    s.rule = Rule::Stay;
+    s.portals = vec![(PortalKind::Snake, 52, 50, None)];
+    let b = Board::new(&s).unwrap();
+    let t = b.absorption_time_matrix_free().expect("the operator applies");
+    let options = AnalysisOptions {
+        turns: vec![],
+        ..AnalysisOptions::default()
+    };
+    let exact = b.analyze_exact(&options).unwrap();
+    for c in [0, 50, 51, 98, 99] {
+        let x = exact.expected_rolls_by_cell[c].as_ref().unwrap();
+        let e = x.to_f64().value();
+        let error = (t.mean[c] - e).abs() / e;
+        assert!(
+            error <= 1e-13,
+            "cell {c}: {} vs {e}, relative error {error:.1e}",
+            t.mean[c]
+        );
+        assert!(
+            error <= t.error_bound,
+            "cell {c}: error {error:.1e} beyond the bound {:.1e}",
+            t.error_bound
+        );
+    }
+    // From 99 the wait for face 1 is geometric: 10⁶ rolls.
+    assert!(close(t.mean[99], &kolmo::exact::parse_exact("1000000").unwrap()));
+}

@@ -552,7 +552,8 @@ fn long_board_minimum_and_work_limit() {
         )
         .unwrap();
     assert!(mc.z_score(a.expected_rolls).abs() < 4.0);
-    assert!(a.solve.error_bound < 1e-10);
+    // The bound covers the die's rounding over 10⁵ cells (about 2·10⁵·13u ≈ 3e-10).
+    assert!(a.solve.error_bound < 1e-9, "{}", a.solve.error_bound);
 }
 
 fn fraction(s: &str) -> kolmo::exact::Rational {

@@ -60,9 +60,12 @@ pub struct AbsorptionTime {
     /// Max-norm residual `‖(I − Q)m̂₂ − (2t̂ − 1)‖∞` of the second-moment solve.
     #[serde(serialize_with = "crate::account::ser::number")]
     pub second_moment_residual: f64,
-    /// Guaranteed relative error of `mean`: `r/(1 − r) + ε` for the residual `r` (`+∞` if
-    /// `r ≥ 1`; `ε` for the final rounding to `f64`), up to the rounding in evaluating the residual
-    /// itself.
+    /// Guaranteed relative error of `mean` against the model as written: `r/(1 − r) + ε` for the
+    /// residual `r` of the stored system (`+∞` if `r ≥ 1`; `ε` for the final rounding to `f64`),
+    /// up to the rounding in evaluating the residual itself, combined with what the rounding of
+    /// the input probabilities to `f64` can do
+    /// ([`perturbation_growth`](crate::numeric::perturbation_growth) over the transient states:
+    /// about `2k(m + 1)u` for `k` transient states and rows of up to `m` entries).
     #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
     /// The states with `+∞` (not reaching the target almost surely), ascending.
@@ -308,7 +311,9 @@ impl<'a> AbsorbingChain<'a> {
     /// target; `+∞` where the target is not reached almost surely. Returns the values, the
     /// max-norm residual `r`, and a guaranteed bound on each value's absolute error, `r · max t̂ /
     /// (1 − r_t)` (`t̂` the expected steps, `r_t` their residual; `(I − Q)⁻¹ ≥ 0` and
-    /// `(I − Q)⁻¹ 1 = t`).
+    /// `(I − Q)⁻¹ 1 = t`), plus what the rounding of the input probabilities and rewards to `f64`
+    /// can do ([`perturbation_growth`](crate::numeric::perturbation_growth), relative on
+    /// `(I − Q)⁻¹|r|`).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `rewards` has the wrong length or a value that is not finite.
@@ -323,23 +328,54 @@ impl<'a> AbsorbingChain<'a> {
             .map(|&s| rewards[s as usize])
             .collect();
         let (x, residual) = self.transient.solve_refined(&self.lu, &b);
-        // + one rounding of each value to f64.
         let x_max = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let one_sign = b.iter().all(|&r| r >= 0.0) || b.iter().all(|&r| r <= 0.0);
+        // The expected steps, when the bound needs them: N|r| ≤ max|r| · t.
+        let steps = || {
+            let (t, r_t) = self
+                .transient
+                .solve_refined(&self.lu, &vec![1.0; self.transient.len()]);
+            (t.iter().fold(0.0f64, |m, v| m.max(*v)), r_t)
+        };
+        let r_max = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let (t_max, r_t) = if residual == 0.0 && one_sign {
+            (0.0, 0.0)
+        } else {
+            steps()
+        };
+        // What the rounding of the input probabilities and rewards can do: relative on N|r|.
+        let growth = self.transient.input_growth(true);
+        let input = growth
+            * if one_sign {
+                x_max
+            } else {
+                r_max * t_max / (1.0 - r_t).max(0.0)
+            };
+        // + one rounding of each value to f64.
         let bound = x_max * f64::EPSILON
+            + input
             + if residual == 0.0 {
                 0.0
+            } else if r_t < 1.0 {
+                residual * t_max / (1.0 - r_t)
             } else {
-                let (t, r_t) = self
-                    .transient
-                    .solve_refined(&self.lu, &vec![1.0; self.transient.len()]);
-                let t_max = t.iter().fold(0.0f64, |m, v| m.max(*v));
-                if r_t < 1.0 {
-                    residual * t_max / (1.0 - r_t)
-                } else {
-                    f64::INFINITY
-                }
+                f64::INFINITY
             };
         Ok((self.scatter(&x), residual, bound))
+    }
+
+    /// The guaranteed relative error of expected steps whose solve left the max-norm residual
+    /// `residual`, against the model as written: `r/(1 − r) + ε` (`ε` for the final rounding to
+    /// `f64`) combined with what the rounding of the input probabilities can do
+    /// ([`Subsystem::input_growth`]).
+    pub(crate) fn steps_error_bound(&self, residual: f64) -> f64 {
+        let solve = if residual < 1.0 {
+            residual / (1.0 - residual) + f64::EPSILON
+        } else {
+            f64::INFINITY
+        };
+        let input = self.transient.input_growth(false);
+        solve + input + solve * input
     }
 
     /// Mean and variance of the number of steps to reach the target from every state: solves
@@ -359,12 +395,7 @@ impl<'a> AbsorbingChain<'a> {
             let v = &mut variance[s as usize];
             *v = variance_of(*v, mean[s as usize]);
         }
-        // + one rounding of each value to f64.
-        let error_bound = if residual < 1.0 {
-            residual / (1.0 - residual) + f64::EPSILON
-        } else {
-            f64::INFINITY
-        };
+        let error_bound = self.steps_error_bound(residual);
         AbsorptionTime {
             mean,
             variance,

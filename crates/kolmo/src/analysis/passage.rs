@@ -22,8 +22,9 @@ pub struct FirstPassage {
     /// Largest max-norm residual of the `n` solves.
     #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
-    /// Guaranteed relative error bound of every finite entry, `r/(1 − r) + ε` for the largest
-    /// residual `r` (`ε` for the final rounding).
+    /// Guaranteed relative error bound of every finite entry against the model as written: the
+    /// largest over the columns of [`AbsorptionTime::error_bound`](super::AbsorptionTime::error_bound)'s
+    /// `r/(1 − r) + ε` with the rounding of the input.
     #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
 }
@@ -61,20 +62,16 @@ pub fn mean_first_passage_matrix(dtmc: &Dtmc) -> Result<FirstPassage> {
         });
     }
     let mut matrix = vec![0.0; n * n];
-    let mut residual = 0.0f64;
+    let (mut residual, mut error_bound) = (0.0f64, 0.0f64);
     for j in 0..n {
         let a = AbsorbingChain::new(dtmc, &StateSet::from_states(n, [j as StateId]))?;
         let (t, r) = a.expected_steps();
         residual = residual.max(r);
+        error_bound = error_bound.max(a.steps_error_bound(r));
         for i in 0..n {
             matrix[i * n + j] = t[i];
         }
     }
-    let error_bound = if residual < 1.0 {
-        residual / (1.0 - residual) + f64::EPSILON
-    } else {
-        f64::INFINITY
-    };
     Ok(FirstPassage {
         matrix,
         n,

@@ -24,7 +24,9 @@ pub struct ReachProbability {
     /// Guaranteed bound on the absolute error of every value: `r · max τ̂ / (1 − r_τ)`, with `τ̂` the
     /// expected number of steps spent among the undecided states (`(I − Q)τ = 1`, solved on the
     /// same factorisation with residual `r_τ`); since `(I − Q)⁻¹ ≥ 0`, `|x − x̂| ≤ r · τ`; plus `ε`
-    /// for the final rounding. 0 when graph analysis decided every state.
+    /// for the final rounding; plus what the rounding of the input probabilities to `f64` can do
+    /// ([`perturbation_growth`](crate::numeric::perturbation_growth) over the undecided states).
+    /// 0 when graph analysis decided every state.
     #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
 }
@@ -54,8 +56,11 @@ pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbabil
         residual = r;
         let (tau, r_tau) = maybe.solve_refined(&lu, &vec![1.0; maybe.len()]);
         let tau_max = tau.iter().fold(0.0f64, |m, v| m.max(*v));
+        // + one rounding to f64, and what the rounding of the input probabilities can do
+        // (relative on x = N b ≤ 1, b the rounded one-step masses into the probability-1 states).
+        let x_max = x.iter().fold(0.0f64, |m, v| m.max(*v));
         error_bound = if r_tau < 1.0 {
-            r * tau_max / (1.0 - r_tau) + f64::EPSILON
+            r * tau_max / (1.0 - r_tau) + f64::EPSILON + maybe.input_growth(true) * x_max.min(1.0)
         } else {
             f64::INFINITY
         };

@@ -110,7 +110,10 @@ pub struct ClassStationary<T = f64> {
     /// `‖π P − π‖∞` over the class (0 in exact arithmetic).
     #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
-    /// Guaranteed bound on `max_j |π_j − π̂_j|` (0 in exact arithmetic).
+    /// Guaranteed bound on `max_j |π_j − π̂_j|` (0 in exact arithmetic), `π` the stationary
+    /// distribution of the model as written: the solve's certificate with what the rounding of
+    /// the input probabilities to `f64` can do (O'Cinneide 1993, via
+    /// [`perturbation_growth`](crate::numeric::perturbation_growth)).
     #[serde(serialize_with = "crate::account::ser::number")]
     pub error_bound: f64,
     /// Guaranteed bound on `max_j |π_j − π̂_j| / π̂_j`, which is also the relative error bound of
@@ -337,6 +340,15 @@ impl<'a, T: Solvable> RecurrentClass<'a, T> {
                     hint: String::new(),
                 });
             }
+            // What the rounding of the input probabilities can do: x = N b moves by a relative
+            // `g` at most (Subsystem::input_growth; for π this is O'Cinneide's entrywise
+            // bound), and π = x/Σx by (1 + g)/(1 − g) − 1.
+            let g = self.rest.input_growth(true);
+            let input = if g < 1.0 {
+                2.0 * g / (1.0 - g)
+            } else {
+                f64::INFINITY
+            };
             // + one rounding of each π̂_j to f64 (2/5 is not a binary fraction).
             for (j, pj) in pi.iter().enumerate() {
                 let dj = match j.cmp(&self.reference) {
@@ -345,7 +357,8 @@ impl<'a, T: Solvable> RecurrentClass<'a, T> {
                     std::cmp::Ordering::Greater => error_bound_x[j - 1],
                 };
                 let xj = pj.to_f64() * s;
-                let bound = dj / (s - delta) + xj * delta / (s * (s - delta)) + pj.to_f64() * f64::EPSILON;
+                let solve = dj / (s - delta) + xj * delta / (s * (s - delta)) + pj.to_f64() * f64::EPSILON;
+                let bound = solve + input * (pj.to_f64() + solve);
                 error_bound = f64::max(error_bound, bound);
                 if pj.to_f64() >= f64::MIN_POSITIVE {
                     relative_error_bound = f64::max(relative_error_bound, bound / pj.to_f64());
@@ -506,7 +519,8 @@ mod tests {
         for (x, y) in st.mean_recurrence_times.iter().zip([2.5, 5.0, 2.5]) {
             assert!((x - y).abs() < 1e-14, "{x} vs {y}");
         }
-        assert!(st.error_bound < 1e-15, "{}", st.error_bound);
+        // The bound includes what rounding the written probabilities could do (a few ulps here).
+        assert!(st.error_bound < 1e-14, "{}", st.error_bound);
         let gb = c.gain_bias(&st, &[1.0, 0.0, 0.0]);
         assert!((gb.gain - 0.4).abs() < 1e-15);
         for (x, y) in gb.bias.iter().zip([56.0 / 75.0, -24.0 / 75.0, -44.0 / 75.0]) {

@@ -37,6 +37,8 @@ pub(crate) struct Subsystem<T: Solvable = f64> {
     /// part of `I − Q`: its diagonal less the off-diagonal magnitudes, summed without
     /// cancellation), for residuals that do not depend on the rounded diagonal.
     out: Vec<T>,
+    /// The longest row of the chain among `states` (entries, the self-loop included).
+    row_len: usize,
 }
 
 impl Subsystem<f64> {
@@ -55,11 +57,13 @@ impl<T: Solvable> Subsystem<T> {
         }
         let a = Self::restrict(m, &states, |t| position[t as usize]);
         let out = Self::out_masses(m, &states, |t| position[t as usize]);
+        let row_len = Self::longest_row(m, &states);
         Self {
             states,
             position,
             a,
             out,
+            row_len,
         }
     }
 
@@ -70,12 +74,38 @@ impl<T: Solvable> Subsystem<T> {
         let position = |t| states.binary_search(&t).map_or(NONE, |i| i as u32);
         let a = Self::restrict(m, &states, position);
         let out = Self::out_masses(m, &states, position);
+        let row_len = Self::longest_row(m, &states);
         Self {
             states,
             position: Vec::new(),
             a,
             out,
+            row_len,
         }
+    }
+
+    fn longest_row(m: &CsrMatrix<T>, states: &[StateId]) -> usize {
+        states
+            .iter()
+            .map(|&s| m.row(s as usize).0.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The largest relative change the rounding of the input probabilities to `f64` can make in
+    /// `N b` (`N = (I − Q)⁻¹` of this subsystem, `b ≥ 0` exact when `b_rounded` is false, else
+    /// itself one-step masses rounded the same way): [`perturbation_growth`] over the subsystem's
+    /// `k` states (plus one for a rounded `b`) with the [`entry_rounding`] of its longest row.
+    /// The residual-based bounds certify the solve of the stored system; this term carries them
+    /// to the model as written.
+    ///
+    /// [`perturbation_growth`]: crate::numeric::perturbation_growth
+    /// [`entry_rounding`]: crate::numeric::entry_rounding
+    pub fn input_growth(&self, b_rounded: bool) -> f64 {
+        crate::numeric::perturbation_growth(
+            self.states.len() + usize::from(b_rounded),
+            crate::numeric::entry_rounding(self.row_len),
+        )
     }
 
     /// `I − Q` for the rows of `states` restricted to the columns `position` maps (to `NONE`

@@ -41,13 +41,32 @@ pub fn discounted(
     };
     super::check_finite("discounted reward", &values)?;
     let (delta, _) = bellman_gap(mdp, rewards, gamma, optimum, &values);
+    let solve = delta / (1.0 - gamma);
     Ok(MdpSolution {
-        error_bound: delta / (1.0 - gamma),
+        error_bound: solve + input_rounding(mdp, rewards, gamma, &values, solve),
         values,
         policy,
         iterations,
         method: account::Method::DiscountCertified { by: Box::new(method) },
     })
+}
+
+/// What rounding the written probabilities and rewards to `f64` can change in the optimal
+/// discounted values `values` (within `solve` of the stored model's): every policy's values obey
+/// `v = r + γPv`, so entrywise relative errors `η` in `γP` ([`entry_rounding`] of the longest
+/// row, one more rounding for `γ`) and `u` in `r` move them by at most `(γη‖v‖∞ + u‖r‖∞)/(1 − γ)` (the perturbation bound of
+/// Puterman, *Markov Decision Processes*, 1994, §6.2, on `‖P̃ − P‖∞ ≤ η`), and the optimum, a
+/// maximum or minimum over policies, by no more.
+///
+/// [`entry_rounding`]: crate::numeric::entry_rounding
+fn input_rounding(mdp: &Mdp, rewards: &[f64], gamma: f64, values: &[f64], solve: f64) -> f64 {
+    let m = mdp.matrix();
+    let longest = (0..mdp.choices()).map(|r| m.row(r).0.len()).max().unwrap_or(0);
+    // One more rounding for the discount: γ rounded to f64 is γP with entries moved by `u`.
+    let eta = crate::numeric::entry_rounding(longest + 1);
+    let v_max = values.iter().fold(0.0f64, |a, v| a.max(v.abs())) + solve;
+    let r_max = rewards.iter().fold(0.0f64, |a, r| a.max(r.abs()));
+    (gamma * eta * v_max + f64::EPSILON / 2.0 * r_max) / (1.0 - gamma) * (1.0 + 4.0 * f64::EPSILON)
 }
 
 fn check(mdp: &Mdp, rewards: &[f64], gamma: f64) -> Result<()> {
@@ -126,9 +145,14 @@ fn policy_iteration(
         let rows: Vec<usize> = (0..n)
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
+        // The diagonal as (1 − γ) + γ·(the row's exit mass), never 1 − γ·p_ii, which cancels
+        // when γ·p_ii is close to 1 (issue 15 §1; the idea of GTH).
         let rows_of = |i: usize| {
             let (cols, vals) = m.row(rows[i]);
-            std::iter::once((i as u32, 1.0)).chain(cols.iter().zip(vals).map(|(&t, &p)| (t, -gamma * p)))
+            let off = move || cols.iter().zip(vals).filter(move |(t, _)| **t as usize != i);
+            let exit: f64 = off().map(|(_, p)| p).sum();
+            std::iter::once((i as u32, (1.0 - gamma) + gamma * exit))
+                .chain(off().map(|(&t, &p)| (t, -gamma * p)))
         };
         // Automatic choice: policy iteration while its evaluations are cheap (dense for small
         // models, triangular-plus-low-rank for models that mostly move forward); value iteration
@@ -390,6 +414,21 @@ pub(crate) mod tests {
         )
         .unwrap();
         assert!((v[0].to_f64().value() - pi.values[0]).abs() <= pi.error_bound);
+        // γ = 0.9999999999 (issue 15 §2): the f64 discount is off by about 1e-17, which moves
+        // the values (about 3.24e10) by thousands — 32399992688 against the exact
+        // 32399999993.52; the bound covers the discount's and the probabilities' rounding.
+        let pi = discounted(&mdp, &r, 0.9999999999, Optimum::Max, &MdpOptions::default()).unwrap();
+        let gamma = crate::exact::parse_exact("0.9999999999").unwrap();
+        let rewards = crate::exact::rationalize_rewards(&r).unwrap();
+        let (v, _) = discounted_exact(&mdp, &rewards, &gamma, Optimum::Max).unwrap();
+        for (x, e) in pi.values.iter().zip(&v) {
+            let error = (e.to_f64().value() - x).abs();
+            assert!(
+                error > 1.0 && error <= pi.error_bound,
+                "{x} vs {e}: {error} > {}",
+                pi.error_bound
+            );
+        }
     }
 
     // γ = 0.99999: rounding alone puts a floor of about 2e-9 relative under value iteration's

@@ -263,7 +263,9 @@ impl Board {
         }
         let dtmc = self.dtmc()?;
         let goal = StateSet::from_states(dtmc.n(), [self.size]);
-        Ok(AbsorbingChain::new(&dtmc, &goal)?.absorption_time())
+        let mut t = AbsorbingChain::new(&dtmc, &goal)?.absorption_time();
+        t.error_bound = self.with_rounded_input(t.error_bound);
+        Ok(t)
     }
 
     /// The expected rolls and their variance from every cell, solved without a matrix: BiCGSTAB
@@ -301,11 +303,11 @@ impl Board {
         }
         mean.push(0.0);
         variance.push(0.0);
-        let error_bound = if residual < 1.0 {
+        let error_bound = self.with_rounded_input(if residual < 1.0 {
             residual / (1.0 - residual) + f64::EPSILON
         } else {
             f64::INFINITY
-        };
+        });
         Some(AbsorptionTime {
             mean,
             variance,
@@ -320,6 +322,18 @@ impl Board {
                 work: solver.work(),
             },
         })
+    }
+
+    /// The relative error bound `solve` of expected rolls (certified for the stored
+    /// probabilities) combined with what the rounding of the die can do: its probabilities are
+    /// `w_f / Σw` in `f64`, from weights themselves rounded from the file, and the one-step masses
+    /// sums of them — relative errors within `γ_{2F+1}` (Higham, Lemma 3.1) — which
+    /// [`perturbation_growth`](crate::numeric::perturbation_growth) carries through the `size`
+    /// unknowns (O'Cinneide's entrywise argument).
+    fn with_rounded_input(&self, solve: f64) -> f64 {
+        let eta = crate::numeric::entry_rounding(2 * self.probabilities.len());
+        let input = crate::numeric::perturbation_growth(self.size as usize, eta);
+        solve + input + solve * input
     }
 
     /// [`absorption_time_matrix_free`](Self::absorption_time_matrix_free) when `method` is
@@ -345,11 +359,11 @@ impl Board {
             let (mean, residual) = chain.expected_steps();
             (mean[self.initial_cell() as usize], residual)
         };
-        let bound = if residual < 1.0 {
+        let bound = self.with_rounded_input(if residual < 1.0 {
             residual / (1.0 - residual)
         } else {
             f64::INFINITY
-        };
+        });
         if !(bound <= MAX_ERROR_BOUND && x.is_finite()) {
             return Err(Error::Uncertified {
                 what: "expected rolls",
@@ -498,7 +512,9 @@ impl Board {
             Some(solve) => solve,
             None => {
                 self.check_chain(&dtmc, &chain)?;
-                chain.absorption_time()
+                let mut t = chain.absorption_time();
+                t.error_bound = self.with_rounded_input(t.error_bound);
+                t
             }
         };
         self.certify(&solve)?;
