@@ -305,10 +305,14 @@ fn solve(args: &SolveArgs) -> Result<()> {
             // A discount of 1 is none.
             let gamma = gamma.as_ref().filter(|g| **g != Rational::ONE);
             if args.exact {
-                exact = keep(
-                    &mut exact_error,
-                    mdp.exact_rewards(&name)
-                        .and_then(|x| mdp::finite_horizon_exact(&mdp, &x, *k, gamma, opt)),
+                // The first stage's decisions are the exact solver's (issue 15 §2).
+                exact = with_policy(
+                    &mut exact_policy,
+                    keep(
+                        &mut exact_error,
+                        mdp.exact_rewards(&name)
+                            .and_then(|x| mdp::finite_horizon_exact(&mdp, &x, *k, gamma, opt)),
+                    ),
                 );
             }
             let g = gamma.map(kolmo::exact::Scalar::to_f64);
@@ -333,6 +337,13 @@ fn solve(args: &SolveArgs) -> Result<()> {
     };
     drop(phase);
     let policy_exact = exact_policy.is_some();
+    // A finite horizon's first stage is the printed policy: the exact one when there is one.
+    let mut stages = stages;
+    if let (Some(stages), Some(p)) = (stages.as_mut(), &exact_policy)
+        && let Some(first) = stages.first_mut()
+    {
+        first.clone_from(p);
+    }
     let solution = match (&exact, &exact_inf) {
         (Some(x), _) => solution.with_exact(exact_policy, x.iter().map(Some)),
         (None, Some(x)) => solution.with_exact(exact_policy, x.iter().map(Option::as_ref)),

@@ -456,3 +456,24 @@ fn probability_bounds_stay_inside_0_and_1() {
     assert_eq!(v["lower"][2], 0.0);
     assert!(v["lower"][1].as_f64().unwrap() < 1.0 && v["upper"][2].as_f64().unwrap() > 0.0);
 }
+
+// With --exact a finite horizon's printed first decisions are the exact solver's (issue 15 §2):
+// from state 0, choice 0 earns 0.3 and ends, choice 1 earns 0.1 then 0.2 — a tie in fractions
+// (the first choice kept), but 0.1 + 0.2 = 0.30000000000000004 in f64, which prefers choice 1.
+#[test]
+fn exact_horizon_decisions_are_the_exact_solvers() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tie.json");
+    std::fs::write(
+        &file,
+        r#"{"P": [[[0, 0, 1], [0, 0, 1], [0, 0, 1]], [[0, 1, 0], [0, 0, 1], [0, 0, 1]]],
+ "R": [[0.3, 0.1], [0.2, 0.2], [0, 0]]}"#,
+    )
+    .unwrap();
+    let f = solve(&file, &["--objective", "horizon:2"]);
+    assert_eq!(f["policy"][0], "1");
+    let x = solve(&file, &["--objective", "horizon:2", "--exact"]);
+    assert_eq!(x["policy"][0], "0");
+    assert_eq!(x["decisions"][0][0], 0);
+    assert_eq!(x["values_exact"][0], "3/10");
+}

@@ -261,6 +261,7 @@ fn exact_mdp_solves_use_the_rewards_as_written() {
     let (v, policy) = total_reward_exact(&mdp, &r, &goal, Optimum::Min, &f.policy).unwrap();
     assert_eq!(v[0], Some(&visit + &act));
     assert_eq!(policy[0], 0);
-    let one_step = finite_horizon_exact(&mdp, &r, 1, None, Optimum::Max).unwrap();
+    let (one_step, first) = finite_horizon_exact(&mdp, &r, 1, None, Optimum::Max).unwrap();
     assert_eq!(one_step[0], &visit + &act);
+    assert_eq!(first[0], 0);
 }

@@ -72,13 +72,7 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
 pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact::Rational>> {
     let p = crate::exact::rationalize_matrix(game.matrix(), true)?;
     let rewards = crate::exact::rationalize_rewards(game.rewards())?;
-    Ok(backward_induction_exact(
-        &p,
-        &rewards,
-        None,
-        direction(game),
-        steps,
-    ))
+    Ok(backward_induction_exact(&p, &rewards, None, direction(game), steps).0)
 }
 
 /// Each state's direction: its owner's.

@@ -91,7 +91,8 @@ pub fn finite_horizon(
 
 /// [`finite_horizon`]'s values in exact rational arithmetic, on the model's
 /// [`exact_matrix`](Mdp::exact_matrix) and exact `rewards` (one per choice, length `m`; from a
-/// model, its [`Mdp::exact_rewards`]) and the exact `discount` (`None`: undiscounted).
+/// model, its [`Mdp::exact_rewards`]) and the exact `discount` (`None`: undiscounted), with the
+/// optimal first-stage choices found by exact comparison (the first best choice on a tie).
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for rewards of the wrong length;
@@ -103,7 +104,7 @@ pub fn finite_horizon_exact(
     steps: u64,
     discount: Option<&Rational>,
     optimum: Optimum,
-) -> Result<Vec<Rational>> {
+) -> Result<(Vec<Rational>, Vec<u32>)> {
     let p = super::exact::exact_parts(mdp, rewards)?;
     Ok(backward_induction_exact(
         &p,
@@ -162,7 +163,7 @@ pub(crate) fn backward_induction_exact(
     gamma: Option<&Rational>,
     direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
-) -> Vec<Rational> {
+) -> (Vec<Rational>, Vec<u32>) {
     let n = p.row_groups();
     let mut v = vec![Rational::ZERO; n];
     let mut next = vec![Rational::ZERO; n];
@@ -175,7 +176,7 @@ pub(crate) fn backward_induction_exact(
         p.multiply_and_reduce(direction, &v, affine, &mut next, &mut choices);
         std::mem::swap(&mut v, &mut next);
     }
-    v
+    (v, choices)
 }
 
 #[cfg(test)]
@@ -208,8 +209,11 @@ mod tests {
         ] {
             let h = finite_horizon(&mdp, &r, 3, g, Optimum::Max).unwrap();
             let gx = g.map(|_| q(9, 10));
-            let x = finite_horizon_exact(&mdp, &exact_r, 3, gx.as_ref(), Optimum::Max).unwrap();
+            let (x, first) = finite_horizon_exact(&mdp, &exact_r, 3, gx.as_ref(), Optimum::Max).unwrap();
             assert_eq!(x, want);
+            // Always wait (choice 0), as the f64 solver decides.
+            assert_eq!(first, vec![0, 0, 0]);
+            assert_eq!(h.decisions[0], first);
             for (v, w) in h.values.iter().zip(&want) {
                 let w = crate::exact::Scalar::to_f64(w);
                 assert!((v - w).abs() <= h.error_bound, "{v} vs {w} ± {}", h.error_bound);
@@ -265,7 +269,8 @@ mod tests {
             None,
             Optimum::Max,
         )
-        .unwrap();
+        .unwrap()
+        .0;
         assert_eq!(exact[0], Rational::from(67) / Rational::from(16));
         let two = finite_horizon_exact(
             &mdp,
@@ -274,7 +279,8 @@ mod tests {
             None,
             Optimum::Max,
         )
-        .unwrap();
+        .unwrap()
+        .0;
         assert_eq!(
             two,
             vec![
