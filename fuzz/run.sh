@@ -29,8 +29,22 @@ mkdir -p artifacts
 nice -n 19 cargo fuzz build -a 2>artifacts/build.log || { cat artifacts/build.log >&2; exit 1; }
 rows=()
 failed=0
+# The judge problems' published samples are read from the shared reference cases beside the
+# repository (not copied into it): they join the kept corpus when present.
+shared=../../shared/cases
+seed_from_shared() {
+    local target=$1
+    shift
+    mkdir -p "corpus/$target"
+    for f in "$@"; do
+        [ -f "$shared/$f" ] && cp "$shared/$f" "corpus/$target/shared-$f"
+    done
+    return 0
+}
+seed_from_shared judge_cf_1245e cf1245e.sample1.in cf1245e.sample2.in cf1245e.sample3.in
+seed_from_shared judge_lightoj_1151 lightoj1151.sample.in
 for t in "${targets[@]}"; do
-    mkdir -p "corpus/$t" "artifacts/$t"
+    mkdir -p "corpus/$t" "artifacts/$t" "seeds/$t"
     before=$(find "artifacts/$t" -type f | wc -l)
     log="artifacts/$t.log"
     echo "fuzzing $t for $seconds s ..." >&2

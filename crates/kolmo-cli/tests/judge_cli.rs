@@ -7,18 +7,36 @@ fn kolmo() -> Command {
     Command::cargo_bin("kolmo").unwrap()
 }
 
-const SAMPLE_IN: &str = include_str!("data/lightoj1151.sample.in");
-const SAMPLE_OUT: &str = include_str!("data/lightoj1151.sample.out");
+/// The path of a file of the shared reference cases (`shared/cases` beside the repository, read
+/// in place: the data is not copied into the project).
+fn case_path(name: &str) -> std::path::PathBuf {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/cases").join(name);
+    assert!(p.exists(), "{}: the shared reference cases are needed beside the repository", p.display());
+    p
+}
+
+/// The text of a file of the shared reference cases.
+fn case(name: &str) -> String {
+    std::fs::read_to_string(case_path(name)).unwrap()
+}
+
+fn sample_in() -> String {
+    case("lightoj1151.sample.in")
+}
+
+fn sample_out() -> String {
+    case("lightoj1151.sample.out")
+}
 
 // LightOJ 1151's published sample (shared/cases/lightoj1151.sample.{in,out}), byte for byte.
 #[test]
 fn lightoj_1151_sample() {
     kolmo()
         .args(["judge", "lightoj-1151"])
-        .write_stdin(SAMPLE_IN)
+        .write_stdin(sample_in())
         .assert()
         .success()
-        .stdout(SAMPLE_OUT);
+        .stdout(sample_out());
 }
 
 #[test]
@@ -141,16 +159,16 @@ fn lightoj_1151_whole_case_errors_name_the_line_and_bytes_are_located() {
 fn cf_1245e_samples() {
     for (input, output) in [
         (
-            include_str!("data/cf1245e.sample1.in"),
-            include_str!("data/cf1245e.sample1.out"),
+            case("cf1245e.sample1.in"),
+            case("cf1245e.sample1.out"),
         ),
         (
-            include_str!("data/cf1245e.sample2.in"),
-            include_str!("data/cf1245e.sample2.out"),
+            case("cf1245e.sample2.in"),
+            case("cf1245e.sample2.out"),
         ),
         (
-            include_str!("data/cf1245e.sample3.in"),
-            include_str!("data/cf1245e.sample3.out"),
+            case("cf1245e.sample3.in"),
+            case("cf1245e.sample3.out"),
         ),
     ] {
         kolmo()
@@ -160,12 +178,12 @@ fn cf_1245e_samples() {
             .success()
             .stdout(output);
     }
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cf1245e.sample2.in");
+    let p = case_path("cf1245e.sample2.in");
     kolmo()
         .args(["judge", "cf-1245e", p.to_str().unwrap()])
         .assert()
         .success()
-        .stdout(include_str!("data/cf1245e.sample2.out"));
+        .stdout(case("cf1245e.sample2.out"));
 }
 
 // Sample 3's exact value (shared/cases/04-cf1245e.md).
@@ -173,7 +191,7 @@ fn cf_1245e_samples() {
 fn cf_1245e_exact() {
     kolmo()
         .args(["judge", "cf-1245e", "--exact"])
-        .write_stdin(include_str!("data/cf1245e.sample3.in"))
+        .write_stdin(case("cf1245e.sample3.in"))
         .assert()
         .success()
         .stdout("15.9047592939 126580589255267447674841473/7958661109946400884391936\n");
@@ -181,7 +199,7 @@ fn cf_1245e_exact() {
 
 #[test]
 fn cf_1245e_any_whitespace_windows_line_endings_and_a_byte_order_mark() {
-    let sample = include_str!("data/cf1245e.sample3.in");
+    let sample = case("cf1245e.sample3.in");
     let crlf = format!("\u{feff}{}", sample.replace('\n', "\r\n"));
     let one_line = sample.split_whitespace().collect::<Vec<_>>().join("\t");
     for input in [crlf, one_line, format!("\n\n{sample}\n\n")] {
@@ -190,7 +208,7 @@ fn cf_1245e_any_whitespace_windows_line_endings_and_a_byte_order_mark() {
             .write_stdin(input)
             .assert()
             .success()
-            .stdout(include_str!("data/cf1245e.sample3.out"));
+            .stdout(case("cf1245e.sample3.out"));
     }
 }
 
@@ -319,11 +337,11 @@ fn judge_answer_on_bytes() {
         )
     };
     assert_eq!(
-        answer("lightoj-1151", SAMPLE_IN.as_bytes()),
-        (Ok(()), SAMPLE_OUT.to_string())
+        answer("lightoj-1151", sample_in().as_bytes()),
+        (Ok(()), sample_out())
     );
-    let cf = include_str!("data/cf1245e.sample1.in");
-    let cf_out = include_str!("data/cf1245e.sample1.out");
+    let cf = case("cf1245e.sample1.in");
+    let cf_out = case("cf1245e.sample1.out");
     assert_eq!(answer("cf-1245e", cf.as_bytes()), (Ok(()), cf_out.to_string()));
     let (result, out) = answer("rps-cards", b"1\n1 RPS RPS\n");
     assert_eq!((result, out.lines().count()), (Ok(()), 1));
