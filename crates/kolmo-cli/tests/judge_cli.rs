@@ -10,8 +10,14 @@ fn kolmo() -> Command {
 /// The path of a file of the shared reference cases (`shared/cases` beside the repository, read
 /// in place: the data is not copied into the project).
 fn case_path(name: &str) -> std::path::PathBuf {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/cases").join(name);
-    assert!(p.exists(), "{}: the shared reference cases are needed beside the repository", p.display());
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/cases")
+        .join(name);
+    assert!(
+        p.exists(),
+        "{}: the shared reference cases are needed beside the repository",
+        p.display()
+    );
     p
 }
 
@@ -158,18 +164,9 @@ fn lightoj_1151_whole_case_errors_name_the_line_and_bytes_are_located() {
 #[test]
 fn cf_1245e_samples() {
     for (input, output) in [
-        (
-            case("cf1245e.sample1.in"),
-            case("cf1245e.sample1.out"),
-        ),
-        (
-            case("cf1245e.sample2.in"),
-            case("cf1245e.sample2.out"),
-        ),
-        (
-            case("cf1245e.sample3.in"),
-            case("cf1245e.sample3.out"),
-        ),
+        (case("cf1245e.sample1.in"), case("cf1245e.sample1.out")),
+        (case("cf1245e.sample2.in"), case("cf1245e.sample2.out")),
+        (case("cf1245e.sample3.in"), case("cf1245e.sample3.out")),
     ] {
         kolmo()
             .args(["judge", "cf-1245e"])
