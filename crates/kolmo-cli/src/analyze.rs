@@ -61,6 +61,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     let phase = Phase::start("analysing", String::new);
     let report = compute(file, &dtmc, args)?;
     drop(phase);
+    certified(&report.chain)?;
     if let Some(t) = &plot {
         let (title, probabilities) = match &report.chain.after {
             Some(d) => (
@@ -217,6 +218,64 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
         spec: args.target.clone(),
         chain,
     })
+}
+
+/// Largest error bound (relative for times, absolute for probabilities) with which `analyze`
+/// prints a floating-point result; beyond it the run fails with exit code 1 rather than print a
+/// number that may be wrong (issue 15 §1), unless exact values replace it.
+const MAX_PRINTED_BOUND: f64 = 1e-6;
+
+/// `Ok` if every time and probability the report prints is certified to [`MAX_PRINTED_BOUND`]
+/// (or the exact values are there).
+fn certified(chain: &kolmo::analysis::ChainReport<'_>) -> Result<()> {
+    if chain.exact.is_some() {
+        return Ok(());
+    }
+    let uncertified = |what: &'static str, bound: f64, residual: f64| {
+        (bound.is_nan() || bound > MAX_PRINTED_BOUND).then(|| kolmo::Error::Uncertified {
+            what,
+            bound,
+            residual,
+            hint: "; try --exact (exact rationals, on models of up to a few thousand transient states)"
+                .into(),
+        })
+    };
+    let mut failures = Vec::new();
+    if let Some(t) = &chain.target {
+        let finite = t.time.mean.iter().any(|x| x.is_finite() && *x > 0.0);
+        if finite {
+            failures.extend(uncertified(
+                "the expected steps to the target",
+                t.time.error_bound,
+                t.time.residual,
+            ));
+        }
+        failures.extend(uncertified(
+            "the probability of reaching the target",
+            t.reach.error_bound,
+            t.reach.residual,
+        ));
+    }
+    if let Some(r) = &chain.recurrence
+        && r.mean.iter().any(|x| x.is_finite() && *x > 0.0)
+    {
+        failures.extend(uncertified(
+            "the steps until a closed class is entered",
+            r.error_bound,
+            r.residual,
+        ));
+    }
+    for a in chain.absorption.iter().flatten() {
+        failures.extend(uncertified(
+            "the absorption probabilities",
+            a.error_bound,
+            a.residual,
+        ));
+    }
+    match failures.into_iter().next() {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }
 
 /// The states of `--target`: a label, else comma-separated states.

@@ -313,7 +313,13 @@ fn trapped_report(args: &SnakesArgs, board: &Board, trap: kolmo::Error) -> Resul
     let phase = Phase::start("analysing the board", String::new);
     let t = board
         .trapped_analysis(&args.turns, args.max_work)
-        .map_err(|e| located(e, args))?;
+        .map_err(|e| match e {
+            kolmo::Error::InvalidArgument { .. } => anyhow::anyhow!(
+                "--turns: {e}; ask for fewer turns or raise --max-work (now {})",
+                args.max_work
+            ),
+            e => located(e, args),
+        })?;
     let exact = if args.exact {
         Some(board.trapped_analysis_exact().map_err(|e| located(e, args))?)
     } else {
@@ -384,6 +390,14 @@ fn trapped_report(args: &SnakesArgs, board: &Board, trap: kolmo::Error) -> Resul
         "Expected rolls from the start   {}",
         bold("+inf (the game may never end)")
     )?;
+    if board.initial_cell() != board.start() {
+        writeln!(
+            out,
+            "(the portal on the start cell {} moves the token to {} before the first roll)",
+            board.start(),
+            board.initial_cell()
+        )?;
+    }
     let exact_p = exact
         .as_ref()
         .map_or_else(String::new, |x| format!(" = {}", x.finish_probability));

@@ -477,3 +477,25 @@ fn exact_horizon_decisions_are_the_exact_solvers() {
     assert_eq!(x["decisions"][0][0], 0);
     assert_eq!(x["values_exact"][0], "3/10");
 }
+
+// The long-run average's bracket covers rounding (found by a helper trying to break it): state 1
+// may loop on itself earning −2/7, the least reward there is, so the minimal gain is exactly
+// −2/7 from both states; value iteration's computed bracket missed it by 1e-15 before.
+#[test]
+fn average_bracket_covers_the_exact_gain() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("av.json");
+    std::fs::write(
+        &file,
+        r#"{"P": [[["1/3","2/3"],["0","1"]],[["1","0"],["1/10","9/10"]]], "R": [[ "1/10","5"],["-2/7","1/7"]]}"#,
+    )
+    .unwrap();
+    let v = solve(&file, &["--objective", "average", "--min"]);
+    let exact = -2.0 / 7.0;
+    for s in 0..2 {
+        let (lo, hi) = (v["lower"][s].as_f64().unwrap(), v["upper"][s].as_f64().unwrap());
+        assert!(lo <= exact && exact <= hi, "state {s}: [{lo}, {hi}] misses -2/7");
+        let x = v["values"][s].as_f64().unwrap();
+        assert!((x - exact).abs() <= v["error_bound"].as_f64().unwrap());
+    }
+}

@@ -460,11 +460,10 @@ mod tests {
         let g = CardGame::new().unwrap();
         let lr = g.long_run().unwrap();
         let rho = 1247820247.0 / 1766559075.0;
-        assert!(
-            lr.gain_lower <= rho + 1e-15 && rho <= lr.gain_upper + 1e-15,
-            "{lr:?}"
-        );
-        assert!(lr.gain_upper - lr.gain_lower <= 1e-13);
+        // The bracket covers the rounding of the iteration and of the model's probabilities
+        // (about 2.5e-13 each way after 50 rounds), so the exact ρ is inside it as it stands.
+        assert!(lr.gain_lower <= rho && rho <= lr.gain_upper, "{lr:?}");
+        assert!(lr.gain_upper - lr.gain_lower <= 1e-12, "{lr:?}");
         assert!(lr.stages < 1000);
     }
 

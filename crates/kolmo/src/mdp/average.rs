@@ -107,7 +107,8 @@ fn communicating(
 /// The bound is the widest MEC bracket's half-width plus the total-reward bound.
 ///
 /// # Errors
-/// [`crate::Error::LimitReached`] if a MEC's bracket does not close within `max_stages`;
+/// [`crate::Error::LimitReached`] if a MEC's bracket does not close within `max_stages` stages, or the
+/// quotient's policy iteration needs more than `max_stages` rounds;
 /// [`crate::Error::InvalidArgument`] for rewards of the wrong length or not finite.
 pub fn average(
     mdp: &Mdp,
@@ -203,7 +204,12 @@ pub fn average(
     q_rewards.push(0.0);
     let quotient = Mdp::new(b.build(), vec![0])?;
     let target = StateSet::from_states(nodes + 1, [terminal]);
-    let sol = total_reward(&quotient, &q_rewards, &target, optimum, &MdpOptions::default())?;
+    // The same limit for the quotient's policy-improvement rounds as for the stages.
+    let options = MdpOptions {
+        max_iterations: max_stages,
+        ..MdpOptions::default()
+    };
+    let sol = total_reward(&quotient, &q_rewards, &target, optimum, &options)?;
     for x in 0..nodes {
         match origin[x][sol.policy[x] as usize] {
             None => {

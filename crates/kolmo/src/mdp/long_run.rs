@@ -94,6 +94,25 @@ pub(crate) fn long_run(
         return Err(Error::arg("period", "at least 1 step per stage"));
     }
     let n = matrix.row_groups();
+    // Rounding allowances for the bracket, which holds for any iterate `v` and the exact operator
+    // of the model as written (min(T^p v − v) ≤ p·g ≤ max(T^p v − v) for a stage of p steps).
+    // Each computed step is within γ_{m+1}(‖r‖∞ + ‖v‖∞) of the stored model's exact step (m the
+    // longest row: a reward plus at most m products; Higham, Lemma 3.1), and the stored model's
+    // step within η(‖r‖∞ + ‖v‖∞) of the written model's, η = γ_{m+1} the relative rounding of a
+    // probability or reward (numeric::entry_rounding); the operators are nonexpansive, so the
+    // errors of a stage's steps add; the increments are one more subtraction.
+    let longest = (0..matrix.nrows())
+        .map(|r| matrix.row(r).0.len())
+        .max()
+        .unwrap_or(0);
+    let r_max = rewards.iter().fold(0.0f64, |a, r| a.max(r.abs()));
+    let step = 2.0 * crate::numeric::entry_rounding(longest + 1);
+    let period = options.period as f64;
+    let allowance = |before: &[f64], after: &[f64], lo: f64, hi: f64| {
+        let v_max = before.iter().chain(after).fold(0.0f64, |a, x| a.max(x.abs()));
+        let d_max = lo.abs().max(hi.abs());
+        (period * step * (r_max + v_max) + f64::EPSILON * d_max) * (1.0 + 4.0 * f64::EPSILON)
+    };
     let mut v = vec![0.0; n];
     let mut next = vec![0.0; n];
     let mut choices = vec![0u32; n];
@@ -117,6 +136,7 @@ pub(crate) fn long_run(
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), d| {
                 (l.min(d), h.max(d))
             });
+
         last = (lo, hi);
         // Choices that keep changing once the bracket has closed are ties between equally good
         // moves: accept them after 100 such stages.
@@ -126,9 +146,13 @@ pub(crate) fn long_run(
             0
         };
         if narrow_for > 0 && (stable || narrow_for > 100) {
+            // The bracket holds for the exact operator applied to the computed iterate: widen it
+            // by what the stage's rounding and the input's rounding can do (the stopping test
+            // above is on the computed bracket, which rounding alone cannot keep open).
+            let slack = allowance(&before, &v, lo, hi);
             return Ok(LongRun {
-                gain_lower: lo,
-                gain_upper: hi,
+                gain_lower: lo - slack,
+                gain_upper: hi + slack,
                 stages: stage,
                 values: v,
                 choices,
