@@ -56,7 +56,11 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
     plots.render(args, &board, &analysis)?;
     let exact = if args.exact {
         let _phase = Phase::start("exact arithmetic", String::new);
-        Some(board.analyze_exact(&options).map_err(|e| located(e, args))?)
+        Some(
+            board
+                .analyze_exact(&options)
+                .map_err(|e| exact_refused(e, &board, args))?,
+        )
     } else {
         None
     };
@@ -276,6 +280,24 @@ fn csv_table(out: impl Write, table: SnakesTable, a: &BoardAnalysis, cells: &[u3
     Ok(())
 }
 
+/// An exact analysis the die's probabilities cannot have: say so in terms of the die (the
+/// chain's message speaks of states and a file to correct).
+fn exact_refused(e: kolmo::Error, board: &Board, args: &SnakesArgs) -> anyhow::Error {
+    match e {
+        kolmo::Error::InvalidDistribution { .. } => anyhow::anyhow!(
+            "--exact: the die's probabilities ({}) are not fractions with denominators up to 2^20, \
+             which exact analysis recovers from floating point: give integer weights with a smaller sum",
+            board
+                .face_probabilities()
+                .iter()
+                .map(|p| crate::output::fmt_short(*p, 6))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        e => located(e, args),
+    }
+}
+
 /// Whether `e` says that the token can be trapped.
 fn is_trap(e: &kolmo::Error) -> bool {
     matches!(
@@ -321,7 +343,11 @@ fn trapped_report(args: &SnakesArgs, board: &Board, trap: kolmo::Error) -> Resul
             e => located(e, args),
         })?;
     let exact = if args.exact {
-        Some(board.trapped_analysis_exact().map_err(|e| located(e, args))?)
+        Some(
+            board
+                .trapped_analysis_exact(&args.turns)
+                .map_err(|e| exact_refused(e, board, args))?,
+        )
     } else {
         None
     };
@@ -351,9 +377,10 @@ fn trapped_report(args: &SnakesArgs, board: &Board, trap: kolmo::Error) -> Resul
             finished_by: t
                 .finished_by
                 .iter()
-                .map(|&(turn, p)| JsonFinishedBy {
+                .enumerate()
+                .map(|(i, &(turn, p))| JsonFinishedBy {
                     probability: Some(Number(p)),
-                    probability_exact: None,
+                    probability_exact: exact.as_ref().map(|x| Text(&x.finished_by[i].1)),
                     turn,
                 })
                 .collect(),
@@ -435,8 +462,11 @@ fn trapped_report(args: &SnakesArgs, board: &Board, trap: kolmo::Error) -> Resul
         writeln!(out)?;
         writeln!(out, "Game length (rolls)")?;
         writeln!(out, "  {:>16}  {:>18}", "finished by turn", "probability")?;
-        for &(k, p) in &t.finished_by {
-            writeln!(out, "  {k:>16}  {:>18}", fmt_sig(p, 16))?;
+        for (i, &(k, p)) in t.finished_by.iter().enumerate() {
+            let fraction = exact
+                .as_ref()
+                .map_or_else(String::new, |x| format!(" = {}", x.finished_by[i].1));
+            writeln!(out, "  {k:>16}  {:>18}{fraction}", fmt_sig(p, 16))?;
         }
     }
     writeln!(out)?;

@@ -694,6 +694,9 @@ fn trapped_board_is_reported_with_its_finish_probability() {
     // P(finished within 20 rolls) is below 5/8 and close to it.
     let p20 = v["finished_by"][0]["probability"].as_f64().unwrap();
     assert!(p20 < 0.625 && p20 > 0.6249, "{p20}");
+    // Exactly 5/8 − 2^-20·(5/8·2^20 − 655357): the fraction agrees with the decimal.
+    assert_eq!(v["finished_by"][0]["probability_exact"], "655357/1048576");
+    assert_eq!(p20, 655357.0 / 1048576.0);
     // From the start nothing finishes: the fewest rolls are none, in JSON null.
     let g = board_file("size = 10\nfaces = 2\nrule = \"stay\"\nsnakes = [[8, 0], [9, 0]]\n");
     let v = json(&["snakes", g.path().to_str().unwrap()]);
@@ -716,4 +719,28 @@ fn trapped_board_is_reported_with_its_finish_probability() {
                 flag[0]
             )));
     }
+}
+
+// --exact on a die whose probabilities are not simple fractions is refused in terms of the die
+// (it spoke of a state and a file to correct).
+#[test]
+fn exact_refusal_speaks_of_the_die() {
+    kolmo()
+        .args([
+            "snakes",
+            "empty",
+            "--size",
+            "19",
+            "--die",
+            "1000000,1000000,1",
+            "--exact",
+            "--mc",
+            "0",
+        ])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--exact: the die's probabilities (0.5, 0.5, 5e-7)",
+        ));
 }

@@ -395,7 +395,7 @@ fn trapped_board_is_analysed() {
     assert_eq!(t.trapped, vec![0, 1, 2, 4, 5, 6]);
     assert_eq!(t.never_finish, vec![4, 5, 6]);
     assert_eq!(t.min_rolls, Some(3));
-    let x = b.trapped_analysis_exact().unwrap();
+    let x = b.trapped_analysis_exact(&turns).unwrap();
     assert_eq!(x.finish_probability, kolmo::exact::parse_exact("5/8").unwrap());
     for (c, want) in [(0, "5/8"), (1, "3/4"), (2, "1/2"), (4, "0"), (9, "1")] {
         assert_eq!(
@@ -433,6 +433,10 @@ fn trapped_board_is_analysed() {
             ended += u64::from(c == 10);
         }
         assert!(close(p, ended as f64 / (1u64 << k) as f64, 1e-15), "k = {k}: {p}");
+    }
+    for ((k, p), (kx, x)) in t.finished_by.iter().zip(&x.finished_by) {
+        assert_eq!(k, kx);
+        assert!(close(*p, x.to_f64().value(), 1e-15), "k = {k}: {p} vs {x}");
     }
     // On a board that cannot trap the token the same analysis says so.
     let sound = Board::classic().trapped_analysis(&[], 0).unwrap();

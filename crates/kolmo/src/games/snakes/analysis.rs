@@ -177,6 +177,9 @@ pub struct ExactTrappedBoard {
     /// `P(the game ever ends)` from each cell, length `size + 1`.
     #[serde(serialize_with = "crate::account::ser::scalars")]
     pub finish_probability_by_cell: Vec<Rational>,
+    /// `(k, P(finished within k rolls))` for each requested `k`.
+    #[serde(serialize_with = "crate::account::ser::keyed")]
+    pub finished_by: Vec<(u64, Rational)>,
 }
 
 impl Board {
@@ -233,17 +236,25 @@ impl Board {
     }
 
     /// The exact counterpart of [`trapped_analysis`](Self::trapped_analysis)'s finish
-    /// probabilities, in rational arithmetic on the die's probabilities as fractions.
+    /// probabilities and `P(finished within k)` for each `k` of `turns`, in rational arithmetic on
+    /// the die's probabilities as fractions.
     ///
     /// # Errors
-    /// As [`reach_probability_exact`](crate::analysis::exact::reach_probability_exact).
-    pub fn trapped_analysis_exact(&self) -> Result<ExactTrappedBoard> {
+    /// As [`reach_probability_exact`](crate::analysis::exact::reach_probability_exact) and
+    /// [`distributions_exact`] (too much work for the turns asked).
+    pub fn trapped_analysis_exact(&self, turns: &[u64]) -> Result<ExactTrappedBoard> {
         let dtmc = self.dtmc()?;
         let goal = StateSet::from_states(dtmc.n(), [self.size]);
         let values = crate::analysis::exact::reach_probability_exact(&dtmc, &goal)?;
+        let after = distributions_exact(&dtmc, self.initial_cell(), turns)?;
         Ok(ExactTrappedBoard {
             finish_probability: values[self.initial_cell() as usize].clone(),
             finish_probability_by_cell: values,
+            finished_by: turns
+                .iter()
+                .zip(after)
+                .map(|(&k, d)| (k, d[self.size as usize].clone()))
+                .collect(),
         })
     }
 }
