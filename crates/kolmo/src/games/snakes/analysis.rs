@@ -108,7 +108,8 @@ pub struct BoardAnalysis {
     pub quantiles: Vec<(f64, Quantile)>,
     /// Median number of rolls (`None` beyond the computed horizon).
     pub median: Option<u64>,
-    /// Most likely number of rolls (`None` if the distribution was not computed to the tolerance).
+    /// Most likely number of rolls (`None` if the distribution was stopped before the most likely
+    /// roll so far held more probability than the unfinished mass).
     pub mode: Option<u64>,
     /// Fewest rolls that can finish (by breadth-first search: exact even when its probability
     /// underflows).
@@ -597,7 +598,10 @@ impl Board {
                 })
                 .collect(),
             median: time.median(),
-            mode: time.converged.then(|| time.mode()),
+            // Decided once no later roll can hold more probability than the most likely one so
+            // far: a later P(T = t) is at most the unfinished mass.
+            mode: (time.converged || time.pmf.iter().fold(0.0f64, |m, &p| m.max(p)) > time.tail)
+                .then(|| time.mode()),
             min_rolls: shortest_distance(dtmc.matrix(), &[init], &goal)
                 .expect("the goal is reached almost surely, so it is reachable"),
             visits: visits.visits,
