@@ -128,10 +128,16 @@ pub fn reach_probability(
         values[s as usize] = v[q.node[i] as usize];
     }
     q.lift_policy(mdp, &maybe, &choice, &mut policy);
+    // The certificate holds for the model as written when the gap is that of the written
+    // operator: each probability within a relative η of its stored value moves `Tv` by at most
+    // η·‖v‖∞ ≤ η, and the longest stay by the growth factor of the entrywise bound.
+    let longest = (0..qm.nrows()).map(|r| qm.row(r).0.len()).max().unwrap_or(0);
+    let eta = crate::numeric::entry_rounding(longest);
+    let stay = tau_max * (1.0 + crate::numeric::perturbation_growth(k, eta));
     Ok(MdpSolution {
         values,
         policy,
-        error_bound: gap * tau_max,
+        error_bound: (gap + eta) * stay,
         iterations: rounds,
         method: account::Method::ReachPolicyIteration {
             end_components_collapsed: optimum == Optimum::Max,

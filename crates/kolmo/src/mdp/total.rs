@@ -149,8 +149,18 @@ fn non_negative(
                 .iter()
                 .filter(|x| x.is_finite())
                 .fold(0.0f64, |a, x| a.max(*x));
+            // For the model as written: each probability and reward within a relative η of its
+            // stored value moves `Tv` by at most η(‖r‖∞ + ‖v‖∞), and the expected steps by the
+            // growth factor of the entrywise bound.
+            let m = mdp.matrix();
+            let longest = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0);
+            let eta = crate::numeric::entry_rounding(longest);
+            let finite = |x: &&f64| x.is_finite();
+            let r_max = rewards.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            let v_max = v.iter().filter(finite).fold(0.0f64, |a, x| a.max(x.abs()));
+            let stay = t_max * (1.0 + crate::numeric::perturbation_growth(t.mean.len(), eta));
             return Ok(MdpSolution {
-                error_bound: eval_bound + gap * t_max,
+                error_bound: eval_bound + (gap + eta * (r_max + v_max)) * stay,
                 values: v,
                 policy,
                 iterations: round,
