@@ -244,7 +244,7 @@ impl Board {
     /// As [`reach_probability_exact`](crate::analysis::exact::reach_probability_exact) and
     /// [`distributions_exact`] (too much work for the turns asked).
     pub fn trapped_analysis_exact(&self, turns: &[u64]) -> Result<ExactTrappedBoard> {
-        let dtmc = self.dtmc()?;
+        let dtmc = self.exact_dtmc()?;
         let goal = StateSet::from_states(dtmc.n(), [self.size]);
         let values = crate::analysis::exact::reach_probability_exact(&dtmc, &goal)?;
         let after = distributions_exact(&dtmc, self.initial_cell(), turns)?;
@@ -680,11 +680,11 @@ impl Board {
     /// [`Error::TooLarge`] for boards beyond the exact limits
     /// ([`MAX_EXACT_STATES`](crate::analysis::exact::MAX_EXACT_STATES) cells,
     /// [`MAX_EXACT_WORK`](crate::analysis::exact::MAX_EXACT_WORK) for distributions);
-    /// [`Error::InvalidDistribution`] if the die's probabilities are not simple fractions
-    /// (weights summing past 2²⁰ or not rational-looking).
+    /// [`Error::InvalidDistribution`] if the die's weights are not whole numbers and its
+    /// probabilities not simple fractions (denominators up to 2²⁰).
     pub fn analyze_exact(&self, options: &AnalysisOptions) -> Result<ExactBoardAnalysis> {
         self.check_not_trapped()?;
-        let dtmc = self.dtmc()?;
+        let dtmc = self.exact_dtmc()?;
         let goal = StateSet::from_states(dtmc.n(), [self.size]);
         let t = absorption_time_exact(&dtmc, &goal)?;
         let init = self.initial_cell();

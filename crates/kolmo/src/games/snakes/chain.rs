@@ -33,6 +33,12 @@ impl Board {
     /// on their weights (integers for a fair die, so exactly) and divided once: each probability
     /// is correctly rounded, however many faces. `moves` is scratch space.
     fn row(&self, c: u32, moves: &mut Vec<(u32, f64)>, mut emit: impl FnMut(u32, f64)) {
+        self.merged_row(c, moves, |cell, w| emit(cell, w / self.total_weight));
+    }
+
+    /// [`row`](Self::row) before the division: `emit(cell, w)`, `w` the summed weight of the faces
+    /// leading to `cell`.
+    fn merged_row(&self, c: u32, moves: &mut Vec<(u32, f64)>, mut emit: impl FnMut(u32, f64)) {
         moves.clear();
         moves.extend(
             self.weights
@@ -50,8 +56,35 @@ impl Board {
                 w.add(moves[k].1);
                 k += 1;
             }
-            emit(cell, w.value() / self.total_weight);
+            emit(cell, w.value());
         }
+    }
+
+    /// [`dtmc`](Self::dtmc) with its probabilities as written when the die's weights are whole
+    /// numbers (as a fair die's are): each entry is the exact fraction `Σw_face / Σw`, so exact
+    /// analyses need not recover the fractions from their roundings (which finds only
+    /// denominators up to 2²⁰). Other weights leave the chain as [`dtmc`](Self::dtmc) builds it.
+    ///
+    /// # Errors
+    /// As [`dtmc`](Self::dtmc).
+    pub(crate) fn exact_dtmc(&self) -> Result<Dtmc> {
+        let dtmc = self.dtmc()?;
+        let whole = |w: f64| w.fract() == 0.0 && (0.0..9.0e15).contains(&w);
+        if !(self.weights.iter().all(|&w| whole(w)) && whole(self.total_weight)) {
+            return Ok(dtmc);
+        }
+        let total = crate::exact::Rational::from(self.total_weight as u64);
+        let mut probabilities = Vec::with_capacity(dtmc.matrix().nnz());
+        let mut moves = Vec::with_capacity(self.weights.len());
+        for c in 0..=self.size {
+            self.merged_row(c, &mut moves, |_, w| {
+                probabilities.push(crate::exact::Rational::from(w as u64) / &total);
+            });
+        }
+        dtmc.with_written(crate::model::Written {
+            probabilities,
+            ..crate::model::Written::default()
+        })
     }
 
     /// The board's Markov chain: `size + 1` states, state `i` = standing on cell `i`; the last
