@@ -417,14 +417,7 @@ fn trapped_report(args: &SnakesArgs, board: &Board, trap: kolmo::Error) -> Resul
         "Expected rolls from the start   {}",
         bold("+inf (the game may never end)")
     )?;
-    if board.initial_cell() != board.start() {
-        writeln!(
-            out,
-            "(the portal on the start cell {} moves the token to {} before the first roll)",
-            board.start(),
-            board.initial_cell()
-        )?;
-    }
+    start_portal_note(&mut out, board)?;
     let exact_p = exact
         .as_ref()
         .map_or_else(String::new, |x| format!(" = {}", x.finish_probability));
@@ -691,6 +684,19 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The line saying that a portal on the start cell moves the token before the first roll, if one does.
+fn start_portal_note(out: &mut impl Write, board: &Board) -> Result<()> {
+    if board.initial_cell() != board.start() {
+        writeln!(
+            out,
+            "(the portal on the start cell {} moves the token to {} before the first roll)",
+            board.start(),
+            board.initial_cell()
+        )?;
+    }
+    Ok(())
+}
+
 fn describe(board: &Board) -> String {
     let die = match board.die() {
         Die::Fair(f) => format!("fair {f}-sided die"),
@@ -735,14 +741,7 @@ fn human_report(
         "Accuracy                        relative error <= {:.1e} (residual {:.1e}; {})",
         a.solve.error_bound, a.solve.residual, a.solve.method
     )?;
-    if board.initial_cell() != board.start() {
-        writeln!(
-            out,
-            "(the portal on the start cell {} moves the token to {} before the first roll)",
-            board.start(),
-            board.initial_cell()
-        )?;
-    }
+    start_portal_note(out, board)?;
     writeln!(out)?;
     writeln!(out, "Expected rolls from a cell (standing on it, about to roll)")?;
     writeln!(
