@@ -11,6 +11,7 @@ pub mod exact;
 pub mod explore;
 pub mod graph;
 pub mod io;
+pub mod lang;
 pub mod model;
 pub mod numeric;
 pub mod progress;

@@ -70,7 +70,7 @@ assert!(analysis.solve.residual < 1e-12);
 // The lower layers live in `kolmo-core` (they need no linear algebra, so they compile while faer
 // does); they are re-exported here under their own names.
 pub use kolmo_core::{Error, Result, StateId, excerpt, preview};
-pub use kolmo_core::{account, exact, explore, graph, io, model, numeric, progress, sim, sparse};
+pub use kolmo_core::{account, exact, explore, graph, io, lang, model, numeric, progress, sim, sparse};
 
 pub mod analysis;
 pub mod game;

@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["model"],
     &["graph"],
     &["linsolve", "sim", "explore", "io"],
+    &["lang"],
     &["analysis"],
     &["mdp"],
     &["game"],

@@ -1,0 +1,15 @@
+//! The PRISM modelling and property languages (the PRISM manual, prismmodelchecker.org/manual:
+//! "The PRISM Language", "Property Specification"): a lexer ([`lex`]), the syntax tree
+//! ([`ast`]) and the parser ([`parse_model`], [`parse_properties`]).
+//!
+//! Supported: model types `dtmc` and `mdp` (`smg` is parsed), constants, formulas, labels,
+//! global and local `bool` and bounded `int` variables, `init ... endinit`, module renaming,
+//! synchronisation, reward structures; the property operators `P`, `R`, `S`, Storm's `T`, and
+//! `filter`. What is not (CTMCs, `system ... endsystem`, LTL, reward bounds) is refused with a
+//! message naming the construct and its place.
+
+pub mod ast;
+pub mod lex;
+mod parse;
+
+pub use parse::{parse_expression, parse_model, parse_properties};
