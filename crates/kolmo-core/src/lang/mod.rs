@@ -9,7 +9,11 @@
 //! message naming the construct and its place.
 
 pub mod ast;
+mod build;
+mod compile;
 pub mod lex;
 mod parse;
 
+pub use build::{BuildOptions, BuiltModel, VariableInfo, build_model};
+pub use compile::{Code, Value, parse_constants};
 pub use parse::{parse_expression, parse_model, parse_properties};
