@@ -130,6 +130,14 @@ struct Choice<'a> {
 }
 
 impl Program {
+    /// An error about state `s`, named by its variables' values.
+    fn at_state(&self, s: &[i32], message: String) -> Error {
+        Error::arg(
+            "model",
+            format!("state {}: {message}", describe(&self.variables, s)),
+        )
+    }
+
     fn fail(&self, e: Error) {
         let mut slot = self.error.lock().expect("not poisoned");
         if slot.is_none() {
@@ -202,11 +210,10 @@ impl Program {
                     Some(code) => code.eval(s).as_f64().expect("a double"),
                 };
                 if !p.is_finite() || p < 0.0 {
-                    return Err(Error::InvalidDistribution {
-                        state: 0,
-                        name: describe(&self.variables, s),
-                        message: format!("the command at {} gives an update probability {p}", c.place),
-                    });
+                    return Err(self.at_state(
+                        s,
+                        format!("the command at {} gives an update probability {p}", c.place),
+                    ));
                 }
                 sum += p;
                 if p == 0.0 {
@@ -222,14 +229,13 @@ impl Program {
                         };
                         let var = &self.variables[*k];
                         if v < i64::from(var.low) || v > i64::from(var.high) {
-                            return Err(Error::InvalidDistribution {
-                                state: 0,
-                                name: describe(&self.variables, s),
-                                message: format!(
+                            return Err(self.at_state(
+                                s,
+                                format!(
                                     "the command at {} sets {} to {v}, outside its range {}..{}",
                                     c.place, var.name, var.low, var.high
                                 ),
-                            });
+                            ));
                         }
                         t[*k] = v as i32;
                     }
@@ -237,14 +243,13 @@ impl Program {
                 }
             }
             if (sum - 1.0).abs() > 1e-9 * c.updates.len() as f64 {
-                return Err(Error::InvalidDistribution {
-                    state: 0,
-                    name: describe(&self.variables, s),
-                    message: format!(
+                return Err(self.at_state(
+                    s,
+                    format!(
                         "the probabilities of the command at {} sum to {sum}, not 1",
                         c.place
                     ),
-                });
+                ));
             }
             dist = next;
         }
@@ -267,13 +272,13 @@ impl Generator for Program {
         let choices = self.choices(s);
         if choices.is_empty() {
             if !self.fix_deadlocks {
-                self.fail(Error::Deadlock {
-                    state: 0,
-                    name: format!(
-                        "{}: no command is enabled (a deadlock; add a self-loop command or pass --fix-deadlocks)",
+                self.fail(Error::arg(
+                    "model",
+                    format!(
+                        "state {}: no command is enabled (a deadlock; add a self-loop command or pass --fix-deadlocks)",
                         describe(&self.variables, s)
                     ),
-                });
+                ));
             }
             self.deadlocks.lock().expect("not poisoned").push(s.clone());
             out.add(s.clone(), 1.0);
@@ -311,9 +316,9 @@ impl Generator for Program {
 ///
 /// # Errors
 /// [`Error::Parse`] naming file:line:column for undefined or doubly defined names, type errors, a
-/// constant without a value, a module writing another module's variable; [`Error::InvalidDistribution`]
-/// naming the state and the command for an update leaving a variable's range or probabilities
-/// that do not sum to 1; [`Error::Deadlock`] for a deadlock state (unless fixed);
+/// constant without a value, a module writing another module's variable; [`Error::InvalidArgument`]
+/// naming the state (its variables' values) and the command for an update leaving a variable's
+/// range, probabilities that do not sum to 1, or a deadlock state (unless fixed);
 /// [`Error::TooManyStates`].
 pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOptions) -> Result<BuiltModel> {
     let model_type = ast.model_type.map_or(ModelType::Mdp, |t| t.0);
@@ -897,4 +902,83 @@ fn map_expr(e: &Expr, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>>) -> Resul
         k => k.clone(),
     };
     Ok(Expr { kind, span: e.span })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::parse_model;
+
+    fn build(text: &str, options: &BuildOptions) -> Result<BuiltModel> {
+        let path = Path::new("m.pm");
+        build_model(&parse_model(text, path)?, text, path, options)
+    }
+
+    /// Two coins tossed in lockstep over the shared action `toss` (each 1/2, 1/2), then the
+    /// module `b`, a renamed copy, counting; 1 + 4 states.
+    #[test]
+    fn synchronised_and_renamed_modules() {
+        let text = "dtmc\nconst double p = 1/2;\nformula done = x>0;\nmodule a\n x : [0..2] init 0;\n [toss] !done -> p:(x'=1) + 1-p:(x'=2);\n [toss] done -> true;\nendmodule\nmodule b = a [x=y] endmodule\nrewards \"r\"\n [toss] true : 1;\n x=1 : 2;\nendrewards\nlabel \"both\" = x=1 & y=1;\n";
+        let b = build(text, &BuildOptions::default()).unwrap();
+        assert_eq!(b.states.len(), 5);
+        let Model::Dtmc(d) = &b.model else { panic!() };
+        // From the start, each of the four outcomes has probability 1/4.
+        assert_eq!(d.matrix().row(0).1, &[0.25, 0.25, 0.25, 0.25][..]);
+        assert_eq!(d.label("both").unwrap().count(), 1);
+        let r = &d.reward_models()["r"];
+        assert_eq!(r.action.as_ref().unwrap(), &vec![1.0; 5]);
+        assert_eq!(r.state.as_ref().unwrap().iter().sum::<f64>(), 4.0);
+    }
+
+    #[test]
+    fn errors_name_the_state_and_the_command() {
+        let e = build(
+            "dtmc\nmodule a\n x : [0..2] init 0;\n [] true -> (x'=x+1);\nendmodule\n",
+            &BuildOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid model: state (x=2): the command at m.pm:4:2 sets x to 3, outside its range 0..2"
+        );
+        let e = build(
+            "dtmc\nmodule a\n x : [0..2] init 0;\n [] x<2 -> 0.5:(x'=x+1) + 0.4:true;\n [] x=2 -> true;\nendmodule\n",
+            &BuildOptions::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("sum to 0.9, not 1"), "{e}");
+        let e = build(
+            "dtmc\nconst int N;\nmodule a\n x : [0..N];\nendmodule\n",
+            &BuildOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("m.pm:4:10: constant N has no value"),
+            "{e}"
+        );
+        let e = build(
+            "mdp\nmodule a\n x : bool;\n [] !x -> (y'=1);\nendmodule\nmodule b\n y : [0..1];\n [] true -> true;\nendmodule\n",
+            &BuildOptions::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("belongs to another module"), "{e}");
+        let text = "dtmc\nmodule a\n x : [0..1] init 0;\n [] x=0 -> (x'=1);\nendmodule\n";
+        let e = build(text, &BuildOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("(x=1): no command is enabled"), "{e}");
+        let fixed = BuildOptions {
+            fix_deadlocks: true,
+            ..BuildOptions::default()
+        };
+        assert_eq!(build(text, &fixed).unwrap().deadlocks, vec![1]);
+        let e = build(
+            "dtmc\nconst int N = 2;\nformula N = 3;\nmodule a\n x : bool;\nendmodule\n",
+            &fixed,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("m.pm:3:9: N is already defined (at m.pm:2:11)"),
+            "{e}"
+        );
+    }
 }
