@@ -113,6 +113,13 @@ pub enum Command {
     /// guaranteed error bound.
     #[command(after_long_help = SOLVE_HELP)]
     Solve(SolveArgs),
+    /// Check properties of a model written in the PRISM language (dtmc, mdp) or read from any model
+    /// file, in PRISM's property language.
+    ///
+    /// One result per property, in order: the value at the initial state with a certified interval
+    /// [lower, upper], the method and the time; the model's size and the time of each phase.
+    #[command(after_long_help = CHECK_HELP)]
+    Check(CheckArgs),
     /// Answer a judge problem: read its input as given, print its output format.
     ///
     /// `kolmo judge --list` names the problems; `kolmo judge PROBLEM --help` describes the input.
@@ -170,6 +177,32 @@ Examples:
   kolmo analyze examples/models/land-of-oz.json
   kolmo analyze examples/models/drunkard.json --target home --steps 10
   kolmo analyze chain.tra --from 3 --json";
+
+const CHECK_HELP: &str = "\
+Properties (PRISM's property language; Storm's T and conditional forms):
+  P=? [F goal]  P=? [a U b]  P=? [X a]  P=? [G a]   probability of a path (chains)
+  Pmin=? [...]  Pmax=? [...]                         MDPs: over all policies
+  F<=k  U<=k  G<=k                                   within k steps
+  P>=0.5 [...]  P>=1 [...]                           true/false, decided on the certified bound
+  R{\"name\"}=? [F goal]   expected reward until goal (+inf where goal may be missed)
+  R=? [C<=k]  R=? [C]  R=? [I=k]  R=? [S]            cumulated over k steps, in total, at step
+                                                     k, long-run average per step
+  S=? [a]                                            long-run fraction of time in a
+  T=? [F goal]                                       expected steps until goal (Storm's T)
+  filter(max, R=? [F goal], \"init\")               min max avg sum count forall exists first
+                                                     print state over a set of states
+Labels are written \"name\"; \"init\" (the initial states) and \"deadlock\" are built in.
+
+Output: the value at the initial state (several initial states: their range), a certified
+interval [lower, upper] that holds the exact value, the method and the seconds it took. With
+--json: {\"model\": {type, states, transitions, choices, initial_states}, \"constants\",
+\"results\": [{name, property, value, lower, upper, exact, method, seconds}], \"seconds\":
+{parse, build, check}}; value is a number, \"inf\"/\"-inf\", true or false.
+
+Examples:
+  kolmo check examples/models/snakes.pm --prop 'R=? [F pos=100]'
+  kolmo check brp.pm p1.pctl --const N=16,MAX=2
+  kolmo check model.nm --prop 'Pmax=? [F<=k \"goal\"]' --const k=0:10 --json";
 
 const SOLVE_HELP: &str = "\
 Objectives:
@@ -241,6 +274,40 @@ pub struct SolveArgs {
     #[arg(long, value_name = "TABLE", num_args = 0..=1, require_equals = true,
           default_missing_value = "values", conflicts_with = "json")]
     pub csv: Option<SolveTable>,
+}
+
+/// Flags of `kolmo check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The model: PRISM language (.pm, .nm, .prism) or any model file kolmo reads (.drn, .tra,
+    /// .json, ...; properties then speak of the file's labels and reward models).
+    pub model: PathBuf,
+    /// A property file (.pctl, .props, .prctl): properties, with their own constants, formulas
+    /// and labels.
+    pub properties: Option<PathBuf>,
+    /// A property, e.g. 'P=? [F "goal"]' or 'R{"time"}min=? [F done]' (repeatable; checked after
+    /// the file's).
+    #[arg(long, value_name = "TEXT")]
+    pub prop: Vec<String>,
+    /// Values of constants: N=16,MAX=2 (int, decimal, a/b, true, false); a range k=0:10 or
+    /// x=0:0.25:1 checks every value (PRISM's experiments).
+    #[arg(long = "const", value_name = "N=V,...", allow_hyphen_values = true)]
+    pub constants: Option<String>,
+    /// Refuse a model with deadlock states (no command enabled), naming the first, instead of
+    /// giving each a self-loop and reporting how many (PRISM's default, -fixdl; this is its
+    /// -nofixdl).
+    #[arg(long)]
+    pub no_fix_deadlocks: bool,
+    /// Write the built model to FILE (format by extension: .drn with labels and rewards, .tra,
+    /// .json, ...), e.g. for Storm to check the same model.
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<PathBuf>,
+    /// Iteration limit of the MDP solvers (policy-improvement rounds, stages).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_iterations: u64,
+    /// Print one JSON document instead of the report.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags of `kolmo analyze`.

@@ -3,6 +3,7 @@
 //! it compiles the `kolmo` crate's code, not after.)
 mod analyze;
 mod cards;
+mod check;
 mod cli;
 mod judge;
 mod output;
@@ -81,6 +82,7 @@ pub fn run() -> ExitCode {
         cli::Command::Cards(args) => cards::run(&args),
         cli::Command::Analyze(args) => analyze::run(&args),
         cli::Command::Solve(args) => solve::run(&args),
+        cli::Command::Check(args) => check::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -179,6 +181,7 @@ fn command_name(c: &cli::Command) -> &'static str {
         cli::Command::Cards(_) => "cards",
         cli::Command::Analyze(_) => "analyze",
         cli::Command::Solve(_) => "solve",
+        cli::Command::Check(_) => "check",
         cli::Command::Completions { .. } => "completions",
         cli::Command::Man => "man",
     }

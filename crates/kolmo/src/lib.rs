@@ -73,6 +73,7 @@ pub use kolmo_core::{Error, Result, StateId, excerpt, preview};
 pub use kolmo_core::{account, exact, explore, graph, io, lang, model, numeric, progress, sim, sparse};
 
 pub mod analysis;
+pub mod check;
 pub mod game;
 pub mod games;
 pub mod linsolve;

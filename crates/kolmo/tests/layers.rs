@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["analysis"],
     &["mdp"],
     &["game"],
-    &["games"],
+    &["games", "check"],
 ];
 
 /// The layer of a top-level module (or root item) name, with the module it stands for.

@@ -275,7 +275,7 @@ impl Generator for Program {
                 self.fail(Error::arg(
                     "model",
                     format!(
-                        "state {}: no command is enabled (a deadlock; add a self-loop command or pass --fix-deadlocks)",
+                        "state {}: no command is enabled (a deadlock: add a command for it, or let it stay forever as PRISM's -fixdl does)",
                         describe(&self.variables, s)
                     ),
                 ));

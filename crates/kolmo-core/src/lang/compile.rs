@@ -130,9 +130,25 @@ pub(crate) enum Binding {
     Var(usize, ValueType),
 }
 
+/// Computes the property operators (`P`, `R`, `S`, `T`, `filter`) met while compiling a
+/// property's expression: the model checker implements it, so that an operator nested in an
+/// expression (`P>=0.5 [F "goal"] & x<3`, `R=? [F done] / 2`) becomes a compiled expression like
+/// any other, over the same slots.
+pub trait OperatorHook {
+    /// The value of operator `e` in every state, as code over the state vector (the operator's
+    /// results indexed by the state-index slot, [`Scope::index_slot`]); `scope` compiles its
+    /// operands.
+    ///
+    /// # Errors
+    /// What the analysis behind the operator returns; operators it does not support, naming the
+    /// place.
+    fn operator(&self, scope: &Scope<'_>, e: &Expr) -> Result<Code>;
+}
+
 /// The names of a model and where they come from: constants (evaluated on demand, so that a
-/// constant may be used before its declaration), formulas (expanded where used), variables.
-pub(crate) struct Scope<'a> {
+/// constant may be used before its declaration), formulas (expanded where used), variables, and
+/// for properties the labels and the model checker's [`OperatorHook`].
+pub struct Scope<'a> {
     pub(crate) text: &'a str,
     pub(crate) path: PathBuf,
     /// Constants: declaration (type, value expression, span), or a value given from outside.
@@ -144,6 +160,10 @@ pub(crate) struct Scope<'a> {
     values: std::cell::RefCell<HashMap<String, Value>>,
     /// Constants and formulas being evaluated (to report a cycle).
     stack: std::cell::RefCell<Vec<String>>,
+    /// Properties: what computes the property operators.
+    pub(crate) hook: Option<&'a dyn OperatorHook>,
+    /// Properties: the slot after the variables, holding the state's index.
+    pub(crate) index_slot: usize,
 }
 
 /// A constant's definition.
@@ -173,11 +193,14 @@ impl<'a> Scope<'a> {
             labels: HashMap::new(),
             values: Default::default(),
             stack: Default::default(),
+            hook: None,
+            index_slot: 0,
         }
     }
 
     /// An error at `span` of this scope's file.
-    pub(crate) fn error(&self, span: Span, message: String) -> Error {
+    #[must_use]
+    pub fn error(&self, span: Span, message: String) -> Error {
         let (line, column) = line_column(self.text, span.start);
         Error::Parse {
             path: self.path.clone(),
@@ -188,7 +211,8 @@ impl<'a> Scope<'a> {
     }
 
     /// `file:line:column` of `span`.
-    pub(crate) fn place(&self, span: Span) -> String {
+    #[must_use]
+    pub fn place(&self, span: Span) -> String {
         let (line, column) = line_column(self.text, span.start);
         format!("{}:{line}:{column}", self.path.display())
     }
@@ -251,11 +275,12 @@ impl<'a> Scope<'a> {
         Ok(v)
     }
 
-    /// Compiles `e` over this scope's variables.
+    /// Compiles `e` over this scope's variables (and, for properties, the state-index slot).
     ///
     /// # Errors
-    /// Undefined names, type errors and property operators, naming the place.
-    pub(crate) fn compile(&self, e: &Expr) -> Result<Code> {
+    /// Undefined names, type errors and property operators where no [`OperatorHook`] computes
+    /// them, naming the place.
+    pub fn compile(&self, e: &Expr) -> Result<Code> {
         Ok(self.compile_inner(e, false)?.code)
     }
 
@@ -263,7 +288,7 @@ impl<'a> Scope<'a> {
     ///
     /// # Errors
     /// As [`compile`](Self::compile), and a value of another type.
-    pub(crate) fn compile_as(&self, e: &Expr, want: ValueType, what: &str) -> Result<Code> {
+    pub fn compile_as(&self, e: &Expr, want: ValueType, what: &str) -> Result<Code> {
         let c = self.compile(e)?;
         match (want, c.ty()) {
             (a, b) if a == b => Ok(c),
@@ -279,7 +304,7 @@ impl<'a> Scope<'a> {
     ///
     /// # Errors
     /// As [`compile`](Self::compile), and an expression that uses a variable.
-    pub(crate) fn evaluate(&self, e: &Expr, what: &str) -> Result<Value> {
+    pub fn evaluate(&self, e: &Expr, what: &str) -> Result<Value> {
         let c = self.compile_inner(e, true)?;
         if !c.constant {
             return Err(self.error(e.span, format!("{what} must be a constant expression")));
@@ -429,10 +454,16 @@ impl<'a> Scope<'a> {
                 let code = self.call(*f, cs.into_iter().map(|c| c.code).collect(), e.span)?;
                 Ok(C { code, constant })
             }
-            _ => Err(self.error(
-                e.span,
-                "a property operator (P, R, S, T, filter) cannot appear inside an expression here".into(),
-            )),
+            _ => match self.hook {
+                Some(hook) if !constants_only => Ok(C {
+                    code: hook.operator(self, e)?,
+                    constant: false,
+                }),
+                _ => Err(self.error(
+                    e.span,
+                    "a property operator (P, R, S, T, filter) cannot appear inside an expression here".into(),
+                )),
+            },
         }
     }
 

@@ -13,7 +13,9 @@ mod build;
 mod compile;
 pub mod lex;
 mod parse;
+mod property;
 
 pub use build::{BuildOptions, BuiltModel, VariableInfo, build_model};
-pub use compile::{Code, Value, parse_constants};
+pub use compile::{Code, OperatorHook, Scope, Value, parse_constants};
 pub use parse::{parse_expression, parse_model, parse_properties};
+pub use property::{PropertyContext, StateValues};

@@ -1,0 +1,1102 @@
+//! Model checking of the PRISM property language (PCTL with rewards; the PRISM manual, "Property
+//! Specification"; Baier & Katoen, *Principles of Model Checking*, 2008, §10.2 (PCTL), §10.5
+//! (rewards), §10.6 (MDPs)) over a Markov chain or an MDP, built from the PRISM language or read
+//! from a file.
+//!
+//! Each operator is mapped to the analysis that answers it, and computes exactly what it asks:
+//!
+//! | property | chain | MDP |
+//! |---|---|---|
+//! | `P [F ψ]`, `P [φ U ψ]` | [`analysis::reach_probability`] | [`mdp::reach_probability`] |
+//! | `P [X φ]`, `F<=k`, `U<=k`, `G<=k` | `k` products | `k` Bellman steps |
+//! | `P [G φ]` | `1 − P [F ¬φ]` | `1 − P [F ¬φ]`, the other optimum |
+//! | `R [F φ]`, `T [F φ]` | [`AbsorbingChain::expected_reward`] | [`mdp::total_reward`] |
+//! | `R [C<=k]`, `R [I=k]` | `k` products | `k` Bellman steps |
+//! | `R [C]` | expected reward until a closed class that earns nothing | — |
+//! | `R [S]`, `S [φ]` | gain of each closed class, weighted by the probability of reaching it | [`mdp::average`] |
+//!
+//! `φ U ψ` is reachability of `ψ` in the model where the states satisfying neither are made
+//! absorbing. Comparisons with a bound (`P>=0.5 [...]`) are decided on the certified interval
+//! of each value (refused, naming the state, when the interval straddles the bound); against 0
+//! and 1 on the graph analysis, exactly. Every numeric answer carries an absolute error bound.
+
+use crate::analysis::stationary::RecurrentClass;
+use crate::analysis::{self, AbsorbingChain};
+use crate::graph::{classes, prob01_max, prob01_min};
+use crate::io::Model;
+use crate::lang::ast::{
+    self, BinOp, Bound, Expr, ExprKind, FilterOp, PathKind, PropertyFile, RewardPath, RewardRef, StepBound,
+    ValueType,
+};
+use crate::lang::lex::Span;
+use crate::lang::{Code, OperatorHook, PropertyContext, Scope, StateValues, Value};
+use crate::mdp::{self, MdpOptions, Optimum};
+use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
+use crate::numeric::entry_rounding;
+use crate::sparse::{Affine, CsrBuilder, CsrMatrix, Direction};
+use crate::{Error, Result, StateId};
+use std::cell::Cell;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The model a property speaks of, with what its expressions can see.
+pub struct Subject<'a> {
+    /// The model.
+    pub model: &'a Model,
+    /// Its states' variables, for expressions over them (PRISM models).
+    pub states: StateValues<'a>,
+    /// The reward structures in the order written (`R` without a name takes the first; `R{2}` the
+    /// second); names of `model`'s reward models.
+    pub reward_order: Vec<String>,
+}
+
+/// How to check.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckOptions {
+    /// Iteration limit of the MDP solvers (policy-improvement rounds, stages).
+    pub max_iterations: u64,
+    /// The most products a bounded operator may take (steps × transitions), before it is refused.
+    pub max_work: u64,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        Self {
+            max_iterations: 1_000_000,
+            max_work: 100_000_000_000,
+        }
+    }
+}
+
+/// A property's answer in one state: a number (possibly `±∞`) or a truth value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Answer {
+    /// A number.
+    Number(f64),
+    /// A truth value.
+    Bool(bool),
+}
+
+/// The result of one property.
+#[derive(Clone, Debug)]
+pub struct PropertyResult {
+    /// The property's name (`"name": ...`), if given.
+    pub name: Option<String>,
+    /// The property as written.
+    pub property: String,
+    /// The answer: at the initial state (the first, when there are several: see
+    /// [`initial_values`](Self::initial_values)), or the filter's value.
+    pub value: Answer,
+    /// The answer at every initial state (in state order), when the property is not a filter.
+    pub initial_values: Vec<Answer>,
+    /// A guaranteed lower bound on a numeric `value` (`None` for truth values).
+    pub lower: Option<f64>,
+    /// A guaranteed upper bound on a numeric `value`.
+    pub upper: Option<f64>,
+    /// Guaranteed bound on the absolute error of every numeric value of the property (0: exact).
+    pub error_bound: f64,
+    /// `filter(print, ...)`: the states of the filter and their values.
+    pub printed: Vec<(StateId, Answer)>,
+    /// How it was computed.
+    pub method: String,
+    /// Wall-clock seconds it took.
+    pub seconds: f64,
+}
+
+/// Checks every property of `file` (read from `text` at `path`) on `subject`, in order.
+///
+/// `formulas` and `constants` are the model's (PRISM models; empty otherwise); `given` the
+/// values of the property file's undefined constants.
+///
+/// # Errors
+/// [`Error::Parse`] naming file:line:column for undefined names, type errors, a property the model
+/// type does not allow (`P=?` on an MDP: `Pmin`/`Pmax`), an unknown reward structure;
+/// [`Error::Uncertified`] when a comparison with a bound cannot be decided within the certified
+/// interval; [`Error::LimitReached`] for bounded operators beyond `options.max_work`; and what the
+/// analyses return.
+pub fn check_properties(
+    subject: &Subject<'_>,
+    file: &PropertyFile,
+    text: &str,
+    path: &Path,
+    context: &PropertyContext<'_>,
+    options: &CheckOptions,
+) -> Result<Vec<PropertyResult>> {
+    let checker = Checker {
+        subject,
+        options: *options,
+        arithmetic_bound: Cell::new(0.0),
+        methods: std::cell::RefCell::new(Vec::new()),
+    };
+    let scope = Scope::for_properties(file, text, path, context, &checker)?;
+    let mut out = Vec::with_capacity(file.properties.len());
+    for p in &file.properties {
+        let start = Instant::now();
+        checker.methods.borrow_mut().clear();
+        checker.arithmetic_bound.set(0.0);
+        let outcome = checker.top(&scope, &p.expr)?;
+        let written = text
+            .get(p.expr.span.start as usize..p.expr.span.end as usize)
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        out.push(checker.result(p.name.clone(), written, outcome, start));
+    }
+    Ok(out)
+}
+
+/// Values of a property in every state.
+enum Outcome {
+    /// Numbers with a bound on each one's absolute error; `decided`: the states whose value is
+    /// exactly 1 and exactly 0 by graph analysis (probabilities of unbounded paths).
+    Numbers {
+        values: Vec<f64>,
+        bound: f64,
+        decided: Option<(StateSet, StateSet)>,
+    },
+    /// Truth values.
+    Bools(StateSet),
+    /// One value (a filter's).
+    Scalar {
+        value: Answer,
+        bound: f64,
+        printed: Vec<(StateId, Answer)>,
+    },
+}
+
+struct Checker<'s, 'a> {
+    subject: &'s Subject<'a>,
+    options: CheckOptions,
+    /// The largest bound of a numeric operator value used inside arithmetic or a comparison of
+    /// the current property's top-level expression.
+    arithmetic_bound: Cell<f64>,
+    methods: std::cell::RefCell<Vec<String>>,
+}
+
+impl OperatorHook for Checker<'_, '_> {
+    fn operator(&self, scope: &Scope<'_>, e: &Expr) -> Result<Code> {
+        Ok(match self.operator_outcome(scope, e)? {
+            Outcome::Numbers { values, bound, .. } => {
+                self.arithmetic_bound.set(self.arithmetic_bound.get().max(bound));
+                scope.lookup_numbers(values.into())
+            }
+            Outcome::Bools(set) => scope.lookup_set(set),
+            Outcome::Scalar { value, bound, .. } => {
+                self.arithmetic_bound.set(self.arithmetic_bound.get().max(bound));
+                match value {
+                    Answer::Number(x) => Code::Double(Arc::new(move |_| x)),
+                    Answer::Bool(b) => Code::Bool(Arc::new(move |_| b)),
+                }
+            }
+        })
+    }
+}
+
+/// Which of the model's two kinds, borrowed.
+enum Kind<'m> {
+    Chain(&'m Dtmc),
+    Decision(&'m Mdp),
+}
+
+impl<'s, 'a> Checker<'s, 'a> {
+    fn n(&self) -> usize {
+        match self.subject.model {
+            Model::Dtmc(d) => d.n(),
+            Model::Mdp(m) => m.n(),
+        }
+    }
+
+    fn kind(&self) -> Kind<'a> {
+        match self.subject.model {
+            Model::Dtmc(d) => Kind::Chain(d),
+            Model::Mdp(m) => Kind::Decision(m),
+        }
+    }
+
+    fn matrix(&self) -> &'a CsrMatrix {
+        match self.subject.model {
+            Model::Dtmc(d) => d.matrix(),
+            Model::Mdp(m) => m.matrix(),
+        }
+    }
+
+    fn initial(&self) -> &'a [StateId] {
+        match self.subject.model {
+            Model::Dtmc(d) => d.initial(),
+            Model::Mdp(m) => m.initial(),
+        }
+    }
+
+    fn note(&self, method: impl Into<String>) {
+        let m = method.into();
+        let mut ms = self.methods.borrow_mut();
+        if !ms.contains(&m) {
+            ms.push(m);
+        }
+    }
+
+    /// A property's expression: an operator directly, or an expression over states.
+    fn top(&self, scope: &Scope<'_>, e: &Expr) -> Result<Outcome> {
+        if is_operator(e) {
+            return self.operator_outcome(scope, e);
+        }
+        let code = scope.compile(e)?;
+        let states = self.subject.states;
+        Ok(match code.ty() {
+            ValueType::Bool => Outcome::Bools(states.set(&code)),
+            _ => {
+                let bound = self.arithmetic_bound.get();
+                if bound > 0.0 {
+                    return Err(Error::Uncertified {
+                        what: "arithmetic over property values",
+                        bound,
+                        residual: f64::NAN,
+                        hint: "; kolmo carries bounds through P, R, S, T and filter, not through arithmetic on their values: ask for each operator separately".into(),
+                    });
+                }
+                Outcome::Numbers {
+                    values: states.numbers(&code),
+                    bound: 0.0,
+                    decided: None,
+                }
+            }
+        })
+    }
+
+    fn state_set(&self, scope: &Scope<'_>, e: &Expr) -> Result<StateSet> {
+        if is_operator(e) {
+            return match self.operator_outcome(scope, e)? {
+                Outcome::Bools(s) => Ok(s),
+                _ => Err(scope.error(e.span, "a set of states (a bool) is needed here".into())),
+            };
+        }
+        let code = scope.compile_as(e, ValueType::Bool, "a set of states")?;
+        Ok(self.subject.states.set(&code))
+    }
+
+    /// The optimum of an operator on this model: chains have none; MDPs need one (`Pmin=?`), or
+    /// take it from the bound (`P>=p`: every policy, so the minimum).
+    fn optimum(
+        &self,
+        scope: &Scope<'_>,
+        written: Option<ast::Optimum>,
+        bound: &Bound,
+        what: &str,
+        span: Span,
+    ) -> Result<Option<Optimum>> {
+        let given = written.map(|o| match o {
+            ast::Optimum::Min => Optimum::Min,
+            ast::Optimum::Max => Optimum::Max,
+        });
+        match self.kind() {
+            Kind::Chain(_) => Ok(None),
+            Kind::Decision(_) => match (given, bound) {
+                (Some(o), _) => Ok(Some(o)),
+                (None, Bound::Compare(op, _)) => Ok(Some(match op {
+                    BinOp::Gt | BinOp::Ge => Optimum::Min,
+                    _ => Optimum::Max,
+                })),
+                (None, Bound::Query) => Err(scope.error(
+                    span,
+                    format!("{what}=? on an MDP: ask for {what}min=? or {what}max=? (the value depends on the policy)"),
+                )),
+            },
+        }
+    }
+
+    fn operator_outcome(&self, scope: &Scope<'_>, e: &Expr) -> Result<Outcome> {
+        match &e.kind {
+            ExprKind::Prob { optimum, bound, path } => {
+                let opt = self.optimum(scope, *optimum, bound, "P", e.span)?;
+                let values = self.path(scope, path, opt)?;
+                self.bounded(scope, bound, values, e)
+            }
+            ExprKind::Reward {
+                structure,
+                optimum,
+                bound,
+                path,
+            } => {
+                let opt = self.optimum(scope, *optimum, bound, "R", e.span)?;
+                let rewards = self.reward_structure(scope, structure.as_ref(), e.span)?;
+                let values = self.reward(scope, rewards, path, opt, e.span)?;
+                self.bounded(scope, bound, values, e)
+            }
+            ExprKind::Steady {
+                optimum,
+                bound,
+                states,
+            } => {
+                let opt = self.optimum(scope, *optimum, bound, "S", e.span)?;
+                let set = self.state_set(scope, states)?;
+                let r: Vec<f64> = (0..self.n())
+                    .map(|s| if set.contains(s as StateId) { 1.0 } else { 0.0 })
+                    .collect();
+                let values = self.long_run(&RewardModel::from_state_rewards(r), opt)?;
+                self.bounded(scope, bound, values, e)
+            }
+            ExprKind::Time {
+                optimum,
+                bound,
+                target,
+            } => {
+                let opt = self.optimum(scope, *optimum, bound, "T", e.span)?;
+                let target = self.state_set(scope, target)?;
+                let steps = RewardModel::from_state_rewards(vec![1.0; self.n()]);
+                let values = self.reach_reward(&steps, &target, opt)?;
+                self.bounded(scope, bound, values, e)
+            }
+            ExprKind::Filter { op, prop, states } => self.filter(scope, *op, prop, states.as_deref(), e),
+            _ => Err(scope.error(e.span, "a property operator is expected here".into())),
+        }
+    }
+
+    /// `values` compared with the operator's bound, or as they are for `=?`.
+    fn bounded(&self, scope: &Scope<'_>, bound: &Bound, values: Outcome, e: &Expr) -> Result<Outcome> {
+        let Bound::Compare(op, p) = bound else {
+            return Ok(values);
+        };
+        let Outcome::Numbers {
+            values,
+            bound: err,
+            decided,
+        } = values
+        else {
+            unreachable!("operators give numbers");
+        };
+        let p = match scope.evaluate(p, "a bound")? {
+            Value::Bool(_) => return Err(scope.error(e.span, "the bound must be a number".into())),
+            v => v.as_f64().expect("a number"),
+        };
+        let holds = |v: f64| match op {
+            BinOp::Gt => v > p,
+            BinOp::Ge => v >= p,
+            BinOp::Lt => v < p,
+            _ => v <= p,
+        };
+        let mut set = StateSet::empty(values.len());
+        for (s, &v) in values.iter().enumerate() {
+            let sid = s as StateId;
+            // Against 0 or 1, the graph analysis decides: a value it did not fix to 0 or 1 lies
+            // strictly between them.
+            if let Some((yes, no)) = &decided
+                && (p == 0.0 || p == 1.0)
+            {
+                let exact = if yes.contains(sid) {
+                    Some(1.0)
+                } else if no.contains(sid) {
+                    Some(0.0)
+                } else {
+                    None
+                };
+                let answer = match exact {
+                    Some(x) => holds(x),
+                    None => holds(0.5),
+                };
+                if answer {
+                    set.insert(sid);
+                }
+                continue;
+            }
+            let (lo, hi) = (v - err, v + err);
+            let (a, b) = (holds(lo), holds(hi));
+            if a != b || (v.is_infinite() && err.is_nan()) {
+                return Err(Error::Uncertified {
+                    what: "a comparison with a bound",
+                    bound: err,
+                    residual: f64::NAN,
+                    hint: format!(
+                        "; in state {} the value {v} ± {err:e} lies on both sides of the bound {p}",
+                        self.state_name(sid)
+                    ),
+                });
+            }
+            if a {
+                set.insert(sid);
+            }
+        }
+        Ok(Outcome::Bools(set))
+    }
+
+    fn state_name(&self, s: StateId) -> String {
+        match self.subject.model {
+            Model::Dtmc(d) => d.state_name(s),
+            Model::Mdp(m) => m.state_name(s),
+        }
+    }
+
+    fn step_bound(&self, scope: &Scope<'_>, b: &StepBound) -> Result<u64> {
+        let k = match scope.evaluate(&b.steps, "a step bound")? {
+            Value::Int(k) => k,
+            v => {
+                return Err(scope.error(b.steps.span, format!("a step bound must be an int, not {v}")));
+            }
+        };
+        let k = if b.op == BinOp::Lt { k - 1 } else { k };
+        if k < 0 {
+            return Err(scope.error(b.steps.span, format!("the step bound {k} is negative")));
+        }
+        let k = k as u64;
+        let work = k.saturating_mul(self.matrix().nnz().max(1) as u64);
+        if work > self.options.max_work {
+            return Err(Error::LimitReached {
+                what: "a step-bounded operator",
+                limit: self.options.max_work,
+                message: format!("{k} steps over {} transitions", self.matrix().nnz()),
+            });
+        }
+        Ok(k)
+    }
+
+    fn path(&self, scope: &Scope<'_>, path: &ast::Path, opt: Option<Optimum>) -> Result<Outcome> {
+        match &path.kind {
+            PathKind::Next(phi) => {
+                let phi = self.state_set(scope, phi)?;
+                let x = indicator(&phi);
+                let y = self.step(&x, None, opt);
+                self.note("one step (a product)");
+                Ok(self.probabilities(y, 1))
+            }
+            PathKind::Eventually(None, psi) => {
+                let psi = self.state_set(scope, psi)?;
+                self.until(None, &psi, opt)
+            }
+            PathKind::Until(phi, None, psi) => {
+                let phi = self.state_set(scope, phi)?;
+                let psi = self.state_set(scope, psi)?;
+                self.until(Some(&phi), &psi, opt)
+            }
+            PathKind::Eventually(Some(b), psi) => {
+                let k = self.step_bound(scope, b)?;
+                let psi = self.state_set(scope, psi)?;
+                Ok(self.bounded_until(None, &psi, k, opt))
+            }
+            PathKind::Until(phi, Some(b), psi) => {
+                let k = self.step_bound(scope, b)?;
+                let phi = self.state_set(scope, phi)?;
+                let psi = self.state_set(scope, psi)?;
+                Ok(self.bounded_until(Some(&phi), &psi, k, opt))
+            }
+            PathKind::Globally(b, phi) => {
+                // G φ = ¬F ¬φ: one minus the probability of reaching ¬φ, the other optimum.
+                let not_phi = self.state_set(scope, phi)?.complement();
+                let flipped = opt.map(|o| match o {
+                    Optimum::Max => Optimum::Min,
+                    Optimum::Min => Optimum::Max,
+                });
+                let reach = match b {
+                    None => self.until(None, &not_phi, flipped)?,
+                    Some(b) => {
+                        let k = self.step_bound(scope, b)?;
+                        self.bounded_until(None, &not_phi, k, flipped)
+                    }
+                };
+                let Outcome::Numbers {
+                    values,
+                    bound,
+                    decided,
+                } = reach
+                else {
+                    unreachable!("numbers")
+                };
+                Ok(Outcome::Numbers {
+                    values: values.iter().map(|v| 1.0 - v).collect(),
+                    bound: bound + f64::EPSILON,
+                    decided: decided.map(|(yes, no)| (no, yes)),
+                })
+            }
+            PathKind::Conditional(..) => Err(scope.error(
+                path.span,
+                "conditional probabilities (P=? [... || ...]) are not supported yet".into(),
+            )),
+        }
+    }
+
+    /// `P [φ U ψ]` (`φ` = every state for `F ψ`).
+    fn until(&self, phi: Option<&StateSet>, psi: &StateSet, opt: Option<Optimum>) -> Result<Outcome> {
+        // States satisfying neither φ nor ψ stop the path: absorbing.
+        let stop = phi.map(|phi| {
+            StateSet::from_states(
+                self.n(),
+                (0..self.n() as StateId).filter(|&s| !phi.contains(s) && !psi.contains(s)),
+            )
+        });
+        let stop = stop.filter(|s| !s.is_empty());
+        match self.kind() {
+            Kind::Chain(d) => {
+                let modified;
+                let chain = match &stop {
+                    Some(stop) => {
+                        modified = Dtmc::new(absorbing_where(d.matrix(), stop), d.initial().to_vec())?;
+                        &modified
+                    }
+                    None => d,
+                };
+                let r = analysis::reach_probability(chain, psi)?;
+                self.note(if r.residual == 0.0 && r.error_bound == 0.0 {
+                    "reachability: graph analysis".to_string()
+                } else {
+                    "reachability: graph analysis, then a linear solve (I - Q) x = b".to_string()
+                });
+                Ok(Outcome::Numbers {
+                    values: r.values,
+                    bound: r.error_bound,
+                    decided: Some((r.qualitative.yes, r.qualitative.no)),
+                })
+            }
+            Kind::Decision(m) => {
+                let opt = opt.expect("MDPs have an optimum");
+                let modified;
+                let model = match &stop {
+                    Some(stop) => {
+                        modified = Mdp::new(absorbing_where(m.matrix(), stop), m.initial().to_vec())?;
+                        &modified
+                    }
+                    None => m,
+                };
+                let s = mdp::reach_probability(model, psi, opt, &self.mdp_options())?;
+                self.note(format!("{} reachability: {}", optimum_name(opt), s.method));
+                let (yes, no, _) = match opt {
+                    Optimum::Max => prob01_max(model, psi),
+                    Optimum::Min => prob01_min(model, psi),
+                };
+                Ok(Outcome::Numbers {
+                    values: s.values,
+                    bound: s.error_bound,
+                    decided: Some((yes, no)),
+                })
+            }
+        }
+    }
+
+    fn mdp_options(&self) -> MdpOptions {
+        MdpOptions {
+            max_iterations: self.options.max_iterations,
+            ..MdpOptions::default()
+        }
+    }
+
+    /// One product `P x` (chains) or Bellman step `opt_a Σ P(a) x` (MDPs), plus `offset` per
+    /// choice.
+    fn step(&self, x: &[f64], offset: Option<&[f64]>, opt: Option<Optimum>) -> Vec<f64> {
+        let m = self.matrix();
+        let n = self.n();
+        let mut out = vec![0.0; n];
+        let mut choices = vec![0u32; n];
+        let affine = match offset {
+            Some(b) => Affine::offset(b),
+            None => Affine::product(),
+        };
+        let direction = opt.map_or(Direction::Max, Optimum::direction);
+        m.multiply_and_reduce(|_| direction, x, affine, &mut out, &mut choices);
+        out
+    }
+
+    /// The bound of `k` steps of products on values at most `scale`: each step's rounding and
+    /// the input probabilities' (γ of the longest row, twice), accumulated.
+    fn steps_bound(&self, k: u64, scale: f64) -> f64 {
+        let m = self.matrix();
+        let longest = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0);
+        k as f64 * 3.0 * entry_rounding(longest) * scale
+    }
+
+    fn probabilities(&self, values: Vec<f64>, k: u64) -> Outcome {
+        let bound = self.steps_bound(k, 1.0);
+        Outcome::Numbers {
+            values: values.into_iter().map(|v| v.clamp(0.0, 1.0)).collect(),
+            bound,
+            decided: None,
+        }
+    }
+
+    /// `P [φ U<=k ψ]` by `k` steps from the indicator of ψ.
+    fn bounded_until(&self, phi: Option<&StateSet>, psi: &StateSet, k: u64, opt: Option<Optimum>) -> Outcome {
+        let mut x = indicator(psi);
+        for _ in 0..k {
+            let mut y = self.step(&x, None, opt);
+            for (s, v) in y.iter_mut().enumerate() {
+                let sid = s as StateId;
+                if psi.contains(sid) {
+                    *v = 1.0;
+                } else if phi.is_some_and(|phi| !phi.contains(sid)) {
+                    *v = 0.0;
+                }
+            }
+            x = y;
+        }
+        self.note(format!("{k} steps of {}", self.step_name(opt)));
+        self.probabilities(x, k)
+    }
+
+    fn step_name(&self, opt: Option<Optimum>) -> &'static str {
+        match opt {
+            None => "products with the transition matrix",
+            Some(Optimum::Max) => "maximising Bellman steps",
+            Some(Optimum::Min) => "minimising Bellman steps",
+        }
+    }
+
+    fn reward_structure(
+        &self,
+        scope: &Scope<'_>,
+        r: Option<&RewardRef>,
+        span: Span,
+    ) -> Result<&'a RewardModel> {
+        let models = match self.subject.model {
+            Model::Dtmc(d) => d.reward_models(),
+            Model::Mdp(m) => m.reward_models(),
+        };
+        let order = &self.subject.reward_order;
+        let name = match r {
+            None => order
+                .first()
+                .ok_or_else(|| scope.error(span, "the model has no reward structure".into()))?,
+            Some(RewardRef::Name(n, at)) => order.iter().find(|x| *x == n).ok_or_else(|| {
+                scope.error(
+                    *at,
+                    format!(
+                        "no reward structure \"{n}\" (the model has {})",
+                        list_names(order)
+                    ),
+                )
+            })?,
+            Some(RewardRef::Index(e)) => {
+                let k = match scope.evaluate(e, "a reward structure's index")? {
+                    Value::Int(k) => k,
+                    v => return Err(scope.error(e.span, format!("a reward index must be an int, not {v}"))),
+                };
+                usize::try_from(k - 1)
+                    .ok()
+                    .and_then(|i| order.get(i))
+                    .ok_or_else(|| {
+                        scope.error(
+                            e.span,
+                            format!("no reward structure number {k} (the model has {})", order.len()),
+                        )
+                    })?
+            }
+        };
+        Ok(&models[name])
+    }
+
+    fn reward(
+        &self,
+        scope: &Scope<'_>,
+        rewards: &RewardModel,
+        path: &RewardPath,
+        opt: Option<Optimum>,
+        span: Span,
+    ) -> Result<Outcome> {
+        match path {
+            RewardPath::Reach(target) => {
+                let target = self.state_set(scope, target)?;
+                self.reach_reward(rewards, &target, opt)
+            }
+            RewardPath::Cumulative(k) => {
+                let k = self.step_bound(
+                    scope,
+                    &StepBound {
+                        op: BinOp::Le,
+                        steps: k.clone(),
+                    },
+                )?;
+                let r = rewards.expected_per_choice(self.matrix());
+                let mut v = vec![0.0; self.n()];
+                for _ in 0..k {
+                    v = self.step(&v, Some(&r), opt);
+                }
+                self.note(format!("{k} steps of {}", self.step_name(opt)));
+                let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let scale = r_max * (1.0 + k as f64);
+                Ok(Outcome::Numbers {
+                    values: v,
+                    bound: self.steps_bound(k, scale) + self.steps_bound(1, r_max * k as f64),
+                    decided: None,
+                })
+            }
+            RewardPath::Instant(k) => {
+                let k = self.step_bound(
+                    scope,
+                    &StepBound {
+                        op: BinOp::Le,
+                        steps: k.clone(),
+                    },
+                )?;
+                let mut v = rewards.state.clone().unwrap_or_else(|| vec![0.0; self.n()]);
+                let r_max = v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                for _ in 0..k {
+                    v = self.step(&v, None, opt);
+                }
+                self.note(format!("{k} steps of {}", self.step_name(opt)));
+                Ok(Outcome::Numbers {
+                    values: v,
+                    bound: self.steps_bound(k, r_max),
+                    decided: None,
+                })
+            }
+            RewardPath::Total => {
+                let Kind::Chain(d) = self.kind() else {
+                    return Err(scope.error(
+                        span,
+                        "the total reward R [C] of an MDP is not supported yet (R [F φ] and R [C<=k] are)"
+                            .into(),
+                    ));
+                };
+                // The total is finite exactly where the chain settles, almost surely, in closed
+                // classes that earn nothing: the expected reward until those.
+                let r = rewards.expected_per_choice(d.matrix());
+                let cls = classes(d.matrix());
+                let quiet = StateSet::from_states(
+                    self.n(),
+                    cls.closed()
+                        .filter(|c| c.states.iter().all(|&s| r[s as usize] == 0.0))
+                        .flat_map(|c| c.states.iter().copied()),
+                );
+                let chain = AbsorbingChain::new(d, &quiet)?;
+                let (values, _, bound) = chain.expected_reward(&r)?;
+                self.note(format!(
+                    "total reward until a closed class that earns nothing: {}",
+                    chain.method()
+                ));
+                Ok(Outcome::Numbers {
+                    values,
+                    bound,
+                    decided: None,
+                })
+            }
+            RewardPath::LongRun => self.long_run(rewards, opt),
+        }
+    }
+
+    /// `R [F target]`.
+    fn reach_reward(
+        &self,
+        rewards: &RewardModel,
+        target: &StateSet,
+        opt: Option<Optimum>,
+    ) -> Result<Outcome> {
+        match self.kind() {
+            Kind::Chain(d) => {
+                let r = rewards.expected_per_choice(d.matrix());
+                let chain = AbsorbingChain::new(d, target)?;
+                let (values, _, bound) = chain.expected_reward(&r)?;
+                self.note(format!("expected reward until the target: {}", chain.method()));
+                Ok(Outcome::Numbers {
+                    values,
+                    bound,
+                    decided: None,
+                })
+            }
+            Kind::Decision(m) => {
+                let opt = opt.expect("MDPs have an optimum");
+                let r = rewards.expected_per_choice(m.matrix());
+                let s = mdp::total_reward(m, &r, target, opt, &self.mdp_options())?;
+                self.note(format!(
+                    "{} expected reward until the target: {}",
+                    optimum_name(opt),
+                    s.method
+                ));
+                Ok(Outcome::Numbers {
+                    values: s.values,
+                    bound: s.error_bound,
+                    decided: None,
+                })
+            }
+        }
+    }
+
+    /// The long-run average reward per step, from every state.
+    fn long_run(&self, rewards: &RewardModel, opt: Option<Optimum>) -> Result<Outcome> {
+        match self.kind() {
+            Kind::Chain(d) => {
+                // The gain of each closed class (its stationary distribution), then from every
+                // state the expected gain of the class it settles in: a reward earned on the step
+                // into a closed class, accumulated until one is entered.
+                let r = rewards.expected_per_choice(d.matrix());
+                let n = self.n();
+                let cls = classes(d.matrix());
+                let mut gain = vec![f64::NAN; n];
+                let mut gain_bound = 0.0f64;
+                for c in cls.closed() {
+                    let rc = RecurrentClass::new(d.matrix(), &c.states)?;
+                    let st = rc.stationary()?;
+                    let gb = rc.gain_bias(&st, &r);
+                    gain_bound = gain_bound.max(gb.gain_error_bound);
+                    for &s in &c.states {
+                        gain[s as usize] = gb.gain;
+                    }
+                }
+                let recurrent =
+                    StateSet::from_states(n, (0..n as StateId).filter(|&s| !gain[s as usize].is_nan()));
+                let m = d.matrix();
+                let entering: Vec<f64> = (0..n)
+                    .map(|s| {
+                        if recurrent.contains(s as StateId) {
+                            return 0.0;
+                        }
+                        let (cols, vals) = m.row(s);
+                        cols.iter()
+                            .zip(vals)
+                            .filter(|(t, _)| recurrent.contains(**t))
+                            .map(|(t, p)| p * gain[*t as usize])
+                            .sum()
+                    })
+                    .collect();
+                let chain = AbsorbingChain::new(d, &recurrent)?;
+                let (mut values, _, bound) = chain.expected_reward(&entering)?;
+                for s in recurrent.iter() {
+                    values[s as usize] = gain[s as usize];
+                }
+                self.note("long-run average: each closed class's stationary distribution, weighted by the probability of reaching it");
+                Ok(Outcome::Numbers {
+                    values,
+                    bound: bound + gain_bound,
+                    decided: None,
+                })
+            }
+            Kind::Decision(m) => {
+                let opt = opt.expect("MDPs have an optimum");
+                let r = rewards.expected_per_choice(m.matrix());
+                let s = mdp::average(m, &r, opt, 1e-12, self.options.max_iterations)?;
+                self.note(format!("{} long-run average: {}", optimum_name(opt), s.method));
+                Ok(Outcome::Numbers {
+                    values: s.values,
+                    bound: s.error_bound,
+                    decided: None,
+                })
+            }
+        }
+    }
+
+    fn filter(
+        &self,
+        scope: &Scope<'_>,
+        op: FilterOp,
+        prop: &Expr,
+        states: Option<&Expr>,
+        e: &Expr,
+    ) -> Result<Outcome> {
+        let inner = self.top_inner(scope, prop)?;
+        let set = match states {
+            Some(s) => self.state_set(scope, s)?,
+            None => StateSet::full(self.n()),
+        };
+        let members: Vec<StateId> = set.iter().collect();
+        if members.is_empty() {
+            return Err(scope.error(e.span, "the filter's set of states is empty".into()));
+        }
+        let (numbers, bools, bound) = match &inner {
+            Outcome::Numbers { values, bound, .. } => (Some(values), None, *bound),
+            Outcome::Bools(s) => (None, Some(s), 0.0),
+            Outcome::Scalar { .. } => {
+                return Err(scope.error(
+                    prop.span,
+                    "a filter of a filter: the inner one has one value".into(),
+                ));
+            }
+        };
+        let answer = |s: StateId| match (numbers, bools) {
+            (Some(v), _) => Answer::Number(v[s as usize]),
+            (_, Some(b)) => Answer::Bool(b.contains(s)),
+            _ => unreachable!(),
+        };
+        let need_numbers = |what: &str| -> Result<&Vec<f64>> {
+            numbers
+                .ok_or_else(|| scope.error(e.span, format!("filter({what}, ...) needs a numeric property")))
+        };
+        let need_bools = |what: &str| -> Result<&StateSet> {
+            bools.ok_or_else(|| {
+                scope.error(e.span, format!("filter({what}, ...) needs a true/false property"))
+            })
+        };
+        let scalar = |value: Answer, bound: f64| Outcome::Scalar {
+            value,
+            bound,
+            printed: Vec::new(),
+        };
+        Ok(match op {
+            FilterOp::Min | FilterOp::Max => {
+                let v = need_numbers(if op == FilterOp::Min { "min" } else { "max" })?;
+                let it = members.iter().map(|&s| v[s as usize]);
+                let x = if op == FilterOp::Min {
+                    it.fold(f64::INFINITY, f64::min)
+                } else {
+                    it.fold(f64::NEG_INFINITY, f64::max)
+                };
+                scalar(Answer::Number(x), bound)
+            }
+            FilterOp::Avg | FilterOp::Sum => {
+                let v = need_numbers(if op == FilterOp::Avg { "avg" } else { "sum" })?;
+                let mut acc = crate::numeric::NeumaierSum::default();
+                for &s in &members {
+                    acc.add(v[s as usize]);
+                }
+                let k = members.len() as f64;
+                let sum = acc.value();
+                let rounding = sum.abs() * f64::EPSILON;
+                if op == FilterOp::Avg {
+                    scalar(Answer::Number(sum / k), bound + 2.0 * rounding / k)
+                } else {
+                    scalar(Answer::Number(sum), bound * k + rounding)
+                }
+            }
+            FilterOp::Count => {
+                let b = need_bools("count")?;
+                scalar(
+                    Answer::Number(members.iter().filter(|&&s| b.contains(s)).count() as f64),
+                    0.0,
+                )
+            }
+            FilterOp::Forall | FilterOp::Exists => {
+                let b = need_bools(if op == FilterOp::Forall {
+                    "forall"
+                } else {
+                    "exists"
+                })?;
+                let x = if op == FilterOp::Forall {
+                    members.iter().all(|&s| b.contains(s))
+                } else {
+                    members.iter().any(|&s| b.contains(s))
+                };
+                scalar(Answer::Bool(x), 0.0)
+            }
+            FilterOp::First => scalar(answer(members[0]), bound),
+            FilterOp::State => {
+                if members.len() != 1 {
+                    return Err(scope.error(
+                        e.span,
+                        format!(
+                            "filter(state, ...) needs exactly one state; the filter has {}",
+                            members.len()
+                        ),
+                    ));
+                }
+                scalar(answer(members[0]), bound)
+            }
+            FilterOp::Print => Outcome::Scalar {
+                value: answer(members[0]),
+                bound,
+                printed: members.iter().map(|&s| (s, answer(s))).collect(),
+            },
+        })
+    }
+
+    /// A filter's property: as [`top`](Self::top).
+    fn top_inner(&self, scope: &Scope<'_>, e: &Expr) -> Result<Outcome> {
+        self.top(scope, e)
+    }
+
+    fn result(
+        &self,
+        name: Option<String>,
+        property: String,
+        outcome: Outcome,
+        start: Instant,
+    ) -> PropertyResult {
+        let method = self.methods.borrow().join("; ");
+        let method = if method.is_empty() {
+            "evaluated in every state".to_string()
+        } else {
+            method
+        };
+        let (value, initial_values, bound, printed) = match outcome {
+            Outcome::Scalar {
+                value,
+                bound,
+                printed,
+            } => (value, Vec::new(), bound, printed),
+            Outcome::Numbers { values, bound, .. } => {
+                let init: Vec<Answer> = self
+                    .initial()
+                    .iter()
+                    .map(|&s| Answer::Number(values[s as usize]))
+                    .collect();
+                (init[0], init, bound, Vec::new())
+            }
+            Outcome::Bools(set) => {
+                let init: Vec<Answer> = self
+                    .initial()
+                    .iter()
+                    .map(|&s| Answer::Bool(set.contains(s)))
+                    .collect();
+                (init[0], init, 0.0, Vec::new())
+            }
+        };
+        let (lower, upper) = match value {
+            Answer::Number(v) if v.is_infinite() => (Some(v), Some(v)),
+            Answer::Number(v) => (Some(v - bound), Some(v + bound)),
+            Answer::Bool(_) => (None, None),
+        };
+        PropertyResult {
+            name,
+            property,
+            value,
+            initial_values,
+            lower,
+            upper,
+            error_bound: bound,
+            printed,
+            method,
+            seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+fn optimum_name(o: Optimum) -> &'static str {
+    match o {
+        Optimum::Max => "maximal",
+        Optimum::Min => "minimal",
+    }
+}
+
+fn list_names(names: &[String]) -> String {
+    if names.is_empty() {
+        return "none".into();
+    }
+    names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn is_operator(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Prob { .. }
+            | ExprKind::Reward { .. }
+            | ExprKind::Steady { .. }
+            | ExprKind::Time { .. }
+            | ExprKind::Filter { .. }
+    )
+}
+
+fn indicator(set: &StateSet) -> Vec<f64> {
+    (0..set.universe())
+        .map(|s| if set.contains(s as StateId) { 1.0 } else { 0.0 })
+        .collect()
+}
+
+/// `m` with every state of `set` made absorbing: its row group replaced by one self-loop.
+fn absorbing_where(m: &CsrMatrix, set: &StateSet) -> CsrMatrix {
+    let mut b = CsrBuilder::new(m.ncols());
+    for g in 0..m.row_groups() {
+        if g > 0 {
+            b.new_row_group();
+        }
+        if set.contains(g as StateId) {
+            b.add(g as StateId, 1.0);
+            b.finish_row();
+            continue;
+        }
+        for r in m.group_rows(g) {
+            let (cols, vals) = m.row(r);
+            for (&c, &v) in cols.iter().zip(vals) {
+                b.add(c, v);
+            }
+            b.finish_row();
+        }
+    }
+    b.build()
+}
