@@ -4,20 +4,12 @@
 use crate::cli::CheckArgs;
 use crate::output::{Phase, fmt_bound};
 use anyhow::{Result, bail};
-use kolmo::check::{Answer, CheckOptions, PropertyResult, Subject, check_properties};
-use kolmo::io::{Format, Model, ReadOptions};
-use kolmo::lang::ast::{self, PropertyFile};
-use kolmo::lang::{
-    BuildOptions, BuiltModel, PropertyContext, StateValues, Value, build_model, parse_constants,
-};
-use kolmo::model::StateSet;
+use kolmo::check::{Answer, CheckOptions, CheckRequest, PropertyResult, check_file};
+use kolmo::io::{Format, Model};
+use kolmo::lang::{Value, parse_constants};
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
-
-/// The extensions read as the PRISM modelling language.
-const LANGUAGE_EXTENSIONS: &[&str] = &["pm", "nm", "prism", "smg"];
 
 /// Runs `kolmo check`.
 pub fn run(args: &CheckArgs) -> Result<()> {
@@ -90,20 +82,6 @@ fn expand_constants(text: &str) -> Result<Vec<String>> {
     Ok(runs.into_iter().map(|r| r.join(",")).collect())
 }
 
-/// A model ready for checking: the model, and what PRISM-language models add.
-struct Loaded {
-    model: Model,
-    built: Option<BuiltModel>,
-    model_type: &'static str,
-    reward_order: Vec<String>,
-}
-
-fn is_language(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| LANGUAGE_EXTENSIONS.contains(&e))
-}
-
 fn read_text(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|error| {
         kolmo::Error::Io {
@@ -116,20 +94,10 @@ fn read_text(path: &Path) -> Result<String> {
 
 /// One check over one combination of constants; prints the text report, returns the JSON.
 fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
-    let given = parse_constants(consts)?;
-    let t0 = Instant::now();
-    let language = is_language(&args.model);
-    let (ast, model_text) = if language {
-        let text = read_text(&args.model)?;
-        let ast = kolmo::lang::parse_model(&text, &args.model)?;
-        (Some(ast), text)
-    } else {
-        (None, String::new())
-    };
     // Properties: the file's, then each --prop.
-    let mut sources: Vec<(PathBuf, String)> = Vec::new();
+    let mut properties: Vec<(PathBuf, String)> = Vec::new();
     if let Some(p) = &args.properties {
-        sources.push((p.clone(), read_text(p)?));
+        properties.push((p.clone(), read_text(p)?));
     }
     for (i, p) in args.prop.iter().enumerate() {
         let name = if args.prop.len() == 1 {
@@ -137,84 +105,21 @@ fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
         } else {
             format!("--prop {}", i + 1)
         };
-        sources.push((PathBuf::from(name), p.clone()));
+        properties.push((PathBuf::from(name), p.clone()));
     }
-    let mut files: Vec<PropertyFile> = Vec::new();
-    for (path, text) in &sources {
-        files.push(kolmo::lang::parse_properties(text, path)?);
-    }
-    let parse_seconds = t0.elapsed().as_secs_f64();
-    // Constants: the model's go to the build, the rest to the properties.
-    let model_names: Vec<&str> = ast
-        .as_ref()
-        .map(|a| a.constants.iter().map(|c| c.name.name.as_str()).collect())
-        .unwrap_or_default();
-    let (for_model, for_props): (Vec<(String, Value)>, Vec<(String, Value)>) = given
-        .iter()
-        .cloned()
-        .partition(|(n, _)| model_names.contains(&n.as_str()));
-    let t1 = Instant::now();
-    let phase = Phase::start("building the model", String::new);
-    let loaded = match &ast {
-        Some(ast) => {
-            let built = build_model(
-                ast,
-                &model_text,
-                &args.model,
-                &BuildOptions {
-                    constants: for_model,
-                    fix_deadlocks: !args.no_fix_deadlocks,
-                    max_states: None,
-                },
-            )?;
-            let model_type = match built.model_type {
-                ast::ModelType::Dtmc => "dtmc",
-                ast::ModelType::Mdp => "mdp",
-                ast::ModelType::Smg => "smg",
-            };
-            Loaded {
-                model: built.model.clone(),
-                reward_order: built.reward_names.clone(),
-                built: Some(built),
-                model_type,
-            }
-        }
-        None => {
-            let file = kolmo::io::read_model(
-                &args.model,
-                &ReadOptions {
-                    format: None,
-                    normalize: false,
-                    exact: false,
-                },
-            )?;
-            let mut model = file.model;
-            let (model_type, reward_order) = match &mut model {
-                Model::Dtmc(d) => {
-                    if d.label("init").is_none() {
-                        let init = StateSet::from_states(d.n(), d.initial().iter().copied());
-                        d.set_label("init", init);
-                    }
-                    ("dtmc", d.reward_models().keys().cloned().collect())
-                }
-                Model::Mdp(m) => {
-                    if m.label("init").is_none() {
-                        let init = StateSet::from_states(m.n(), m.initial().iter().copied());
-                        m.set_label("init", init);
-                    }
-                    ("mdp", m.reward_models().keys().cloned().collect())
-                }
-            };
-            Loaded {
-                model,
-                built: None,
-                model_type,
-                reward_order,
-            }
-        }
+    let request = CheckRequest {
+        model: args.model.clone(),
+        properties,
+        constants: parse_constants(consts)?,
+        fix_deadlocks: !args.no_fix_deadlocks,
+        options: CheckOptions {
+            max_iterations: args.max_iterations,
+            ..CheckOptions::default()
+        },
     };
+    let phase = Phase::start("building and checking", String::new);
+    let report = check_file(&request)?;
     drop(phase);
-    let build_seconds = t1.elapsed().as_secs_f64();
     if let Some(path) = &args.export {
         let format = Format::from_path(path).ok_or_else(|| {
             kolmo::Error::arg(
@@ -225,87 +130,49 @@ fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
                 ),
             )
         })?;
-        kolmo::io::write_model(&loaded.model, path, format)?;
+        kolmo::io::write_model(&report.model, path, format)?;
     }
-    let (n, transitions, choices, initial, labels) = match &loaded.model {
-        Model::Dtmc(d) => (d.n(), d.matrix().nnz(), d.n(), d.initial().to_vec(), d.labels()),
-        Model::Mdp(m) => (
-            m.n(),
-            m.matrix().nnz(),
-            m.choices(),
-            m.initial().to_vec(),
-            m.labels(),
-        ),
+    let (n, transitions, initial) = match &report.model {
+        Model::Dtmc(d) => (d.n(), d.matrix().nnz(), d.initial().len()),
+        Model::Mdp(m) => (m.n(), m.matrix().nnz(), m.initial().len()),
     };
-    let subject = Subject {
-        model: &loaded.model,
-        states: StateValues {
-            states: loaded.built.as_ref().map(|b| &b.states[..]),
-            n,
-        },
-        reward_order: loaded.reward_order.clone(),
-    };
-    let empty_formulas: Vec<ast::Formula> = Vec::new();
-    let model_constants: Vec<(String, Value)> = loaded
-        .built
-        .as_ref()
-        .map(|b| b.constants.clone())
-        .unwrap_or_default();
-    let variables = loaded.built.as_ref().map_or(&[][..], |b| &b.variables[..]);
-    let context = PropertyContext {
-        formulas: ast.as_ref().map_or(&empty_formulas[..], |a| &a.formulas[..]),
-        constants: &model_constants,
-        given: &for_props,
-        variables,
-        labels,
-    };
-    let options = CheckOptions {
-        max_iterations: args.max_iterations,
-        ..CheckOptions::default()
-    };
-    let t2 = Instant::now();
-    let phase = Phase::start("checking", String::new);
-    let mut results: Vec<PropertyResult> = Vec::new();
-    for ((path, text), file) in sources.iter().zip(&files) {
-        results.extend(check_properties(&subject, file, text, path, &context, &options)?);
-    }
-    drop(phase);
-    let check_seconds = t2.elapsed().as_secs_f64();
-    let mut constants: BTreeMap<String, Json> = BTreeMap::new();
-    for (k, v) in model_constants.iter().chain(&for_props) {
-        constants.insert(k.clone(), value_json(*v));
-    }
-    let names = |s: u32| match &loaded.model {
+    let names = |s: u32| match &report.model {
         Model::Dtmc(d) => d.state_name(s),
         Model::Mdp(m) => m.state_name(s),
     };
+    let constants: BTreeMap<String, Json> = report
+        .constants
+        .iter()
+        .map(|(k, v)| (k.clone(), value_json(*v)))
+        .collect();
+    let seconds = report.seconds;
     if !args.json {
         println!(
-            "{} model: {n} states, {transitions} transitions{}, {} initial state{}",
-            loaded.model_type,
-            if loaded.model_type == "dtmc" {
+            "{} model: {n} states, {transitions} transitions{}, {initial} initial state{}",
+            report.model_type,
+            if report.model_type == "dtmc" {
                 String::new()
             } else {
-                format!(", {choices} choices")
+                format!(", {} choices", report.choices)
             },
-            initial.len(),
-            if initial.len() == 1 { "" } else { "s" }
+            if initial == 1 { "" } else { "s" }
         );
         if !constants.is_empty() {
             let list: Vec<String> = constants.iter().map(|(k, v)| format!("{k}={v}")).collect();
             println!("constants: {}", list.join(", "));
         }
-        if let Some(b) = &loaded.built
-            && !b.deadlocks.is_empty()
-        {
+        if report.deadlocks > 0 {
             println!(
                 "{} deadlock state{} given a self-loop, as PRISM does (--no-fix-deadlocks refuses them)",
-                b.deadlocks.len(),
-                if b.deadlocks.len() == 1 { "" } else { "s" }
+                report.deadlocks,
+                if report.deadlocks == 1 { "" } else { "s" }
             );
         }
-        println!("time: parse {parse_seconds:.3} s, build {build_seconds:.3} s, check {check_seconds:.3} s");
-        for r in &results {
+        println!(
+            "time: parse {:.3} s, build {:.3} s, check {:.3} s",
+            seconds.parse, seconds.build, seconds.check
+        );
+        for r in &report.results {
             println!();
             match &r.name {
                 Some(name) => println!("\"{name}\": {}", r.property),
@@ -329,7 +196,8 @@ fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
             println!("  time     {:.3} s", r.seconds);
         }
     }
-    let results_json: Vec<Json> = results
+    let results_json: Vec<Json> = report
+        .results
         .iter()
         .map(|r| {
             let mut o = json!({
@@ -360,16 +228,16 @@ fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
         .collect();
     Ok(json!({
         "model": {
-            "type": loaded.model_type,
+            "type": report.model_type,
             "states": n,
             "transitions": transitions,
-            "choices": choices,
-            "initial_states": initial.len(),
-            "deadlocks": loaded.built.as_ref().map_or(0, |b| b.deadlocks.len()),
+            "choices": report.choices,
+            "initial_states": initial,
+            "deadlocks": report.deadlocks,
         },
         "constants": constants,
         "results": results_json,
-        "seconds": {"parse": parse_seconds, "build": build_seconds, "check": check_seconds},
+        "seconds": {"parse": seconds.parse, "build": seconds.build, "check": seconds.check},
     }))
 }
 

@@ -1100,3 +1100,217 @@ fn absorbing_where(m: &CsrMatrix, set: &StateSet) -> CsrMatrix {
     }
     b.build()
 }
+
+/// The file extensions read as the PRISM modelling language (others go to [`crate::io`]).
+pub const LANGUAGE_EXTENSIONS: &[&str] = &["pm", "nm", "prism", "smg"];
+
+/// What to check: a model file, property sources, constants.
+#[derive(Clone, Debug, Default)]
+pub struct CheckRequest {
+    /// The model: PRISM language (by [`LANGUAGE_EXTENSIONS`]) or any format [`crate::io`] reads.
+    pub model: std::path::PathBuf,
+    /// Property sources in order: (the name used in messages, e.g. the file's path or
+    /// `--prop`, and the text).
+    pub properties: Vec<(std::path::PathBuf, String)>,
+    /// Values of constants, of the model's or the properties' (`--const`).
+    pub constants: Vec<(String, Value)>,
+    /// Give deadlock states a self-loop (PRISM's default, `-fixdl`) instead of refusing the model.
+    pub fix_deadlocks: bool,
+    /// How to check.
+    pub options: CheckOptions,
+}
+
+/// The seconds of each phase.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Seconds {
+    /// Reading and parsing the model and property texts.
+    pub parse: f64,
+    /// Building (exploring) or reading the model.
+    pub build: f64,
+    /// Checking every property.
+    pub check: f64,
+}
+
+/// The model checked and every property's result.
+#[derive(Debug)]
+pub struct CheckReport {
+    /// The model.
+    pub model: Model,
+    /// `"dtmc"` or `"mdp"`.
+    pub model_type: &'static str,
+    /// Choices (rows of the matrix; the number of states for a chain).
+    pub choices: usize,
+    /// Deadlock states given a self-loop.
+    pub deadlocks: usize,
+    /// The constants' values: the model's, then the properties' given ones.
+    pub constants: Vec<(String, Value)>,
+    /// One result per property, in order.
+    pub results: Vec<PropertyResult>,
+    /// The phases' times.
+    pub seconds: Seconds,
+}
+
+/// Reads the model of `request` (building it from the PRISM language, or reading its file) and
+/// checks every property, in order.
+///
+/// # Errors
+/// [`Error::Io`] for a file that cannot be read; what [`crate::lang::parse_model`],
+/// [`crate::lang::build_model`], [`crate::io::read_model`] and [`check_properties`] return;
+/// [`Error::InvalidArgument`] naming `--const` for a constant that neither the model nor the
+/// properties declare.
+pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
+    use crate::lang::{BuildOptions, build_model, parse_model, parse_properties};
+    let t0 = Instant::now();
+    let language = request
+        .model
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| LANGUAGE_EXTENSIONS.contains(&e));
+    let (ast, model_text) = if language {
+        let text = std::fs::read_to_string(&request.model).map_err(|error| Error::Io {
+            path: request.model.clone(),
+            error,
+        })?;
+        (Some(parse_model(&text, &request.model)?), text)
+    } else {
+        (None, String::new())
+    };
+    let files = request
+        .properties
+        .iter()
+        .map(|(path, text)| parse_properties(text, path))
+        .collect::<Result<Vec<_>>>()?;
+    let parse = t0.elapsed().as_secs_f64();
+    // Constants: the model's go to the build, the rest to the properties.
+    let model_names: Vec<&str> = ast
+        .as_ref()
+        .map(|a| a.constants.iter().map(|c| c.name.name.as_str()).collect())
+        .unwrap_or_default();
+    let (for_model, for_props): (Vec<(String, Value)>, Vec<(String, Value)>) = request
+        .constants
+        .iter()
+        .cloned()
+        .partition(|(n, _)| model_names.contains(&n.as_str()));
+    let t1 = Instant::now();
+    let (mut model, built) = match &ast {
+        Some(ast) => {
+            let built = build_model(
+                ast,
+                &model_text,
+                &request.model,
+                &BuildOptions {
+                    constants: for_model,
+                    fix_deadlocks: request.fix_deadlocks,
+                    max_states: None,
+                },
+            )?;
+            let crate::lang::BuiltModel {
+                model,
+                model_type,
+                variables,
+                states,
+                reward_names,
+                constants,
+                deadlocks,
+            } = built;
+            let info = Built {
+                model_type,
+                variables,
+                states,
+                reward_names,
+                constants,
+                deadlocks: deadlocks.len(),
+            };
+            (model, Some(info))
+        }
+        None => {
+            let file = crate::io::read_model(&request.model, &crate::io::ReadOptions::default())?;
+            (file.model, None)
+        }
+    };
+    let build = t1.elapsed().as_secs_f64();
+    // Models read from files: "init" names the initial states unless the file has its own.
+    let (n, choices, labels_missing_init) = match &model {
+        Model::Dtmc(d) => (d.n(), d.n(), d.label("init").is_none()),
+        Model::Mdp(m) => (m.n(), m.choices(), m.label("init").is_none()),
+    };
+    if labels_missing_init {
+        match &mut model {
+            Model::Dtmc(d) => {
+                let init = StateSet::from_states(n, d.initial().iter().copied());
+                d.set_label("init", init);
+            }
+            Model::Mdp(m) => {
+                let init = StateSet::from_states(n, m.initial().iter().copied());
+                m.set_label("init", init);
+            }
+        }
+    }
+    let (model_type, reward_order) = match (&model, &built) {
+        (_, Some(b)) => (
+            if b.model_type == ast::ModelType::Dtmc {
+                "dtmc"
+            } else {
+                "mdp"
+            },
+            b.reward_names.clone(),
+        ),
+        (Model::Dtmc(d), None) => ("dtmc", d.reward_models().keys().cloned().collect()),
+        (Model::Mdp(m), None) => ("mdp", m.reward_models().keys().cloned().collect()),
+    };
+    let t2 = Instant::now();
+    let subject = Subject {
+        model: &model,
+        states: StateValues {
+            states: built.as_ref().map(|b| &b.states[..]),
+            n,
+        },
+        reward_order,
+    };
+    let model_constants: Vec<(String, Value)> =
+        built.as_ref().map(|b| b.constants.clone()).unwrap_or_default();
+    let labels = match &model {
+        Model::Dtmc(d) => d.labels(),
+        Model::Mdp(m) => m.labels(),
+    };
+    let context = PropertyContext {
+        formulas: ast.as_ref().map_or(&[][..], |a| &a.formulas[..]),
+        constants: &model_constants,
+        given: &for_props,
+        variables: built.as_ref().map_or(&[][..], |b| &b.variables[..]),
+        labels,
+    };
+    let mut results = Vec::new();
+    for ((path, text), file) in request.properties.iter().zip(&files) {
+        results.extend(check_properties(
+            &subject,
+            file,
+            text,
+            path,
+            &context,
+            &request.options,
+        )?);
+    }
+    let check = t2.elapsed().as_secs_f64();
+    let mut constants = model_constants.clone();
+    constants.extend(for_props.iter().cloned());
+    Ok(CheckReport {
+        model_type,
+        choices,
+        deadlocks: built.as_ref().map_or(0, |b| b.deadlocks),
+        constants,
+        results,
+        seconds: Seconds { parse, build, check },
+        model,
+    })
+}
+
+/// What a [`crate::lang::BuiltModel`] adds to its model.
+struct Built {
+    model_type: ast::ModelType,
+    variables: Vec<crate::lang::VariableInfo>,
+    states: Vec<Box<[i32]>>,
+    reward_names: Vec<String>,
+    constants: Vec<(String, Value)>,
+    deadlocks: usize,
+}

@@ -1,0 +1,296 @@
+//! `kolmo::check` on the PRISM benchmark suite's reference values (../shared/prism-suite,
+//! read in place: PRISM's RESULT lines, about 1e-6 relative, and QVBS's exact values from Storm's
+//! exact engine, which must lie inside kolmo's certified interval), and each operator of the
+//! property language on small models whose answers are worked out by hand.
+
+use kolmo::check::{Answer, CheckOptions, CheckReport, CheckRequest, check_file};
+use kolmo::lang::parse_constants;
+use std::path::{Path, PathBuf};
+
+fn suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/prism-suite")
+}
+
+fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckReport> {
+    check_file(&CheckRequest {
+        model: model.to_path_buf(),
+        properties: props
+            .iter()
+            .map(|p| (PathBuf::from("--prop"), (*p).to_string()))
+            .collect(),
+        constants: parse_constants(consts)?,
+        fix_deadlocks: true,
+        options: CheckOptions::default(),
+    })
+}
+
+/// Every reference value of the suite for instances up to `max_states` states (the rest, up to
+/// 10^6, are run by shared/checks/prism-suite.py on the release build).
+#[test]
+fn reference_values_of_the_suite() {
+    // Debug builds are slow; instances up to 10^4 states keep this test under a minute.
+    let max_states = 10_000;
+    let text = std::fs::read_to_string(suite().join("reference_values.tsv")).unwrap();
+    let (mut right, mut misses) = (0, Vec::new());
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (model, consts, states, prop, reference, source) = (f[0], f[1], f[2], f[5], f[6], f[7]);
+        if states.parse::<u64>().map_or(true, |n| n > max_states) {
+            continue;
+        }
+        let label = format!("{model} [{consts}] {prop}");
+        let report = match check(&suite().join(model), &[prop], consts) {
+            Ok(r) => r,
+            Err(e) => {
+                misses.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        let r = &report.results[0];
+        let good = match (reference, r.value) {
+            ("true", Answer::Bool(b)) => b,
+            ("false", Answer::Bool(b)) => !b,
+            (x, Answer::Number(v)) => {
+                let want: f64 = x.parse().unwrap();
+                let close = (v - want).abs() <= (1e-6 * want.abs()).max(1e-12);
+                // Exact references must lie within the certified interval.
+                let inside = !source.contains("exact")
+                    || (r.lower.unwrap() - 1e-15 * want.abs() <= want
+                        && want <= r.upper.unwrap() + 1e-15 * want.abs());
+                close && inside
+            }
+            _ => false,
+        };
+        if good {
+            right += 1;
+        } else {
+            misses.push(format!(
+                "{label}: got {:?} in [{:?}, {:?}], reference {reference} ({source})",
+                r.value, r.lower, r.upper
+            ));
+        }
+    }
+    assert!(
+        misses.is_empty(),
+        "{} misses:\n{}",
+        misses.len(),
+        misses.join("\n")
+    );
+    // 129 rows of the suite's 322 have at most 10^4 states.
+    assert!(right >= 120, "only {right} reference values checked");
+}
+
+/// A model file in a temporary directory.
+fn model(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.pm");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+fn number(r: &CheckReport, i: usize) -> f64 {
+    match r.results[i].value {
+        Answer::Number(x) => x,
+        Answer::Bool(b) => panic!("a truth value {b}"),
+    }
+}
+
+fn truth(r: &CheckReport, i: usize) -> bool {
+    match r.results[i].value {
+        Answer::Bool(b) => b,
+        Answer::Number(x) => panic!("a number {x}"),
+    }
+}
+
+/// A gambler with 1 of 3 coins, winning a coin with probability 1/3 and losing one with 2/3;
+/// `broke` at 0, `rich` at 3. Hand-derived: P(F rich) from 1 = 1/7 (ratio r = 2: (r−1)/(r³−1));
+/// the expected steps from 1: t1 = 1 + (1/3)t2, t2 = 1 + (2/3)t1 → t1 = 12/7.
+const GAMBLER: &str = "dtmc
+module g
+  c : [0..3] init 1;
+  [] c>0 & c<3 -> 1/3:(c'=c+1) + 2/3:(c'=c-1);
+  [] c=0 | c=3 -> true;
+endmodule
+label \"broke\" = c=0;
+label \"rich\" = c=3;
+rewards \"steps\"
+  c>0 & c<3 : 1;
+endrewards
+rewards \"coins\"
+  true : c;
+endrewards
+";
+
+#[test]
+fn chain_operators_give_hand_derived_values() {
+    let (_dir, path) = model(GAMBLER);
+    let props = [
+        "P=? [F \"rich\"]",                        // 1/7
+        "P=? [X c=2]",                             // 1/3
+        "P=? [F<=2 \"broke\"]",                    // 2/3 + (1/3)(0) = 2/3 (from 2 it cannot go broke in 1)
+        "P=? [G !\"broke\"]",                      // 1 − 6/7
+        "P=? [c<2 U \"broke\"]",                   // from 1: 2/3 directly; via 2 blocked: 2/3
+        "R{\"steps\"}=? [F \"broke\" | \"rich\"]", // 12/7
+        "T=? [F c=0 | c=3]",                       // 12/7
+        "R{\"coins\"}=? [I=1]",                    // (1/3)·2 + (2/3)·0 = 2/3
+        "R{\"coins\"}=? [C<=2]",                   // 1 + 2/3 = 5/3
+        "R{\"coins\"}=? [S]",                      // long run: 3 with prob 1/7 → 3/7
+        "S=? [\"rich\"]",                          // 1/7
+        "R{\"steps\"}=? [C]",                      // total until a closed class that earns nothing: 12/7
+        "R{\"coins\"}=? [C]",                      // the rich state earns forever with probability 1/7 > 0
+        "R{\"steps\"}=? [F \"rich\"]",             // rich may be missed: +inf
+        "P>=1 [F \"broke\" | \"rich\"]",           // true
+        "P>0.15 [F \"rich\"]",                     // 1/7 < 0.15: false
+        "filter(max, P=? [F \"rich\"], c<3)",      // from 2: 3/7
+        "filter(count, c>0)",                      // 3
+        "filter(forall, P>=1 [F c=0 | c=3], c<3)", // true
+        "filter(avg, c)",                          // 1.5
+        "filter(state, P=? [F \"rich\"], c=2)",    // 3/7
+    ];
+    let r = check(&path, &props, "").unwrap();
+    let want = [
+        1.0 / 7.0,
+        1.0 / 3.0,
+        2.0 / 3.0,
+        1.0 / 7.0,
+        2.0 / 3.0,
+        12.0 / 7.0,
+        12.0 / 7.0,
+        2.0 / 3.0,
+        5.0 / 3.0,
+        3.0 / 7.0,
+        1.0 / 7.0,
+        12.0 / 7.0,
+        f64::INFINITY,
+        f64::INFINITY,
+    ];
+    for (i, w) in want.iter().enumerate() {
+        let got = number(&r, i);
+        let res = &r.results[i];
+        if w.is_finite() {
+            assert!(
+                res.lower.unwrap() <= *w && *w <= res.upper.unwrap() && (got - w).abs() < 1e-12,
+                "{}: {got} in [{:?}, {:?}], want {w}",
+                res.property,
+                res.lower,
+                res.upper
+            );
+        } else {
+            assert_eq!(got, *w, "{}", res.property);
+        }
+    }
+    assert!(truth(&r, 14));
+    assert!(!truth(&r, 15));
+    assert!((number(&r, 16) - 3.0 / 7.0).abs() < 1e-12);
+    assert_eq!(number(&r, 17), 3.0);
+    assert!(truth(&r, 18));
+    assert_eq!(number(&r, 19), 1.5);
+    assert!((number(&r, 20) - 3.0 / 7.0).abs() < 1e-12);
+}
+
+/// An MDP: from s=0, action `safe` reaches the goal with 1/2 (else a trap), action `risky` tries
+/// again: with 1/4 the goal, 1/4 the trap, 1/2 back to s=0. Pmax(F goal) = 1/2 (safe; risky
+/// forever gives 1/2 too: x = 1/4 + x/2); Pmin = 1/2. With a cost 1 per step: Rmin to the goal is
+/// +inf (the trap may be reached). A second MDP without the trap: Rmin = 1 (straight), Rmax = ...
+#[test]
+fn mdp_operators_give_hand_derived_values() {
+    let (_dir, path) = model(
+        "mdp
+module m
+  s : [0..2] init 0;
+  [safe]  s=0 -> 1/2:(s'=1) + 1/2:(s'=2);
+  [risky] s=0 -> 1/3:(s'=1) + 1/6:(s'=2) + 1/2:(s'=0);
+  [] s>0 -> true;
+endmodule
+label \"goal\" = s=1;
+rewards
+  s=0 : 1;
+endrewards
+",
+    );
+    let r = check(
+        &path,
+        &[
+            "Pmax=? [F \"goal\"]",    // risky forever: x = 1/3 + x/2 → 2/3
+            "Pmin=? [F \"goal\"]",    // safe: 1/2
+            "Pmax=? [F<=1 \"goal\"]", // 1/2
+            "Rmax=? [F s>0]",         // risky: t = 1 + t/2 → 2
+            "Rmin=? [F s>0]",         // 1
+            "Rmax=? [C<=2]",          // risky twice: 1 + 1/2 = 3/2
+            "Pmin=? [G s!=1]",        // 1 − Pmax(F goal) = 1/3
+            "P>=0.4 [F \"goal\"]",    // every policy: Pmin = 1/2 ≥ 0.4: true
+            "Rmin=? [S]",             // settles in s>0: 0
+        ],
+        "",
+    )
+    .unwrap();
+    let want = [2.0 / 3.0, 0.5, 0.5, 2.0, 1.0, 1.5, 1.0 / 3.0];
+    for (i, w) in want.iter().enumerate() {
+        let res = &r.results[i];
+        assert!(
+            (number(&r, i) - w).abs() < 1e-12 && res.lower.unwrap() <= *w && *w <= res.upper.unwrap(),
+            "{}: {:?}, want {w}",
+            res.property,
+            res.value
+        );
+    }
+    assert!(truth(&r, 7));
+    assert!(number(&r, 8).abs() < 1e-12);
+    // P=? on an MDP needs an optimum.
+    let e = check(&path, &["P=? [F \"goal\"]"], "").unwrap_err().to_string();
+    assert!(e.contains("--prop:1:1") && e.contains("Pmin=? or Pmax=?"), "{e}");
+}
+
+#[test]
+fn bad_properties_name_the_place() {
+    let (_dir, path) = model(GAMBLER);
+    for (prop, want) in [
+        ("P=? [F \"poor\"]", "--prop:1:8: no label \"poor\""),
+        (
+            "R{\"time\"}=? [F c=0]",
+            "--prop:1:3: no reward structure \"time\" (the model has \"steps\", \"coins\")",
+        ),
+        ("P=? [F d=0]", "--prop:1:8: d is not defined"),
+        ("P=? [F c]", "--prop:1:8: a set of states must be bool, not int"),
+        (
+            "filter(state, c, c>0)",
+            "filter(state, ...) needs exactly one state; the filter has 3",
+        ),
+        ("P=? [F<=K c=0]", "--prop:1:9: K is not defined"),
+    ] {
+        let e = check(&path, &[prop], "").unwrap_err().to_string();
+        assert!(e.contains(want), "{prop}: {e}");
+    }
+    // Constants of the properties come from --const; unknown ones are refused.
+    let r = check(&path, &["const int K; P=? [F<=K c=0]"], "K=1").unwrap();
+    assert!((number(&r, 0) - 2.0 / 3.0).abs() < 1e-15);
+    let e = check(&path, &["P=? [F c=0]"], "Q=1").unwrap_err().to_string();
+    assert!(
+        e.contains("neither the model nor the properties have a constant Q"),
+        "{e}"
+    );
+}
+
+/// The seeds as models: the classic board of `kolmo snakes` and a LightOJ 1151 case.
+#[test]
+fn the_seed_models_agree_with_their_commands() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/models");
+    let r = check(
+        &examples.join("snakes.pm"),
+        &["R=? [F pos=100]", "P=? [F<=20 pos=100]"],
+        "",
+    )
+    .unwrap();
+    // The figures of `kolmo snakes` (README; shared/cases/01-snakes.md).
+    let steps = 35.834_938_413_695_5;
+    assert!((number(&r, 0) - steps).abs() < 1e-10);
+    assert!(r.results[0].lower.unwrap() <= steps + 1e-12 && steps - 1e-12 <= r.results[0].upper.unwrap());
+    assert!((number(&r, 1) - 0.274_892_661_192_890_1).abs() < 1e-15);
+    let board = kolmo::games::snakes::Board::classic()
+        .analyze(&kolmo::games::snakes::AnalysisOptions::default())
+        .unwrap();
+    assert!((number(&r, 0) - board.expected_rolls).abs() < 1e-10);
+    // LightOJ 1151's sample, case 1: 31.5488080634 (shared/cases/lightoj1151.sample.out).
+    let r = check(&examples.join("lightoj-1151.pm"), &["R=? [F pos=100]"], "").unwrap();
+    assert_eq!(format!("{:.10}", number(&r, 0)), "31.5488080634");
+}
