@@ -134,7 +134,8 @@ impl Default for ExploreOptions {
 /// O(states + transitions) hash-map operations.
 pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<Explored<G::State>> {
     let limit = options.max_states.min(u32::MAX as usize);
-    let mut ids: HashMap<G::State, StateId> = HashMap::new();
+    // foldhash, not SipHash: hashing states is much of exploration's time.
+    let mut ids: HashMap<G::State, StateId, foldhash::fast::RandomState> = HashMap::default();
     let mut states: Vec<G::State> = Vec::new();
     let mut queue = VecDeque::new();
     let mut intern = |s: &G::State, states: &mut Vec<G::State>, queue: &mut VecDeque<StateId>| {

@@ -22,13 +22,13 @@ use super::ast::{
 };
 use super::compile::{Binding, Code, ConstDef, Scope, Value};
 use super::lex::Span;
+use super::packed::{Layout, PackedStates};
 use crate::explore::{ExploreOptions, Generator, Successors, explore};
 use crate::io::Model;
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::Mutex;
 
 /// How to build a model.
 #[derive(Clone, Debug, Default)]
@@ -65,8 +65,8 @@ pub struct BuiltModel {
     pub model_type: ModelType,
     /// The variables, in slot order.
     pub variables: Vec<VariableInfo>,
-    /// `states[s]` holds the values of state `s`, one per variable (bools as 0 or 1).
-    pub states: Vec<Box<[i32]>>,
+    /// Every state's variables' values (bools as 0 or 1), packed.
+    pub states: PackedStates,
     /// The reward structures' names, in file order (`""` for an unnamed one).
     pub reward_names: Vec<String>,
     /// The constants' values used, in file order.
@@ -77,7 +77,6 @@ pub struct BuiltModel {
 
 /// A compiled command.
 struct CommandCode {
-    action: Option<usize>,
     guard: Code,
     updates: Vec<UpdateCode>,
     /// file:line:column of the command, for messages.
@@ -91,20 +90,69 @@ struct UpdateCode {
 
 struct ModuleCode {
     commands: Vec<CommandCode>,
+    /// The unlabelled commands.
+    unlabelled: CommandList,
 }
 
-/// The compiled model: the generator of [`explore`].
+/// Some commands of a module, indexed by the value of one variable that most of their guards
+/// fix with a conjunct `x = c`: a state looks at only the commands whose guard can hold there
+/// (in file order), not at every guard.
+struct CommandList {
+    all: Vec<usize>,
+    /// (variable slot, its low end, for each value the commands that do not exclude it).
+    index: Option<(usize, i32, Vec<Vec<usize>>)>,
+}
+
+impl CommandList {
+    /// The commands whose guards may hold in `s`.
+    #[inline]
+    fn candidates(&self, s: &[i32]) -> &[usize] {
+        match &self.index {
+            Some((k, low, by_value)) => &by_value[(s[*k] - low) as usize],
+            None => &self.all,
+        }
+    }
+
+    /// `commands` indexed by the variable most of their guards fix (`fixed[c]`: the (slot,
+    /// value) pairs command `c`'s guard fixes), if that leaves fewer guards to evaluate.
+    fn new(commands: Vec<usize>, fixed: &[Vec<(usize, i64)>], variables: &[VariableInfo]) -> Self {
+        let mut counts: HashMap<usize, usize> = HashMap::new();
+        for &c in &commands {
+            for &(k, _) in &fixed[c] {
+                *counts.entry(k).or_default() += 1;
+            }
+        }
+        let best = counts
+            .into_iter()
+            .filter(|&(k, n)| n >= 2 && variables[k].high - variables[k].low < 4096)
+            .max_by_key(|&(k, n)| (n, usize::MAX - k));
+        let index = best.map(|(k, _)| {
+            let (low, high) = (variables[k].low, variables[k].high);
+            let by_value = (low..=high)
+                .map(|v| {
+                    commands
+                        .iter()
+                        .copied()
+                        .filter(|&c| fixed[c].iter().all(|&(j, x)| j != k || x == i64::from(v)))
+                        .collect()
+                })
+                .collect();
+            (k, low, by_value)
+        });
+        Self { all: commands, index }
+    }
+}
+
+/// The compiled model: commands by module, and for each action the modules that synchronise on
+/// it with their commands of that action.
 struct Program {
     model_type: ModelType,
     variables: Vec<VariableInfo>,
     modules: Vec<ModuleCode>,
-    /// For each action, the modules with it in their alphabet.
-    participants: Vec<Vec<usize>>,
+    /// For each action, the modules with it in their alphabet and their commands labelled with it.
+    participants: Vec<Vec<(usize, CommandList)>>,
     initial: Vec<Box<[i32]>>,
     fix_deadlocks: bool,
-    /// The first error met while expanding (expansion cannot return one).
-    error: Mutex<Option<Error>>,
-    deadlocks: Mutex<Vec<Box<[i32]>>>,
 }
 
 /// The state's values as `(x=1, b=true)`.
@@ -123,10 +171,14 @@ fn describe(variables: &[VariableInfo], s: &[i32]) -> String {
     format!("({})", parts.join(", "))
 }
 
-/// One enabled choice: the action and one command per participating module.
-struct Choice<'a> {
-    action: Option<usize>,
-    commands: Vec<&'a CommandCode>,
+/// Buffers reused from state to state.
+#[derive(Default)]
+struct ChoiceScratch {
+    /// Per participating module, its enabled commands of the current action.
+    enabled: Vec<Vec<usize>>,
+    /// The commands of the current choice.
+    chosen: Vec<(usize, usize)>,
+    odometer: Vec<usize>,
 }
 
 impl Program {
@@ -138,71 +190,101 @@ impl Program {
         )
     }
 
-    fn fail(&self, e: Error) {
-        let mut slot = self.error.lock().expect("not poisoned");
-        if slot.is_none() {
-            *slot = Some(e);
-        }
-    }
-
-    fn failed(&self) -> bool {
-        self.error.lock().expect("not poisoned").is_some()
-    }
-
     fn guard(c: &CommandCode, s: &[i32]) -> bool {
         matches!(c.guard.eval(s), Value::Bool(true))
     }
 
-    /// The enabled choices of `s`, unlabelled commands first (module by module), then each
-    /// action in order of first appearance.
-    fn choices<'a>(&'a self, s: &[i32]) -> Vec<Choice<'a>> {
-        let mut out = Vec::new();
-        for m in &self.modules {
-            for c in &m.commands {
-                if c.action.is_none() && Self::guard(c, s) {
-                    out.push(Choice {
-                        action: None,
-                        commands: vec![c],
-                    });
+    fn command(&self, (m, c): (usize, usize)) -> &CommandCode {
+        &self.modules[m].commands[c]
+    }
+
+    /// Calls `f(action, commands)` for each enabled choice of `s` (commands as (module,
+    /// command) pairs): unlabelled commands first (module by module), then each action in order
+    /// of first appearance, one command of each module of its alphabet (their product).
+    fn for_each_choice(
+        &self,
+        s: &[i32],
+        scratch: &mut ChoiceScratch,
+        mut f: impl FnMut(Option<usize>, &[(usize, usize)]) -> Result<()>,
+    ) -> Result<()> {
+        for (m, module) in self.modules.iter().enumerate() {
+            for &c in module.unlabelled.candidates(s) {
+                if Self::guard(&module.commands[c], s) {
+                    f(None, &[(m, c)])?;
                 }
             }
         }
         for (a, mods) in self.participants.iter().enumerate() {
-            let mut product: Vec<Vec<&CommandCode>> = vec![Vec::new()];
-            for &m in mods {
-                let enabled: Vec<&CommandCode> = self.modules[m]
-                    .commands
-                    .iter()
-                    .filter(|c| c.action == Some(a) && Self::guard(c, s))
-                    .collect();
-                if enabled.is_empty() {
-                    product.clear();
+            scratch.enabled.resize_with(mods.len(), Vec::new);
+            let mut blocked = false;
+            for (k, (m, commands)) in mods.iter().enumerate() {
+                let e = &mut scratch.enabled[k];
+                e.clear();
+                e.extend(
+                    commands
+                        .candidates(s)
+                        .iter()
+                        .copied()
+                        .filter(|&c| Self::guard(&self.modules[*m].commands[c], s)),
+                );
+                if e.is_empty() {
+                    blocked = true;
                     break;
                 }
-                product = product
-                    .into_iter()
-                    .flat_map(|p| {
-                        enabled.iter().map(move |c| {
-                            let mut q = p.clone();
-                            q.push(*c);
-                            q
-                        })
-                    })
-                    .collect();
             }
-            out.extend(product.into_iter().map(|commands| Choice {
-                action: Some(a),
-                commands,
-            }));
+            if blocked {
+                continue;
+            }
+            // Every combination, the last module fastest.
+            scratch.odometer.clear();
+            scratch.odometer.resize(mods.len(), 0);
+            loop {
+                scratch.chosen.clear();
+                for (k, (m, _)) in mods.iter().enumerate() {
+                    scratch.chosen.push((*m, scratch.enabled[k][scratch.odometer[k]]));
+                }
+                f(Some(a), &scratch.chosen)?;
+                let mut k = mods.len();
+                loop {
+                    if k == 0 {
+                        break;
+                    }
+                    k -= 1;
+                    scratch.odometer[k] += 1;
+                    if scratch.odometer[k] < scratch.enabled[k].len() {
+                        break;
+                    }
+                    scratch.odometer[k] = 0;
+                    if k == 0 {
+                        k = usize::MAX;
+                        break;
+                    }
+                }
+                if k == usize::MAX || mods.is_empty() {
+                    break;
+                }
+            }
         }
-        out
+        Ok(())
     }
 
-    /// The distribution of one choice from `s`, or an error naming the state and command.
-    fn distribution(&self, s: &[i32], choice: &Choice<'_>) -> Result<Vec<(Box<[i32]>, f64)>> {
-        let mut dist: Vec<(Box<[i32]>, f64)> = vec![(s.into(), 1.0)];
-        for c in &choice.commands {
-            let mut next = Vec::with_capacity(dist.len() * c.updates.len());
+    /// The distribution of the choice made of `commands` from `s` (packed as `packed`), into
+    /// `out` (cleared first; `spare` is a second buffer), or an error naming the state and
+    /// command.
+    fn distribution<const W: usize>(
+        &self,
+        layout: &Layout,
+        s: &[i32],
+        packed: &[u64; W],
+        commands: &[(usize, usize)],
+        out: &mut Vec<([u64; W], f64)>,
+        spare: &mut Vec<([u64; W], f64)>,
+    ) -> Result<()> {
+        out.clear();
+        out.push((*packed, 1.0));
+        for &mc in commands {
+            let c = self.command(mc);
+            spare.clear();
             let mut sum = 0.0;
             for u in &c.updates {
                 let p = match &u.probability {
@@ -219,8 +301,8 @@ impl Program {
                 if p == 0.0 {
                     continue;
                 }
-                for (t, q) in &dist {
-                    let mut t = t.clone();
+                for (t, q) in out.iter() {
+                    let mut t = *t;
                     for (k, code) in &u.assignments {
                         let v = match code.eval(s) {
                             Value::Int(i) => i,
@@ -237,9 +319,9 @@ impl Program {
                                 ),
                             ));
                         }
-                        t[*k] = v as i32;
+                        layout.set(&mut t, *k, v as i32);
                     }
-                    next.push((t, q * p));
+                    spare.push((t, q * p));
                 }
             }
             if (sum - 1.0).abs() > 1e-9 * c.updates.len() as f64 {
@@ -251,65 +333,147 @@ impl Program {
                     ),
                 ));
             }
-            dist = next;
+            std::mem::swap(out, spare);
         }
-        Ok(dist)
+        Ok(())
     }
 }
 
-impl Generator for Program {
-    type State = Box<[i32]>;
+/// The program as the generator of [`explore`] over states packed in `W` words.
+struct PackedProgram<'p, const W: usize> {
+    program: &'p Program,
+    layout: &'p Layout,
+    scratch: std::cell::RefCell<Scratch<W>>,
+    /// The first error met while expanding (expansion cannot return one).
+    error: std::cell::RefCell<Option<Error>>,
+    deadlocks: std::cell::RefCell<Vec<[u64; W]>>,
+}
 
-    fn initial_states(&self) -> Vec<Box<[i32]>> {
-        self.initial.clone()
+#[derive(Default)]
+struct Scratch<const W: usize> {
+    values: Vec<i32>,
+    choices: ChoiceScratch,
+    dist: Vec<([u64; W], f64)>,
+    spare: Vec<([u64; W], f64)>,
+}
+
+impl<const W: usize> Generator for PackedProgram<'_, W> {
+    type State = [u64; W];
+
+    fn initial_states(&self) -> Vec<[u64; W]> {
+        self.program
+            .initial
+            .iter()
+            .map(|v| {
+                let mut p = [0u64; W];
+                self.layout.pack(v, &mut p);
+                p
+            })
+            .collect()
     }
 
-    fn expand(&self, s: &Box<[i32]>, out: &mut Successors<Box<[i32]>>) {
-        if self.failed() {
-            out.add(s.clone(), 1.0);
+    fn expand(&self, packed: &[u64; W], out: &mut Successors<[u64; W]>) {
+        if self.error.borrow().is_some() {
+            out.add(*packed, 1.0);
             return;
         }
-        let choices = self.choices(s);
-        if choices.is_empty() {
-            if !self.fix_deadlocks {
-                self.fail(Error::arg(
+        let scratch = &mut *self.scratch.borrow_mut();
+        let Scratch {
+            values,
+            choices,
+            dist,
+            spare,
+        } = scratch;
+        let program = self.program;
+        values.resize(program.variables.len(), 0);
+        self.layout.unpack(packed, values);
+        let s = &values[..];
+        let dtmc = program.model_type == ModelType::Dtmc;
+        // A chain takes each enabled choice with equal probability: count them first.
+        let mut count = 0usize;
+        if dtmc {
+            let _ = program.for_each_choice(s, choices, |_, _| {
+                count += 1;
+                Ok(())
+            });
+        }
+        let mut any = false;
+        let result = program.for_each_choice(s, choices, |_, commands| {
+            program.distribution(self.layout, s, packed, commands, dist, spare)?;
+            any = true;
+            if !dtmc {
+                out.choice();
+            }
+            for (t, p) in dist.iter() {
+                out.add(*t, if dtmc { p / count as f64 } else { *p });
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            self.error.borrow_mut().get_or_insert(e);
+            out.add(*packed, 1.0);
+            return;
+        }
+        if !any {
+            if !program.fix_deadlocks {
+                self.error.borrow_mut().get_or_insert(Error::arg(
                     "model",
                     format!(
                         "state {}: no command is enabled (a deadlock: add a command for it, or let it stay forever as PRISM's -fixdl does)",
-                        describe(&self.variables, s)
+                        describe(&program.variables, s)
                     ),
                 ));
             }
-            self.deadlocks.lock().expect("not poisoned").push(s.clone());
-            out.add(s.clone(), 1.0);
-            return;
-        }
-        let k = choices.len() as f64;
-        for c in &choices {
-            match self.distribution(s, c) {
-                Ok(d) => {
-                    if self.model_type != ModelType::Dtmc {
-                        out.choice();
-                    }
-                    for (t, p) in d {
-                        out.add(
-                            t,
-                            if self.model_type == ModelType::Dtmc {
-                                p / k
-                            } else {
-                                p
-                            },
-                        );
-                    }
-                }
-                Err(e) => {
-                    self.fail(e);
-                    out.add(s.clone(), 1.0);
-                    return;
-                }
-            }
+            self.deadlocks.borrow_mut().push(*packed);
+            out.add(*packed, 1.0);
         }
     }
+}
+
+/// What exploring with a packed generator gives.
+struct ExploredProgram {
+    matrix: crate::sparse::CsrMatrix,
+    initial: Vec<StateId>,
+    states: PackedStates,
+    deadlocks: Vec<StateId>,
+}
+
+/// Explores `program` over states packed in `W` words.
+fn explore_packed<const W: usize>(
+    program: &Program,
+    layout: &Layout,
+    max_states: usize,
+) -> Result<ExploredProgram> {
+    let generator = PackedProgram::<W> {
+        program,
+        layout,
+        scratch: Default::default(),
+        error: Default::default(),
+        deadlocks: Default::default(),
+    };
+    let explored = explore(&generator, ExploreOptions { max_states })?;
+    if let Some(e) = generator.error.borrow_mut().take() {
+        return Err(e);
+    }
+    let dead = generator.deadlocks.borrow();
+    let mut deadlocks: Vec<StateId> = Vec::new();
+    if !dead.is_empty() {
+        let ids: HashMap<&[u64; W], StateId> = explored
+            .states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s, i as StateId))
+            .collect();
+        deadlocks = dead.iter().map(|s| ids[s]).collect();
+        deadlocks.sort_unstable();
+    }
+    let data: Vec<u64> = explored.states.iter().flat_map(|s| s.iter().copied()).collect();
+    Ok(ExploredProgram {
+        matrix: explored.matrix,
+        initial: explored.initial,
+        states: PackedStates::new(layout.clone(), data, W),
+        deadlocks,
+    })
 }
 
 /// Builds the model of `ast` (parsed from `text` at `path`).
@@ -441,22 +605,47 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
         }
     };
     let mut codes = Vec::new();
-    let mut participants: Vec<Vec<usize>> = Vec::new();
+    let mut lists: Vec<Vec<(usize, Vec<usize>)>> = Vec::new();
     for (i, m) in modules.iter().enumerate() {
         let mut commands = Vec::new();
-        for c in &m.commands {
+        let mut unlabelled = Vec::new();
+        let fixed: Vec<Vec<(usize, i64)>> = m
+            .commands
+            .iter()
+            .map(|c| fixed_values(&c.guard, &scope))
+            .collect();
+        for (k, c) in m.commands.iter().enumerate() {
             let action = c.action.as_ref().map(|a| action_id(&a.name, &mut actions));
-            if let Some(a) = action {
-                participants.resize(actions.len(), Vec::new());
-                if !participants[a].contains(&i) {
-                    participants[a].push(i);
+            match action {
+                Some(a) => {
+                    lists.resize(actions.len(), Vec::new());
+                    match lists[a].iter_mut().find(|(j, _)| *j == i) {
+                        Some((_, list)) => list.push(k),
+                        None => lists[a].push((i, vec![k])),
+                    }
                 }
+                None => unlabelled.push(k),
             }
-            commands.push(compile_command(c, action, i, &owner, &scope)?);
+            commands.push(compile_command(c, i, &owner, &scope)?);
         }
-        codes.push(ModuleCode { commands });
+        codes.push((
+            ModuleCode {
+                commands,
+                unlabelled: CommandList::new(unlabelled, &fixed, &variables),
+            },
+            fixed,
+        ));
     }
-    participants.resize(actions.len(), Vec::new());
+    lists.resize(actions.len(), Vec::new());
+    let participants: Vec<Vec<(usize, CommandList)>> = lists
+        .into_iter()
+        .map(|mods| {
+            mods.into_iter()
+                .map(|(m, list)| (m, CommandList::new(list, &codes[m].1, &variables)))
+                .collect()
+        })
+        .collect();
+    let codes: Vec<ModuleCode> = codes.into_iter().map(|(c, _)| c).collect();
     let program = Program {
         model_type,
         variables,
@@ -464,38 +653,34 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
         participants,
         initial,
         fix_deadlocks: options.fix_deadlocks,
-        error: Mutex::new(None),
-        deadlocks: Mutex::new(Vec::new()),
     };
-    let explored = explore(
-        &program,
-        ExploreOptions {
-            max_states: options.max_states.unwrap_or(u32::MAX as usize),
-        },
-    )?;
-    if let Some(e) = program.error.lock().expect("not poisoned").take() {
-        return Err(e);
-    }
-    let ids: HashMap<&[i32], StateId> = explored
-        .states
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (&**s, i as StateId))
-        .collect();
-    let mut deadlocks: Vec<StateId> = program
-        .deadlocks
-        .lock()
-        .expect("not poisoned")
-        .iter()
-        .map(|s| ids[&**s])
-        .collect();
-    deadlocks.sort_unstable();
+    let layout = Layout::new(&program.variables);
+    let max_states = options.max_states.unwrap_or(u32::MAX as usize);
+    let explored = match layout.words() {
+        1 => explore_packed::<1>(&program, &layout, max_states)?,
+        2 => explore_packed::<2>(&program, &layout, max_states)?,
+        3 | 4 => explore_packed::<4>(&program, &layout, max_states)?,
+        5..=8 => explore_packed::<8>(&program, &layout, max_states)?,
+        9..=16 => explore_packed::<16>(&program, &layout, max_states)?,
+        w => {
+            return Err(Error::arg(
+                "model",
+                format!("the variables need {w} words of 64 bits per state; kolmo packs at most 16"),
+            ));
+        }
+    };
+    let deadlocks = explored.deadlocks;
     let n = explored.states.len();
-    let names: Vec<String> = explored
-        .states
-        .iter()
-        .map(|s| describe(&program.variables, s))
-        .collect();
+    // Names by the variables' values, for models small enough to list them.
+    let names: Option<Vec<String>> = (n <= NAMED_STATES).then(|| {
+        let mut buf = vec![0; program.variables.len()];
+        (0..n)
+            .map(|s| {
+                explored.states.unpack(s, &mut buf);
+                describe(&program.variables, &buf)
+            })
+            .collect()
+    });
     // Labels: the file's, and the built-in ones.
     let mut labels = BTreeMap::new();
     for l in &ast.labels {
@@ -539,7 +724,10 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
     let reward_names: Vec<String> = reward_models.iter().map(|(n, _)| n.clone()).collect();
     let model = match model_type {
         ModelType::Dtmc => {
-            let mut d = Dtmc::new(explored.matrix, explored.initial)?.with_names(names);
+            let mut d = Dtmc::new(explored.matrix, explored.initial)?;
+            if let Some(names) = names {
+                d = d.with_names(names);
+            }
             for (k, v) in labels {
                 d.set_label(k, v);
             }
@@ -549,7 +737,10 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
             Model::Dtmc(d)
         }
         _ => {
-            let mut m = Mdp::new(explored.matrix, explored.initial)?.with_names(names);
+            let mut m = Mdp::new(explored.matrix, explored.initial)?;
+            if let Some(names) = names {
+                m = m.with_names(names);
+            }
             for (k, v) in labels {
                 m.set_label(k, v);
             }
@@ -570,16 +761,53 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
     })
 }
 
+/// The (variable slot, value) pairs that `guard` fixes with a top-level conjunct `x = c` (`c` a
+/// constant expression; formulas looked into).
+fn fixed_values(guard: &Expr, scope: &Scope) -> Vec<(usize, i64)> {
+    fn walk(e: &Expr, scope: &Scope, depth: usize, out: &mut Vec<(usize, i64)>) {
+        if depth > 64 {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Binary(ast::BinOp::And, a, b) => {
+                walk(a, scope, depth + 1, out);
+                walk(b, scope, depth + 1, out);
+            }
+            ExprKind::Name(n) => {
+                if let Some(f) = scope.formulas.get(n) {
+                    walk(f, scope, depth + 1, out);
+                }
+            }
+            ExprKind::Binary(ast::BinOp::Eq, a, b) => {
+                for (x, c) in [(a, b), (b, a)] {
+                    if let ExprKind::Name(n) = &x.kind
+                        && let Some(Binding::Var(k, ValueType::Int)) = scope.vars.get(n)
+                        && let Ok(Value::Int(v)) = scope.evaluate(c, "")
+                    {
+                        out.push((*k, v));
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(guard, scope, 0, &mut out);
+    out
+}
+
+/// Models with at most this many states name each state by its variables' values (beyond, the
+/// states are numbered: the names would cost more than the model).
+pub const NAMED_STATES: usize = 100_000;
+
 /// The states where `code` (a bool) holds.
-pub(crate) fn states_where(code: &Code, states: &[Box<[i32]>]) -> StateSet {
-    StateSet::from_states(
-        states.len(),
-        states
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| matches!(code.eval(s), Value::Bool(true)))
-            .map(|(i, _)| i as StateId),
-    )
+pub(crate) fn states_where(code: &Code, states: &PackedStates) -> StateSet {
+    crate::lang::StateValues {
+        states: Some(states),
+        n: states.len(),
+    }
+    .set(code)
 }
 
 fn int_const(scope: &Scope, e: &Expr, what: &str) -> Result<i32> {
@@ -669,7 +897,6 @@ fn initial_states(
 
 fn compile_command(
     c: &Command,
-    action: Option<usize>,
     module: usize,
     owner: &[Option<usize>],
     scope: &Scope,
@@ -709,7 +936,6 @@ fn compile_command(
         });
     }
     Ok(CommandCode {
-        action,
         guard,
         updates,
         place: scope.place(c.span),
@@ -719,7 +945,7 @@ fn compile_command(
 fn reward_model(
     r: &ast::RewardStructure,
     program: &Program,
-    states: &[Box<[i32]>],
+    states: &PackedStates,
     matrix: &crate::sparse::CsrMatrix,
     scope: &Scope,
     actions: &[String],
@@ -752,31 +978,43 @@ fn reward_model(
             .sum()
     };
     let mut model = RewardModel::default();
+    let mut buf = vec![0; states.variables()];
     if !state_items.is_empty() {
-        model.state = Some(states.iter().map(|s| earn(&state_items, s)).collect());
+        model.state = Some(
+            (0..states.len())
+                .map(|s| {
+                    states.unpack(s, &mut buf);
+                    earn(&state_items, &buf)
+                })
+                .collect(),
+        );
     }
     if !transition_items.is_empty() {
         let mut action = Vec::with_capacity(matrix.nrows());
-        for (g, s) in states.iter().enumerate() {
-            let choices = program.choices(s);
-            let per_choice: Vec<f64> = choices
-                .iter()
-                .map(|c| {
+        let mut scratch = ChoiceScratch::default();
+        let mut per_choice: Vec<f64> = Vec::new();
+        for g in 0..states.len() {
+            states.unpack(g, &mut buf);
+            let s = &buf[..];
+            per_choice.clear();
+            program.for_each_choice(s, &mut scratch, |act, _| {
+                per_choice.push(
                     transition_items
                         .iter()
-                        .filter(|(a, g, _, _)| *a == c.action && matches!(g.eval(s), Value::Bool(true)))
+                        .filter(|(a, g, _, _)| *a == act && matches!(g.eval(s), Value::Bool(true)))
                         .map(|(_, _, v, _)| v.eval(s).as_f64().expect("a number"))
-                        .sum()
-                })
-                .collect();
+                        .sum(),
+                );
+                Ok(())
+            })?;
             let rows = matrix.group_rows(g).len();
-            if choices.is_empty() {
+            if per_choice.is_empty() {
                 action.extend(std::iter::repeat_n(0.0, rows));
             } else if program.model_type == ModelType::Dtmc {
                 action.push(per_choice.iter().sum::<f64>() / per_choice.len() as f64);
             } else {
                 debug_assert_eq!(rows, per_choice.len());
-                action.extend(per_choice);
+                action.extend_from_slice(&per_choice);
             }
         }
         model.action = Some(action);

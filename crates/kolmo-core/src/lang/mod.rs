@@ -12,10 +12,12 @@ pub mod ast;
 mod build;
 mod compile;
 pub mod lex;
+mod packed;
 mod parse;
 mod property;
 
-pub use build::{BuildOptions, BuiltModel, VariableInfo, build_model};
+pub use build::{BuildOptions, BuiltModel, NAMED_STATES, VariableInfo, build_model};
 pub use compile::{Code, OperatorHook, Scope, Value, parse_constants};
+pub use packed::{Layout, PackedStates};
 pub use parse::{parse_expression, parse_model, parse_properties};
 pub use property::{PropertyContext, StateValues};

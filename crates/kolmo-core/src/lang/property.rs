@@ -168,7 +168,7 @@ impl ast::Ident {
 #[derive(Clone, Copy)]
 pub struct StateValues<'a> {
     /// Every state's variables' values (`None`: the model has no variables).
-    pub states: Option<&'a [Box<[i32]>]>,
+    pub states: Option<&'a super::PackedStates>,
     /// The number of states.
     pub n: usize,
 }
@@ -176,7 +176,7 @@ pub struct StateValues<'a> {
 impl StateValues<'_> {
     /// `f(code's value)` in every state, in state order (in parallel).
     fn map<T: Send>(&self, code: &Code, f: impl Fn(Value) -> T + Sync) -> Vec<T> {
-        let vars = self.states.map_or(0, |s| s.first().map_or(0, |v| v.len()));
+        let vars = self.states.map_or(0, super::PackedStates::variables);
         (0..self.n)
             .into_par_iter()
             .with_min_len(4096)
@@ -184,7 +184,7 @@ impl StateValues<'_> {
                 || vec![0i32; vars + 1],
                 |buf, s| {
                     if let Some(states) = self.states {
-                        buf[..vars].copy_from_slice(&states[s]);
+                        states.unpack(s, &mut buf[..vars]);
                     }
                     buf[vars] = s as i32;
                     f(code.eval(buf))

@@ -1262,7 +1262,7 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
     let subject = Subject {
         model: &model,
         states: StateValues {
-            states: built.as_ref().map(|b| &b.states[..]),
+            states: built.as_ref().map(|b| &b.states),
             n,
         },
         reward_order,
@@ -1309,7 +1309,7 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
 struct Built {
     model_type: ast::ModelType,
     variables: Vec<crate::lang::VariableInfo>,
-    states: Vec<Box<[i32]>>,
+    states: crate::lang::PackedStates,
     reward_names: Vec<String>,
     constants: Vec<(String, Value)>,
     deadlocks: usize,
