@@ -9,7 +9,19 @@ use kolmo::io::{Format, Model};
 use kolmo::lang::{Value, parse_constants};
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+
+/// `writeln!` into the report's text.
+macro_rules! say {
+    ($buf:expr) => {{
+        $buf.push('\n');
+    }};
+    ($buf:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($buf, $($arg)*);
+    }};
+}
 
 /// Runs `kolmo check`.
 pub fn run(args: &CheckArgs) -> Result<()> {
@@ -18,12 +30,13 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     }
     let runs = expand_constants(args.constants.as_deref().unwrap_or(""))?;
     let mut docs = Vec::new();
+    let mut text = String::new();
     for (k, consts) in runs.iter().enumerate() {
-        let doc = check_once(args, consts)?;
+        let doc = check_once(args, consts, &mut text)?;
         if args.json {
             docs.push(doc);
         } else if k + 1 < runs.len() {
-            println!();
+            say!(text);
         }
     }
     if args.json {
@@ -32,8 +45,13 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         } else {
             json!({ "experiments": docs })
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        text = serde_json::to_string_pretty(&out)? + "\n";
     }
+    // One write at the end: nothing printed for a run that fails, and a closed pipe is an
+    // error `run` recognises, not a panic.
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
     Ok(())
 }
 
@@ -93,7 +111,7 @@ fn read_text(path: &Path) -> Result<String> {
 }
 
 /// One check over one combination of constants; prints the text report, returns the JSON.
-fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
+fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json> {
     // Properties: the file's, then each --prop.
     let mut properties: Vec<(PathBuf, String)> = Vec::new();
     if let Some(p) = &args.properties {
@@ -147,7 +165,8 @@ fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
         .collect();
     let seconds = report.seconds;
     if !args.json {
-        println!(
+        say!(
+            text,
             "{} model: {n} states, {transitions} transitions{}, {initial} initial state{}",
             report.model_type,
             if report.model_type == "dtmc" {
@@ -159,30 +178,35 @@ fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
         );
         if !constants.is_empty() {
             let list: Vec<String> = constants.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            println!("constants: {}", list.join(", "));
+            say!(text, "constants: {}", list.join(", "));
         }
         if report.deadlocks > 0 {
-            println!(
+            say!(
+                text,
                 "{} deadlock state{} given a self-loop, as PRISM does (--no-fix-deadlocks refuses them)",
                 report.deadlocks,
                 if report.deadlocks == 1 { "" } else { "s" }
             );
         }
-        println!(
+        say!(
+            text,
             "time: parse {:.3} s, build {:.3} s, check {:.3} s",
-            seconds.parse, seconds.build, seconds.check
+            seconds.parse,
+            seconds.build,
+            seconds.check
         );
         for r in &report.results {
-            println!();
+            say!(text);
             match &r.name {
-                Some(name) => println!("\"{name}\": {}", r.property),
-                None => println!("{}", r.property),
+                Some(name) => say!(text, "\"{name}\": {}", r.property),
+                None => say!(text, "{}", r.property),
             }
-            println!("  result   {}", answer_text(r));
+            say!(text, "  result   {}", answer_text(r));
             if let (Some(lo), Some(hi)) = (r.lower, r.upper)
                 && lo.is_finite()
             {
-                println!(
+                say!(
+                    text,
                     "  bound    within [{}, {}] (error <= {})",
                     lo,
                     hi,
@@ -190,10 +214,10 @@ fn check_once(args: &CheckArgs, consts: &str) -> Result<Json> {
                 );
             }
             for (s, a) in &r.printed {
-                println!("  {:>10}  {}", names(*s), answer_plain(*a));
+                say!(text, "  {:>10}  {}", names(*s), answer_plain(*a));
             }
-            println!("  method   {}", r.method);
-            println!("  time     {:.3} s", r.seconds);
+            say!(text, "  method   {}", r.method);
+            say!(text, "  time     {:.3} s", r.seconds);
         }
     }
     let results_json: Vec<Json> = report

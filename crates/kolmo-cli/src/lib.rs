@@ -220,8 +220,12 @@ fn fix(e: &anyhow::Error, command: &str) -> String {
         Some(E::Singular { .. } | E::Uncertified { .. }) => match command {
             "analyze" | "snakes" => "try another --method, or --exact on a small model".into(),
             "judge" => "the input is beyond what floating point can certify".into(),
+            "check" => "the model is beyond what floating point can certify here".into(),
             _ => format!("try --exact on a small model (kolmo {command} --help)"),
         },
+        Some(E::Undecided { .. }) => {
+            "ask for the value itself (P=? instead of P>=p) and compare it with its certified bound".into()
+        }
         Some(E::Overflow { .. }) => "the number exists but floating point cannot hold it".into(),
         Some(E::LimitReached { .. } | E::TooLarge { .. } | E::TooManyStates { .. }) => {
             "raise the limit named above, or ask for less (a smaller model or fewer steps)".into()
@@ -325,7 +329,8 @@ fn exit_code(e: &anyhow::Error) -> u8 {
         Some(kolmo::Error::Singular { .. })
         | Some(kolmo::Error::LimitReached { .. })
         | Some(kolmo::Error::Uncertified { .. })
-        | Some(kolmo::Error::Overflow { .. }) => 1,
+        | Some(kolmo::Error::Overflow { .. })
+        | Some(kolmo::Error::Undecided { .. }) => 1,
         _ => 2,
     }
 }

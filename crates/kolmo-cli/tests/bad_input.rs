@@ -1102,4 +1102,229 @@ fn cards_refuses_bad_input_naming_the_place() {
     ]);
 }
 
-// 143 cases in all.
+/// A two-state chain for `kolmo check`: s=0 stays or moves to s=1 (absorbing) w.p. 1/2.
+const CHECK_CHAIN: &str = "dtmc\nmodule m\n  s : [0..1] init 0;\n  [] s=0 -> 0.5:(s'=1) + 0.5:(s'=0);\n  [] s=1 -> true;\nendmodule\nlabel \"goal\" = s=1;\nrewards \"steps\"\n  s=0 : 1;\nendrewards\n";
+/// The same with the probability a constant without a value (line 2; used on line 5, column 13).
+const CHECK_OPEN: &str = "dtmc\nconst double p;\nmodule m\n  s : [0..1] init 0;\n  [] s=0 -> p:(s'=1) + (1-p):(s'=0);\n  [] s=1 -> true;\nendmodule\n";
+/// An MDP: in s=0, go or stay.
+const CHECK_MDP: &str = "mdp\nmodule m\n  s : [0..1] init 0;\n  [go] s=0 -> (s'=1);\n  [stay] s=0 -> (s'=0);\n  [] s=1 -> true;\nendmodule\nrewards\n  s=0 : 1;\nendrewards\n";
+
+#[test]
+fn check_refuses_bad_input_naming_the_place() {
+    check(&[
+        Case {
+            name: "model syntax",
+            file: Some((
+                "pm",
+                "dtmc\nmodule m\n  s : [0..1] init 0;\n  [] s=0 -> 0.5:(s'=1) + ;\nendmodule\n",
+            )),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]"],
+            place: "{f}:4:26",
+        },
+        Case {
+            name: "model unknown variable",
+            file: Some((
+                "pm",
+                "dtmc\nmodule m\n  s : [0..1] init 0;\n  [] s=0 -> (t'=1);\nendmodule\n",
+            )),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]"],
+            place: "{f}:4:",
+        },
+        Case {
+            name: "property syntax",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F \"goal\""],
+            place: "--prop:1:14",
+        },
+        Case {
+            name: "undefined label",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F \"nope\"]"],
+            place: "--prop:1:8",
+        },
+        Case {
+            name: "undefined label in the second --prop",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &[
+                "check",
+                "{f}",
+                "--prop",
+                "P=? [F \"goal\"]",
+                "--prop",
+                "P=? [F \"nope\"]",
+            ],
+            place: "--prop 2:1:8",
+        },
+        Case {
+            name: "undefined variable",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F t=1]"],
+            place: "--prop:1:8",
+        },
+        Case {
+            name: "type error",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F s=2+true]"],
+            place: "--prop:1:10",
+        },
+        Case {
+            name: "unknown reward structure",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "R{\"cost\"}=? [F s=1]"],
+            place: "--prop:1:3",
+        },
+        Case {
+            name: "reward structure number beyond",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "R{2}=? [F s=1]"],
+            place: "--prop:1:3",
+        },
+        Case {
+            name: "reward on a model without rewards",
+            file: Some(("pm", CHECK_OPEN)),
+            args: &["check", "{f}", "--prop", "R=? [F s=1]", "--const", "p=0.5"],
+            place: "--prop:1:1",
+        },
+        Case {
+            name: "P=? on an MDP",
+            file: Some(("nm", CHECK_MDP)),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]"],
+            place: "--prop:1:1",
+        },
+        Case {
+            name: "R=? on an MDP",
+            file: Some(("nm", CHECK_MDP)),
+            args: &["check", "{f}", "--prop", "R=? [F s=1]"],
+            place: "--prop:1:1",
+        },
+        Case {
+            name: "no properties",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}"],
+            place: "--prop",
+        },
+        Case {
+            name: "const unknown",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]", "--const", "q=3"],
+            place: "--const",
+        },
+        Case {
+            name: "const without a value",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]", "--const", "p"],
+            place: "--const",
+        },
+        Case {
+            name: "const range malformed",
+            file: Some(("pm", CHECK_OPEN)),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]", "--const", "p=0:x"],
+            place: "--const",
+        },
+        Case {
+            name: "model constant without a value",
+            file: Some(("pm", CHECK_OPEN)),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]"],
+            place: "{f}:5:13",
+        },
+        Case {
+            name: "property constant without a value",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "const int k; P=? [F<=k s=1]"],
+            place: "--prop:1:22",
+        },
+        Case {
+            name: "const makes a probability negative",
+            file: Some(("pm", CHECK_OPEN)),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]", "--const", "p=1.5"],
+            place: "{f}:5:3",
+        },
+        Case {
+            name: "step bound negative",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F<=-1 s=1]"],
+            place: "--prop:1:9",
+        },
+        Case {
+            name: "step bound not an int",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F<=0.5 s=1]"],
+            place: "--prop:1:9",
+        },
+        Case {
+            name: "lower step bound",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F>=2 s=1]"],
+            place: "--prop:1:7",
+        },
+        Case {
+            name: "filter state of two states",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "filter(state, P=? [F s=1], true)"],
+            place: "--prop:1:1",
+        },
+        Case {
+            name: "deadlock refused",
+            file: Some((
+                "pm",
+                "dtmc\nmodule m\n  s : [0..2] init 0;\n  [] s=0 -> 0.25:(s'=1) + 0.75:(s'=2);\nendmodule\n",
+            )),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]", "--no-fix-deadlocks"],
+            place: "state (s=1)",
+        },
+        Case {
+            name: "export format unknown",
+            file: Some(("pm", CHECK_CHAIN)),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]", "--export", "{f}.xyz"],
+            place: "--export",
+        },
+        Case {
+            name: "max iterations zero",
+            file: Some(("nm", CHECK_MDP)),
+            args: &[
+                "check",
+                "{f}",
+                "--prop",
+                "Pmax=? [F s=1]",
+                "--max-iterations",
+                "0",
+            ],
+            place: "--max-iterations",
+        },
+        Case {
+            name: "model file missing",
+            file: None,
+            args: &["check", "/nonexistent/kolmo/model.pm", "--prop", "P=? [F s=1]"],
+            place: "/nonexistent/kolmo/model.pm",
+        },
+        Case {
+            name: "drn row sum",
+            file: Some((
+                "drn",
+                "@type: DTMC\n@parameters\n\n@reward_models\n\n@nr_states\n1\n@model\nstate 0 init\n\taction 0\n\t\t0 : 0.5\n",
+            )),
+            args: &["check", "{f}", "--prop", "P=? [F \"init\"]"],
+            place: "{f}:11:3",
+        },
+        Case {
+            name: "label not in the model file",
+            file: Some((
+                "drn",
+                "@type: DTMC\n@parameters\n\n@reward_models\n\n@nr_states\n1\n@model\nstate 0 init\n\taction 0\n\t\t0 : 1\n",
+            )),
+            args: &["check", "{f}", "--prop", "P=? [F \"home\"]"],
+            place: "--prop:1:8",
+        },
+        Case {
+            name: "variable over a model file",
+            file: Some((
+                "drn",
+                "@type: DTMC\n@parameters\n\n@reward_models\n\n@nr_states\n1\n@model\nstate 0 init\n\taction 0\n\t\t0 : 1\n",
+            )),
+            args: &["check", "{f}", "--prop", "P=? [F s=1]"],
+            place: "--prop:1:8",
+        },
+    ]);
+}
+
+// 173 cases in all.

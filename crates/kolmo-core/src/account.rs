@@ -150,6 +150,18 @@ pub enum Method {
         /// The longest expected stay among them, in steps (an upper bound).
         longest_stay: f64,
     },
+    /// Reachability in an MDP: interval iteration (Haddad & Monmege, TCS 735, 2018; Baier et al.,
+    /// CAV 2017) on the quotient with end components collapsed, in Gauss–Seidel sweeps rounded
+    /// outwards.
+    ReachIntervalIteration {
+        /// Whether maximal end components were collapsed first (maximising).
+        end_components_collapsed: bool,
+        /// The states with a value strictly between 0 and 1.
+        undecided: usize,
+        /// Sweeps over the component that needed the most (each updates the lower and the
+        /// upper bound).
+        sweeps: u64,
+    },
     /// Total reward in an MDP: policy iteration from an attractor policy.
     AttractorPolicyIteration {
         /// How the last policy was evaluated.
@@ -209,6 +221,19 @@ impl fmt::Display for Method {
             Self::Stepping => f.write_str(STEPPING),
             Self::Squaring => f.write_str(SQUARING),
             Self::BackwardInduction => f.write_str("backward induction"),
+            Self::ReachIntervalIteration {
+                end_components_collapsed,
+                undecided,
+                sweeps,
+            } => write!(
+                f,
+                "graph analysis, {}topological interval iteration on {undecided} undecided states (up to {sweeps} Gauss-Seidel sweeps of a lower and an upper bound per component, rounded outwards)",
+                if *end_components_collapsed {
+                    "end components collapsed, "
+                } else {
+                    ""
+                },
+            ),
             Self::ReachPolicyIteration {
                 end_components_collapsed,
                 undecided,

@@ -92,6 +92,21 @@ pub enum Error {
         /// The pivot.
         pivot: f64,
     },
+    /// A property's comparison with a bound (`P>=0.5 [...]`) cannot be decided: the value's
+    /// certified interval holds the bound.
+    #[error(
+        "in state {state} the value {value} (certified within ± {bound:e}) lies on both sides of the bound {threshold}: the comparison cannot be decided"
+    )]
+    Undecided {
+        /// The state, by name.
+        state: String,
+        /// The computed value.
+        value: f64,
+        /// Its certified absolute error bound.
+        bound: f64,
+        /// The bound it is compared with.
+        threshold: f64,
+    },
     /// A floating-point result could not be certified: its error bound is too large (or it is not
     /// a number), typically because the chain is extremely ill-conditioned (probabilities many
     /// orders of magnitude apart).

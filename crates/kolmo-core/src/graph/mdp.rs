@@ -33,28 +33,45 @@ pub fn prob01_max(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32>
 pub fn prob01_min(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32>) {
     let n = mdp.n();
     let m = mdp.matrix();
-    // No: a policy avoids the target forever (greatest fixed point of "some choice stays").
+    // No: a policy avoids the target forever (greatest fixed point of "some choice stays"),
+    // by a worklist: a state leaves when its last choice that stays among the avoiding states
+    // does.
+    let (tptr, trows) = m.transpose_pattern();
+    let group_of = row_groups_of(m);
     let mut avoid: Vec<bool> = (0..n).map(|s| !target.contains(s as StateId)).collect();
-    let mut policy = vec![0u32; n];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for s in 0..n {
-            if !avoid[s] {
-                continue;
-            }
-            let group = m.group_rows(s);
-            match group
-                .clone()
-                .find(|&r| m.row(r).0.iter().all(|&t| avoid[t as usize]))
-            {
-                Some(r) => policy[s] = (r - group.start) as u32,
-                None => {
+    // Per row, how many of its successors no longer avoid; per state, its rows with none.
+    let mut leaving: Vec<u32> = (0..m.nrows())
+        .map(|r| m.row(r).0.iter().filter(|&&t| !avoid[t as usize]).count() as u32)
+        .collect();
+    let mut staying: Vec<u32> = (0..n)
+        .map(|s| m.group_rows(s).filter(|&r| leaving[r] == 0).count() as u32)
+        .collect();
+    let mut queue: Vec<usize> = (0..n).filter(|&s| avoid[s] && staying[s] == 0).collect();
+    for &s in &queue {
+        avoid[s] = false;
+    }
+    while let Some(t) = queue.pop() {
+        for &r in &trows[tptr[t]..tptr[t + 1]] {
+            let r = r as usize;
+            leaving[r] += 1;
+            if leaving[r] == 1 {
+                let s = group_of[r] as usize;
+                staying[s] -= 1;
+                if staying[s] == 0 && avoid[s] {
                     avoid[s] = false;
-                    changed = true;
+                    queue.push(s);
                 }
             }
         }
+    }
+    let mut policy = vec![0u32; n];
+    for s in (0..n).filter(|&s| avoid[s]) {
+        let group = m.group_rows(s);
+        let r = group
+            .clone()
+            .find(|&r| leaving[r] == 0)
+            .expect("a staying choice");
+        policy[s] = (r - group.start) as u32;
     }
     let no = StateSet::from_states(n, (0..n as StateId).filter(|&s| avoid[s as usize]));
     // Yes: no policy can reach a `no` state while avoiding the target.
@@ -72,26 +89,27 @@ pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32
     let m = mdp.matrix();
     let mut inside = vec![true; n];
     let mut policy = vec![0u32; n];
+    let (tptr, trows) = m.transpose_pattern();
+    let group_of = row_groups_of(m);
     loop {
-        // Attractor of the target within `inside`, through choices that never leave `inside`.
+        // Attractor of the target within `inside`, through choices that never leave `inside`:
+        // backwards from the target, a state joins by the first such choice into a state that
+        // has joined.
+        let row_inside: Vec<bool> = (0..m.nrows())
+            .map(|r| m.row(r).0.iter().all(|&t| inside[t as usize]))
+            .collect();
         let mut reached: Vec<bool> = (0..n).map(|s| target.contains(s as StateId)).collect();
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for s in 0..n {
-                if reached[s] || !inside[s] {
+        let mut queue: Vec<usize> = (0..n).filter(|&s| reached[s]).collect();
+        while let Some(t) = queue.pop() {
+            for &r in &trows[tptr[t]..tptr[t + 1]] {
+                let r = r as usize;
+                let s = group_of[r] as usize;
+                if reached[s] || !inside[s] || !row_inside[r] {
                     continue;
                 }
-                let group = m.group_rows(s);
-                for r in group.clone() {
-                    let cols = m.row(r).0;
-                    if cols.iter().all(|&t| inside[t as usize]) && cols.iter().any(|&t| reached[t as usize]) {
-                        reached[s] = true;
-                        policy[s] = (r - group.start) as u32;
-                        grew = true;
-                        break;
-                    }
-                }
+                reached[s] = true;
+                policy[s] = (r - m.group_rows(s).start) as u32;
+                queue.push(s);
             }
         }
         if reached == inside {
@@ -111,6 +129,15 @@ pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32
         .collect();
     let sure = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
     (sure, allowed, policy)
+}
+
+/// The row group (state) of every row.
+fn row_groups_of(m: &CsrMatrix) -> Vec<u32> {
+    let mut out = Vec::with_capacity(m.nrows());
+    for g in 0..m.row_groups() {
+        out.extend(m.group_rows(g).map(|_| g as u32));
+    }
+    out
 }
 
 /// Inside an end component (`inside`, ascending), choices that reach `exit_state` with

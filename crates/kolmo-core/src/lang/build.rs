@@ -975,7 +975,9 @@ fn reward_model(
             .iter()
             .filter(|(g, _)| matches!(g.eval(s), Value::Bool(true)))
             .map(|(_, v)| v.eval(s).as_f64().expect("a number"))
-            .sum()
+            .sum::<f64>()
+            // No item: +0, not the empty sum's −0.
+            + 0.0
     };
     let mut model = RewardModel::default();
     let mut buf = vec![0; states.variables()];
@@ -1003,7 +1005,8 @@ fn reward_model(
                         .iter()
                         .filter(|(a, g, _, _)| *a == act && matches!(g.eval(s), Value::Bool(true)))
                         .map(|(_, _, v, _)| v.eval(s).as_f64().expect("a number"))
-                        .sum(),
+                        .sum::<f64>()
+                        + 0.0,
                 );
                 Ok(())
             })?;

@@ -11,7 +11,7 @@ use super::ast::{self, PropertyFile, ValueType};
 use super::build::VariableInfo;
 use super::compile::{Binding, Code, ConstDef, OperatorHook, Scope, Value};
 use crate::model::StateSet;
-use crate::{Error, Result, StateId};
+use crate::{Result, StateId};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -38,7 +38,6 @@ impl<'a> Scope<'a> {
     /// # Errors
     /// [`Error::Parse`] naming file:line:column for a name defined twice (a property file's
     /// constant, formula or label with the name of the model's), a label that is not a bool;
-    /// [`Error::InvalidArgument`] naming `--const` for a given value of no constant.
     pub fn for_properties(
         file: &'a PropertyFile,
         text: &'a str,
@@ -97,14 +96,10 @@ impl<'a> Scope<'a> {
                 // The model's: used when it was built.
                 continue;
             }
-            match scope.constants.get_mut(name) {
-                Some(def) => def.given = Some(*v),
-                None => {
-                    return Err(Error::arg(
-                        "--const",
-                        format!("neither the model nor the properties have a constant {name}"),
-                    ));
-                }
+            // A constant of another property source is that source's (the caller checks that
+            // every given constant is declared somewhere).
+            if let Some(def) = scope.constants.get_mut(name) {
+                def.given = Some(*v);
             }
         }
         for f in &file.formulas {

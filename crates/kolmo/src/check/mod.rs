@@ -49,6 +49,9 @@ pub struct Subject<'a> {
     /// The reward structures in the order written (`R` without a name takes the first; `R{2}` the
     /// second); names of `model`'s reward models.
     pub reward_order: Vec<String>,
+    /// Whether `reward_order` is the order written (PRISM models); for model files, whose reward
+    /// models are kept by name, `R` without a name and `R{k}` need the model to have only one.
+    pub reward_order_known: bool,
 }
 
 /// How to check.
@@ -58,6 +61,9 @@ pub struct CheckOptions {
     pub max_iterations: u64,
     /// The most products a bounded operator may take (steps × transitions), before it is refused.
     pub max_work: u64,
+    /// Iterative MDP solvers stop once every value's certified interval is within this, relative
+    /// (DESIGN.md's default: 1e-10).
+    pub precision: f64,
 }
 
 impl Default for CheckOptions {
@@ -65,6 +71,7 @@ impl Default for CheckOptions {
         Self {
             max_iterations: 1_000_000,
             max_work: 100_000_000_000,
+            precision: 1e-10,
         }
     }
 }
@@ -309,7 +316,9 @@ impl<'s, 'a> Checker<'s, 'a> {
         match &e.kind {
             ExprKind::Prob { optimum, bound, path } => {
                 let opt = self.optimum(scope, *optimum, bound, "P", e.span)?;
-                let values = self.path(scope, path, opt)?;
+                // The exact 0/1 sets only matter to a comparison.
+                let qualitative = matches!(bound, Bound::Compare(..));
+                let values = self.path(scope, path, opt, qualitative)?;
                 self.bounded(scope, bound, values, e)
             }
             ExprKind::Reward {
@@ -365,10 +374,14 @@ impl<'s, 'a> Checker<'s, 'a> {
         else {
             unreachable!("operators give numbers");
         };
+        let at = p.span;
         let p = match scope.evaluate(p, "a bound")? {
-            Value::Bool(_) => return Err(scope.error(e.span, "the bound must be a number".into())),
+            Value::Bool(_) => return Err(scope.error(at, "the bound must be a number".into())),
             v => v.as_f64().expect("a number"),
         };
+        if matches!(e.kind, ExprKind::Prob { .. } | ExprKind::Steady { .. }) && !(0.0..=1.0).contains(&p) {
+            return Err(scope.error(at, format!("a probability bound must be from 0 to 1, not {p}")));
+        }
         let holds = |v: f64| match op {
             BinOp::Gt => v > p,
             BinOp::Ge => v >= p,
@@ -402,14 +415,11 @@ impl<'s, 'a> Checker<'s, 'a> {
             let (lo, hi) = (v - err, v + err);
             let (a, b) = (holds(lo), holds(hi));
             if a != b || (v.is_infinite() && err.is_nan()) {
-                return Err(Error::Uncertified {
-                    what: "a comparison with a bound",
+                return Err(Error::Undecided {
+                    state: self.state_name(sid),
+                    value: v,
                     bound: err,
-                    residual: f64::NAN,
-                    hint: format!(
-                        "; in state {} the value {v} ± {err:e} lies on both sides of the bound {p}",
-                        self.state_name(sid)
-                    ),
+                    threshold: p,
                 });
             }
             if a {
@@ -449,7 +459,13 @@ impl<'s, 'a> Checker<'s, 'a> {
         Ok(k)
     }
 
-    fn path(&self, scope: &Scope<'_>, path: &ast::Path, opt: Option<Optimum>) -> Result<Outcome> {
+    fn path(
+        &self,
+        scope: &Scope<'_>,
+        path: &ast::Path,
+        opt: Option<Optimum>,
+        qualitative: bool,
+    ) -> Result<Outcome> {
         match &path.kind {
             PathKind::Next(phi) => {
                 let phi = self.state_set(scope, phi)?;
@@ -460,12 +476,12 @@ impl<'s, 'a> Checker<'s, 'a> {
             }
             PathKind::Eventually(None, psi) => {
                 let psi = self.state_set(scope, psi)?;
-                self.until(None, &psi, opt)
+                self.until(None, &psi, opt, qualitative)
             }
             PathKind::Until(phi, None, psi) => {
                 let phi = self.state_set(scope, phi)?;
                 let psi = self.state_set(scope, psi)?;
-                self.until(Some(&phi), &psi, opt)
+                self.until(Some(&phi), &psi, opt, qualitative)
             }
             PathKind::Eventually(Some(b), psi) => {
                 let k = self.step_bound(scope, b)?;
@@ -486,7 +502,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     Optimum::Min => Optimum::Max,
                 });
                 let reach = match b {
-                    None => self.until(None, &not_phi, flipped)?,
+                    None => self.until(None, &not_phi, flipped, qualitative)?,
                     Some(b) => {
                         let k = self.step_bound(scope, b)?;
                         self.bounded_until(None, &not_phi, k, flipped)
@@ -514,7 +530,13 @@ impl<'s, 'a> Checker<'s, 'a> {
     }
 
     /// `P [φ U ψ]` (`φ` = every state for `F ψ`).
-    fn until(&self, phi: Option<&StateSet>, psi: &StateSet, opt: Option<Optimum>) -> Result<Outcome> {
+    fn until(
+        &self,
+        phi: Option<&StateSet>,
+        psi: &StateSet,
+        opt: Option<Optimum>,
+        qualitative: bool,
+    ) -> Result<Outcome> {
         // States satisfying neither φ nor ψ stop the path: absorbing.
         let stop = phi.map(|phi| {
             StateSet::from_states(
@@ -557,14 +579,17 @@ impl<'s, 'a> Checker<'s, 'a> {
                 };
                 let s = mdp::reach_probability(model, psi, opt, &self.mdp_options())?;
                 self.note(format!("{} reachability: {}", optimum_name(opt), s.method));
-                let (yes, no, _) = match opt {
-                    Optimum::Max => prob01_max(model, psi),
-                    Optimum::Min => prob01_min(model, psi),
-                };
+                let decided = qualitative.then(|| {
+                    let (yes, no, _) = match opt {
+                        Optimum::Max => prob01_max(model, psi),
+                        Optimum::Min => prob01_min(model, psi),
+                    };
+                    (yes, no)
+                });
                 Ok(Outcome::Numbers {
                     values: s.values,
                     bound: s.error_bound,
-                    decided: Some((yes, no)),
+                    decided,
                 })
             }
         }
@@ -573,6 +598,7 @@ impl<'s, 'a> Checker<'s, 'a> {
     fn mdp_options(&self) -> MdpOptions {
         MdpOptions {
             max_iterations: self.options.max_iterations,
+            precision: self.options.precision,
             ..MdpOptions::default()
         }
     }
@@ -625,7 +651,11 @@ impl<'s, 'a> Checker<'s, 'a> {
             }
             x = y;
         }
-        self.note(format!("{k} steps of {}", self.step_name(opt)));
+        self.note(format!(
+            "{k} step{} of {}",
+            if k == 1 { "" } else { "s" },
+            self.step_name(opt)
+        ));
         self.probabilities(x, k)
     }
 
@@ -648,6 +678,15 @@ impl<'s, 'a> Checker<'s, 'a> {
             Model::Mdp(m) => m.reward_models(),
         };
         let order = &self.subject.reward_order;
+        if !self.subject.reward_order_known && order.len() > 1 && !matches!(r, Some(RewardRef::Name(..))) {
+            return Err(scope.error(
+                span,
+                format!(
+                    "the model has several reward models ({}): name one, R{{\"name\"}}",
+                    list_names(order)
+                ),
+            ));
+        }
         let name = match r {
             None => order
                 .first()
@@ -706,7 +745,11 @@ impl<'s, 'a> Checker<'s, 'a> {
                 for _ in 0..k {
                     v = self.step(&v, Some(&r), opt);
                 }
-                self.note(format!("{k} steps of {}", self.step_name(opt)));
+                self.note(format!(
+                    "{k} step{} of {}",
+                    if k == 1 { "" } else { "s" },
+                    self.step_name(opt)
+                ));
                 let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
                 let scale = r_max * (1.0 + k as f64);
                 Ok(Outcome::Numbers {
@@ -728,7 +771,11 @@ impl<'s, 'a> Checker<'s, 'a> {
                 for _ in 0..k {
                     v = self.step(&v, None, opt);
                 }
-                self.note(format!("{k} steps of {}", self.step_name(opt)));
+                self.note(format!(
+                    "{k} step{} of {}",
+                    if k == 1 { "" } else { "s" },
+                    self.step_name(opt)
+                ));
                 Ok(Outcome::Numbers {
                     values: v,
                     bound: self.steps_bound(k, r_max),
@@ -1186,11 +1233,21 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
         .as_ref()
         .map(|a| a.constants.iter().map(|c| c.name.name.as_str()).collect())
         .unwrap_or_default();
-    let (for_model, for_props): (Vec<(String, Value)>, Vec<(String, Value)>) = request
+    let (for_model, for_props): Constants = request
         .constants
         .iter()
         .cloned()
         .partition(|(n, _)| model_names.contains(&n.as_str()));
+    if let Some((name, _)) = for_props.iter().find(|(n, _)| {
+        !files
+            .iter()
+            .any(|f| f.constants.iter().any(|c| c.name.name == *n))
+    }) {
+        return Err(Error::arg(
+            "--const",
+            format!("neither the model nor the properties have a constant {name}"),
+        ));
+    }
     let t1 = Instant::now();
     let (mut model, built) = match &ast {
         Some(ast) => {
@@ -1266,6 +1323,7 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
             n,
         },
         reward_order,
+        reward_order_known: built.is_some(),
     };
     let model_constants: Vec<(String, Value)> =
         built.as_ref().map(|b| b.constants.clone()).unwrap_or_default();
@@ -1304,6 +1362,9 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
         model,
     })
 }
+
+/// Constants by name: the model's and the properties'.
+type Constants = (Vec<(String, Value)>, Vec<(String, Value)>);
 
 /// What a [`crate::lang::BuiltModel`] adds to its model.
 struct Built {
