@@ -18,8 +18,7 @@ CASES = [
     ("wlan4", "mdps/wlan/wlan4.nm", "COL=0", 'R{"time"}max=? [ F s1=12 & s2=12 ]'),
     ("zeroconf N=1000 K=4", "mdps/zeroconf/zeroconf.nm", "reset=false,N=1000,K=4", 'Pmax=? [ F (l=4 & ip=1) ]'),
     ("csma3_4", "mdps/csma/csma3_4.nm", "", 'Pmax=? [ !"collision_max_backoff" U "all_delivered" ]'),
-    ("firewire_abst deadline=10000", "mdps/firewire_abst/firewire_abst.nm", "deadline=10000", 'Pmax=? [ F s=9 ]'),
-    ("consensus coin4 K=2", "mdps/consensus/coin4.nm", "K=2", 'Pmin=? [ F "finished"&"all_coins_equal_1" ]'),
+    ("firewire delay=36", "mdps/firewire/firewire.nm", "delay=36", 'R{"time"}min=? [ F "done" ]'),
 ]
 
 
@@ -46,7 +45,7 @@ def storm_child(path, consts, prop, out):
     model = stormpy.build_model(prog, props)
     t2 = time.perf_counter()
     res = stormpy.model_checking(model, props[0], environment=stormpy.Environment())
-    v = res.at(model.initial_states[0])
+    v = res.get_value(model.initial_states[0])
     t3 = time.perf_counter()
     out.put({"value": float(v), "parse": t1 - t0, "build": t2 - t1, "check": t3 - t2, "total": t3 - t0,
              "states": model.nr_states,
