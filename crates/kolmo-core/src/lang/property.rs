@@ -36,7 +36,7 @@ impl<'a> Scope<'a> {
     /// by `context`, with `hook` computing the property operators.
     ///
     /// # Errors
-    /// [`Error::Parse`] naming file:line:column for a name defined twice (a property file's
+    /// [`Error::Parse`](crate::Error::Parse) naming file:line:column for a name defined twice (a property file's
     /// constant, formula or label with the name of the model's), a label that is not a bool;
     pub fn for_properties(
         file: &'a PropertyFile,
