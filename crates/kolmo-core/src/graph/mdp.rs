@@ -91,13 +91,12 @@ pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32
     let mut policy = vec![0u32; n];
     let (tptr, trows) = m.transpose_pattern();
     let group_of = row_groups_of(m);
+    // Whether each row stays inside; updated as states leave.
+    let mut row_inside = vec![true; m.nrows()];
     loop {
         // Attractor of the target within `inside`, through choices that never leave `inside`:
         // backwards from the target, a state joins by the first such choice into a state that
         // has joined.
-        let row_inside: Vec<bool> = (0..m.nrows())
-            .map(|r| m.row(r).0.iter().all(|&t| inside[t as usize]))
-            .collect();
         let mut reached: Vec<bool> = (0..n).map(|s| target.contains(s as StateId)).collect();
         let mut queue: Vec<usize> = (0..n).filter(|&s| reached[s]).collect();
         while let Some(t) = queue.pop() {
@@ -115,7 +114,14 @@ pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32
         if reached == inside {
             break;
         }
-        inside = reached;
+        for t in 0..n {
+            if inside[t] && !reached[t] {
+                inside[t] = false;
+                for &r in &trows[tptr[t]..tptr[t + 1]] {
+                    row_inside[r as usize] = false;
+                }
+            }
+        }
     }
     let allowed = (0..n)
         .map(|s| {

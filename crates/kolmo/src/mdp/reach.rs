@@ -204,6 +204,7 @@ fn interval_iteration(
     let dir = optimum.direction();
     let precision = options.precision.max(1e-15);
     let components = crate::graph::sccs(m);
+    let (row_ptr, cols, vals) = m.as_parts();
     let mut most = 0u64;
     for members in components.members() {
         let members: Vec<usize> = members
@@ -217,9 +218,31 @@ fn interval_iteration(
         let mut closed = false;
         for sweep in 1..=MAX_SWEEPS.min(options.max_iterations) {
             let mut open = false;
-            for &s in &members {
-                let (l, c) = m.group_optimum(s, dir, &lo, Affine::product());
-                let (h, _) = m.group_optimum(s, dir, &hi, Affine::product());
+            for &s in members.iter().rev() {
+                // Both bounds in one pass over the state's rows, plain sums (their rounding is
+                // in `slack`).
+                let mut best: Option<(f64, f64, u32)> = None;
+                for (c, r) in m.group_rows(s).enumerate() {
+                    let (mut l, mut h) = (0.0, 0.0);
+                    for k in row_ptr[r]..row_ptr[r + 1] {
+                        let (t, p) = (cols[k] as usize, vals[k]);
+                        l += p * lo[t];
+                        h += p * hi[t];
+                    }
+                    best = Some(match best {
+                        None => (l, h, c as u32),
+                        Some((bl, bh, bc)) => {
+                            let (nl, nc) = if dir.better(&l, &bl) {
+                                (l, c as u32)
+                            } else {
+                                (bl, bc)
+                            };
+                            let nh = if dir.better(&h, &bh) { h } else { bh };
+                            (nl, nh, nc)
+                        }
+                    });
+                }
+                let (l, h, c) = best.expect("a node has a choice");
                 // Monotone: keep the better of the old and the new bound.
                 let l = (l * down).max(lo[s]);
                 let h = (h * up).min(hi[s]).min(1.0);
