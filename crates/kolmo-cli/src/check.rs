@@ -132,6 +132,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json>
         fix_deadlocks: !args.no_fix_deadlocks,
         options: CheckOptions {
             max_iterations: args.max_iterations,
+            exact: args.exact,
             ..CheckOptions::default()
         },
     };
@@ -202,6 +203,11 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json>
                 None => say!(text, "{}", r.property),
             }
             say!(text, "  result   {}", answer_text(r));
+            if let Some(x) = &r.exact {
+                say!(text, "  exact    {x}");
+            } else if args.exact && matches!(r.value, Answer::Number(_)) {
+                say!(text, "  exact    (none for this operator yet)");
+            }
             if let (Some(lo), Some(hi)) = (r.lower, r.upper)
                 && lo.is_finite()
             {
@@ -230,7 +236,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json>
                 "value": answer_json(r.value),
                 "lower": r.lower.map(number_json),
                 "upper": r.upper.map(number_json),
-                "exact": Json::Null,
+                "exact": r.exact,
                 "method": r.method,
                 "seconds": r.seconds,
             });

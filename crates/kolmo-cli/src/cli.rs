@@ -194,7 +194,8 @@ Properties (PRISM's property language; Storm's T and conditional forms):
 Labels are written \"name\"; \"init\" (the initial states) and \"deadlock\" are built in.
 
 Output: the value at the initial state (several initial states: their range), a certified
-interval [lower, upper] that holds the exact value, the method and the seconds it took. With
+interval [lower, upper] that holds the exact value, the method and the seconds it took; with
+--exact also the value as a fraction (the model's numbers evaluated as rationals). With
 --json: {\"model\": {type, states, transitions, choices, initial_states}, \"constants\",
 \"results\": [{name, property, value, lower, upper, exact, method, seconds}], \"seconds\":
 {parse, build, check}}; value is a number, \"inf\"/\"-inf\", true or false.
@@ -305,6 +306,10 @@ pub struct CheckArgs {
     /// Iteration limit of the MDP solvers (policy-improvement rounds, stages).
     #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_iterations: u64,
+    /// Also the exact value as a fraction: the model's probabilities and rewards evaluated in
+    /// rational arithmetic (1/3 stays 1/3; a file's numbers as written), then exact solves.
+    #[arg(long)]
+    pub exact: bool,
     /// Print one JSON document instead of the report.
     #[arg(long)]
     pub json: bool,

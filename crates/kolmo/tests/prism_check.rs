@@ -294,3 +294,73 @@ fn the_seed_models_agree_with_their_commands() {
     let r = check(&examples.join("lightoj-1151.pm"), &["R=? [F pos=100]"], "").unwrap();
     assert_eq!(format!("{:.10}", number(&r, 0)), "31.5488080634");
 }
+
+fn check_exact(model: &Path, props: &[&str]) -> kolmo::Result<CheckReport> {
+    check_file(&CheckRequest {
+        model: model.to_path_buf(),
+        properties: props
+            .iter()
+            .map(|p| (PathBuf::from("--prop"), (*p).to_string()))
+            .collect(),
+        constants: Vec::new(),
+        fix_deadlocks: true,
+        options: CheckOptions {
+            exact: true,
+            ..CheckOptions::default()
+        },
+    })
+}
+
+/// `--exact`: the model's numbers evaluated as rationals (1/3 stays 1/3, 0.1 is 1/10), and the
+/// same hand-derived fractions as above.
+#[test]
+fn exact_values_are_the_hand_derived_fractions() {
+    let (_dir, path) = model(GAMBLER);
+    let r = check_exact(
+        &path,
+        &[
+            "P=? [F \"rich\"]",
+            "T=? [F c=0 | c=3]",
+            "P=? [X c=2]",
+            "P=? [F<=2 \"broke\"]",
+            "R{\"coins\"}=? [C<=2]",
+            "R{\"coins\"}=? [I=1]",
+            "P=? [G !\"broke\"]",
+            "filter(max, P=? [F \"rich\"], c<3)",
+            "R{\"steps\"}=? [F \"rich\"]",
+            "R{\"steps\"}=? [C]",
+        ],
+    )
+    .unwrap();
+    let want = [
+        "1/7", "12/7", "1/3", "2/3", "5/3", "2/3", "1/7", "3/7", "inf", "12/7",
+    ];
+    for (res, w) in r.results.iter().zip(want) {
+        assert_eq!(res.exact.as_deref(), Some(w), "{}", res.property);
+    }
+    // A decimal probability is its decimal: P(heads within 2 tosses) = 0.1 + 0.9 · 0.1 = 19/100.
+    let (_dir2, coin) = model(
+        "dtmc\nconst double p = 0.1;\nmodule c\n h : bool init false;\n [] !h -> p:(h'=true) + (1-p):(h'=false);\n [] h -> true;\nendmodule\n",
+    );
+    let r = check_exact(&coin, &["P=? [F<=2 h]", "P=? [F h]"]).unwrap();
+    assert_eq!(r.results[0].exact.as_deref(), Some("19/100"));
+    assert_eq!(r.results[1].exact.as_deref(), Some("1"));
+    // The MDP of mdp_operators_give_hand_derived_values: Pmax = 2/3, Rmax = 2.
+    let (_dir3, m) = model(
+        "mdp\nmodule m\n s : [0..2] init 0;\n [safe] s=0 -> 1/2:(s'=1) + 1/2:(s'=2);\n [risky] s=0 -> 1/3:(s'=1) + 1/6:(s'=2) + 1/2:(s'=0);\n [] s>0 -> true;\nendmodule\nrewards\n s=0 : 1;\nendrewards\n",
+    );
+    let r = check_exact(&m, &["Pmax=? [F s=1]", "Rmax=? [F s>0]", "Pmin=? [F<=2 s=1]"]).unwrap();
+    let want = ["2/3", "2", "1/2"];
+    for (res, w) in r.results.iter().zip(want) {
+        assert_eq!(res.exact.as_deref(), Some(w), "{}", res.property);
+    }
+    // What exact arithmetic cannot do is refused at its place.
+    let (_dir4, bad) = model(
+        "dtmc\nmodule c\n h : bool init false;\n [] !h -> log(2, 4):(h'=true) + (1-log(2,4)):(h'=false);\n [] h -> true;\nendmodule\n",
+    );
+    let e = check_exact(&bad, &["P=? [F h]"]).unwrap_err().to_string();
+    assert!(
+        e.contains("m.pm:4:11: --exact: log is not a rational function"),
+        "{e}"
+    );
+}

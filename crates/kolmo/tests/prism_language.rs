@@ -100,6 +100,7 @@ fn build(path: &Path, consts: &str) -> kolmo::Result<usize> {
         constants: parse_constants(consts)?,
         fix_deadlocks: true,
         max_states: Some(2_000_000),
+        exact: false,
     };
     let built = build_model(&ast, &text, path, &options)?;
     Ok(built.states.len())

@@ -40,6 +40,10 @@ pub struct BuildOptions {
     pub fix_deadlocks: bool,
     /// Stop beyond this many states (`None`: `u32::MAX`).
     pub max_states: Option<usize>,
+    /// Also evaluate every transition probability and reward exactly (ints as integers, doubles
+    /// as rationals: `1/3` stays 1/3), kept as the model's [`Written`](crate::model::Written)
+    /// values for exact analyses.
+    pub exact: bool,
 }
 
 /// A variable of the built model.
@@ -722,6 +726,19 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
         })
         .collect();
     let reward_names: Vec<String> = reward_models.iter().map(|(n, _)| n.clone()).collect();
+    let written = if options.exact {
+        Some(exact_written(
+            &program,
+            &modules,
+            ast,
+            &scope,
+            &explored.states,
+            &explored.matrix,
+            &actions,
+        )?)
+    } else {
+        None
+    };
     let model = match model_type {
         ModelType::Dtmc => {
             let mut d = Dtmc::new(explored.matrix, explored.initial)?;
@@ -733,6 +750,9 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
             }
             for (k, v) in reward_models {
                 d.set_reward_model(k, v)?;
+            }
+            if let Some(w) = written {
+                d = d.with_written(w)?;
             }
             Model::Dtmc(d)
         }
@@ -747,6 +767,9 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
             for (k, v) in reward_models {
                 m.set_reward_model(k, v)?;
             }
+            if let Some(w) = written {
+                m = m.with_written(w)?;
+            }
             Model::Mdp(m)
         }
     };
@@ -758,6 +781,188 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
         reward_names,
         constants,
         deadlocks,
+    })
+}
+
+/// Every transition probability and reward of the built model evaluated exactly
+/// ([`Scope::exact`]), aligned with the `f64` matrix's entries and reward models: each state's
+/// choices enumerated again, in the order they were built, each command's updates weighted by
+/// their exact probabilities (which must sum to exactly 1), a chain's choices by 1/k.
+///
+/// # Errors
+/// What exact evaluation refuses (naming the place); probabilities of a command that do not sum to
+/// exactly 1 (naming the state and the command).
+fn exact_written(
+    program: &Program,
+    modules: &[Module],
+    ast: &ast::Model,
+    scope: &Scope,
+    states: &PackedStates,
+    matrix: &crate::sparse::CsrMatrix,
+    actions: &[String],
+) -> Result<crate::model::Written> {
+    use super::exact::Exact;
+    use crate::exact::Rational;
+    let n = states.len();
+    let ids: HashMap<&[u64], StateId> = (0..n).map(|s| (states.packed(s), s as StateId)).collect();
+    let stride = states.packed(0).len();
+    let layout = Layout::new(&program.variables);
+    let mut probabilities: Vec<Rational> = Vec::with_capacity(matrix.nnz());
+    let mut scratch = ChoiceScratch::default();
+    let mut buf = vec![0; states.variables()];
+    let mut key = vec![0u64; stride];
+    let one = Rational::ONE;
+    let rational = |x: Exact, at: &Expr| -> Result<Rational> {
+        x.rational()
+            .ok_or_else(|| scope.error(at.span, "--exact: a number is needed here".into()))
+    };
+    for g in 0..n {
+        states.unpack(g, &mut buf);
+        let s = &buf[..];
+        // Per choice: its row of (target, exact probability).
+        let mut rows: Vec<BTreeMap<StateId, Rational>> = Vec::new();
+        program.for_each_choice(s, &mut scratch, |_, commands| {
+            let mut partial: Vec<(Vec<i32>, Rational)> = vec![(s.to_vec(), one.clone())];
+            for &(m, c) in commands {
+                let code = &program.modules[m].commands[c];
+                let written = &modules[m].commands[c];
+                let mut next = Vec::new();
+                let mut sum = Rational::ZERO;
+                for (u, wu) in code.updates.iter().zip(&written.updates) {
+                    let p = match &wu.probability {
+                        None => one.clone(),
+                        Some(e) => rational(scope.exact(e, s)?, e)?,
+                    };
+                    sum += &p;
+                    if p == Rational::ZERO {
+                        continue;
+                    }
+                    for (t, q) in &partial {
+                        let mut t = t.clone();
+                        for (k, a) in &u.assignments {
+                            t[*k] = match a.eval(s) {
+                                Value::Int(i) => i as i32,
+                                Value::Bool(b) => i32::from(b),
+                                Value::Double(_) => unreachable!("type-checked"),
+                            };
+                        }
+                        next.push((t, q * &p));
+                    }
+                }
+                if sum != one {
+                    return Err(program.at_state(
+                        s,
+                        format!(
+                            "--exact: the probabilities of the command at {} sum to {sum}, not exactly 1",
+                            code.place
+                        ),
+                    ));
+                }
+                partial = next;
+            }
+            let mut row = BTreeMap::new();
+            for (t, q) in partial {
+                layout.pack(&t, &mut key);
+                let id = ids[&key[..]];
+                *row.entry(id).or_insert(Rational::ZERO) += q;
+            }
+            rows.push(row);
+            Ok(())
+        })?;
+        if rows.is_empty() {
+            // A deadlock's self-loop.
+            rows.push(BTreeMap::from([(g as StateId, one.clone())]));
+        }
+        if program.model_type == ModelType::Dtmc && rows.len() > 1 {
+            let k = Rational::from(dashu_int::IBig::from(rows.len()));
+            let mut merged: BTreeMap<StateId, Rational> = BTreeMap::new();
+            for row in rows.drain(..) {
+                for (t, q) in row {
+                    *merged.entry(t).or_insert(Rational::ZERO) += q / &k;
+                }
+            }
+            rows.push(merged);
+        }
+        for (r, row) in matrix.group_rows(g).zip(&rows) {
+            let cols = matrix.row(r).0;
+            if cols.len() != row.len() || cols.iter().zip(row.keys()).any(|(a, b)| a != b) {
+                return Err(program.at_state(
+                    s,
+                    "--exact: the exact transitions differ from the floating-point ones (a probability that rounds to 0?)".into(),
+                ));
+            }
+            probabilities.extend(row.values().cloned());
+        }
+    }
+    // Rewards, exactly, in the same parts as `reward_model` builds.
+    let mut rewards = BTreeMap::new();
+    for r in &ast.rewards {
+        let name = r.name.as_ref().map_or(String::new(), |i| i.name.clone());
+        let mut model = crate::model::RewardModel::<Rational>::default();
+        let state_items: Vec<&ast::RewardItem> = r.items.iter().filter(|i| i.action.is_none()).collect();
+        let transition_items: Vec<(Option<usize>, &ast::RewardItem)> = r
+            .items
+            .iter()
+            .filter_map(|i| match &i.action {
+                None => None,
+                Some(None) => Some((None, i)),
+                Some(Some(a)) => actions.iter().position(|x| *x == a.name).map(|k| (Some(k), i)),
+            })
+            .collect();
+        let holds = |e: &Expr, s: &[i32]| -> Result<bool> {
+            match scope.exact(e, s)? {
+                Exact::Bool(b) => Ok(b),
+                _ => Err(scope.error(e.span, "--exact: a guard must be a bool".into())),
+            }
+        };
+        if !state_items.is_empty() {
+            let mut v = Vec::with_capacity(n);
+            for g in 0..n {
+                states.unpack(g, &mut buf);
+                let mut acc = Rational::ZERO;
+                for i in &state_items {
+                    if holds(&i.guard, &buf)? {
+                        acc += rational(scope.exact(&i.value, &buf)?, &i.value)?;
+                    }
+                }
+                v.push(acc);
+            }
+            model.state = Some(v);
+        }
+        if !transition_items.is_empty() {
+            let mut v = Vec::with_capacity(matrix.nrows());
+            for g in 0..n {
+                states.unpack(g, &mut buf);
+                let s = &buf[..];
+                let mut per_choice: Vec<Rational> = Vec::new();
+                program.for_each_choice(s, &mut scratch, |act, _| {
+                    let mut acc = Rational::ZERO;
+                    for (a, i) in &transition_items {
+                        if *a == act && holds(&i.guard, s)? {
+                            acc += rational(scope.exact(&i.value, s)?, &i.value)?;
+                        }
+                    }
+                    per_choice.push(acc);
+                    Ok(())
+                })?;
+                let rows = matrix.group_rows(g).len();
+                if per_choice.is_empty() {
+                    v.extend(std::iter::repeat_n(Rational::ZERO, rows));
+                } else if program.model_type == ModelType::Dtmc {
+                    let k = Rational::from(dashu_int::IBig::from(per_choice.len()));
+                    let sum = per_choice.into_iter().fold(Rational::ZERO, |a, b| a + b);
+                    v.push(sum / k);
+                } else {
+                    v.extend(per_choice);
+                }
+            }
+            model.action = Some(v);
+        }
+        rewards.insert(name, model);
+    }
+    Ok(crate::model::Written {
+        probabilities,
+        rewards,
     })
 }
 

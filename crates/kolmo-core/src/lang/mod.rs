@@ -11,6 +11,7 @@
 pub mod ast;
 mod build;
 mod compile;
+mod exact;
 pub mod lex;
 mod packed;
 mod parse;

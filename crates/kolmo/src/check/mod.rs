@@ -22,6 +22,7 @@
 
 use crate::analysis::stationary::RecurrentClass;
 use crate::analysis::{self, AbsorbingChain};
+use crate::exact::Rational;
 use crate::graph::{classes, prob01_max, prob01_min};
 use crate::io::Model;
 use crate::lang::ast::{
@@ -64,6 +65,9 @@ pub struct CheckOptions {
     /// Iterative MDP solvers stop once every value's certified interval is within this, relative
     /// (DESIGN.md's default: 1e-10).
     pub precision: f64,
+    /// Also the exact values, in rational arithmetic on the model's numbers as written (PRISM
+    /// models: every probability and reward evaluated exactly).
+    pub exact: bool,
 }
 
 impl Default for CheckOptions {
@@ -72,6 +76,7 @@ impl Default for CheckOptions {
             max_iterations: 1_000_000,
             max_work: 100_000_000_000,
             precision: 1e-10,
+            exact: false,
         }
     }
 }
@@ -103,6 +108,9 @@ pub struct PropertyResult {
     pub upper: Option<f64>,
     /// Guaranteed bound on the absolute error of every numeric value of the property (0: exact).
     pub error_bound: f64,
+    /// With `--exact`: `value` exactly, as a fraction `p/q` (or `inf`), where the operator has an
+    /// exact counterpart (not yet: `S`, `R [S]`).
+    pub exact: Option<String>,
     /// `filter(print, ...)`: the states of the filter and their values.
     pub printed: Vec<(StateId, Answer)>,
     /// How it was computed.
@@ -161,6 +169,9 @@ enum Outcome {
         values: Vec<f64>,
         bound: f64,
         decided: Option<(StateSet, StateSet)>,
+        /// With `--exact`: every value exactly (`None`: +∞), when the operator has an exact
+        /// counterpart.
+        exact: Option<Vec<Option<Rational>>>,
     },
     /// Truth values.
     Bools(StateSet),
@@ -169,6 +180,8 @@ enum Outcome {
         value: Answer,
         bound: f64,
         printed: Vec<(StateId, Answer)>,
+        /// With `--exact`: the value exactly (`Some(None)`: +∞).
+        exact: Option<Option<Rational>>,
     },
 }
 
@@ -266,6 +279,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     values: states.numbers(&code),
                     bound: 0.0,
                     decided: None,
+                    exact: None,
                 }
             }
         })
@@ -328,8 +342,8 @@ impl<'s, 'a> Checker<'s, 'a> {
                 path,
             } => {
                 let opt = self.optimum(scope, *optimum, bound, "R", e.span)?;
-                let rewards = self.reward_structure(scope, structure.as_ref(), e.span)?;
-                let values = self.reward(scope, rewards, path, opt, e.span)?;
+                let (name, rewards) = self.reward_structure(scope, structure.as_ref(), e.span)?;
+                let values = self.reward(scope, (Some(name), rewards), path, opt, e.span)?;
                 self.bounded(scope, bound, values, e)
             }
             ExprKind::Steady {
@@ -353,7 +367,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let opt = self.optimum(scope, *optimum, bound, "T", e.span)?;
                 let target = self.state_set(scope, target)?;
                 let steps = RewardModel::from_state_rewards(vec![1.0; self.n()]);
-                let values = self.reach_reward(&steps, &target, opt)?;
+                let values = self.reach_reward((None, &steps), &target, opt)?;
                 self.bounded(scope, bound, values, e)
             }
             ExprKind::Filter { op, prop, states } => self.filter(scope, *op, prop, states.as_deref(), e),
@@ -370,6 +384,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             values,
             bound: err,
             decided,
+            exact,
         } = values
         else {
             unreachable!("operators give numbers");
@@ -406,6 +421,25 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let answer = match exact {
                     Some(x) => holds(x),
                     None => holds(0.5),
+                };
+                if answer {
+                    set.insert(sid);
+                }
+                continue;
+            }
+            // Exact values decide exactly.
+            if let Some(x) = &exact {
+                let answer = match &x[s] {
+                    None => holds(f64::INFINITY),
+                    Some(r) => {
+                        let p = crate::exact::parse_exact(&format!("{p}")).expect("a finite bound");
+                        match op {
+                            BinOp::Gt => *r > p,
+                            BinOp::Ge => *r >= p,
+                            BinOp::Lt => *r < p,
+                            _ => *r <= p,
+                        }
+                    }
                 };
                 if answer {
                     set.insert(sid);
@@ -472,7 +506,8 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let x = indicator(&phi);
                 let y = self.step(&x, None, opt);
                 self.note("one step (a product)");
-                Ok(self.probabilities(y, 1))
+                let exact = self.exact_steps(exact_indicator(&phi), 1, None, opt, |_| None)?;
+                Ok(self.probabilities(y, 1, exact))
             }
             PathKind::Eventually(None, psi) => {
                 let psi = self.state_set(scope, psi)?;
@@ -486,13 +521,13 @@ impl<'s, 'a> Checker<'s, 'a> {
             PathKind::Eventually(Some(b), psi) => {
                 let k = self.step_bound(scope, b)?;
                 let psi = self.state_set(scope, psi)?;
-                Ok(self.bounded_until(None, &psi, k, opt))
+                self.bounded_until(None, &psi, k, opt)
             }
             PathKind::Until(phi, Some(b), psi) => {
                 let k = self.step_bound(scope, b)?;
                 let phi = self.state_set(scope, phi)?;
                 let psi = self.state_set(scope, psi)?;
-                Ok(self.bounded_until(Some(&phi), &psi, k, opt))
+                self.bounded_until(Some(&phi), &psi, k, opt)
             }
             PathKind::Globally(b, phi) => {
                 // G φ = ¬F ¬φ: one minus the probability of reaching ¬φ, the other optimum.
@@ -505,13 +540,14 @@ impl<'s, 'a> Checker<'s, 'a> {
                     None => self.until(None, &not_phi, flipped, qualitative)?,
                     Some(b) => {
                         let k = self.step_bound(scope, b)?;
-                        self.bounded_until(None, &not_phi, k, flipped)
+                        self.bounded_until(None, &not_phi, k, flipped)?
                     }
                 };
                 let Outcome::Numbers {
                     values,
                     bound,
                     decided,
+                    exact,
                 } = reach
                 else {
                     unreachable!("numbers")
@@ -520,6 +556,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     values: values.iter().map(|v| 1.0 - v).collect(),
                     bound: bound + f64::EPSILON,
                     decided: decided.map(|(yes, no)| (no, yes)),
+                    exact: exact.map(|x| x.into_iter().map(|v| v.map(|v| Rational::ONE - v)).collect()),
                 })
             }
             PathKind::Conditional(..) => Err(scope.error(
@@ -550,12 +587,26 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let modified;
                 let chain = match &stop {
                     Some(stop) => {
-                        modified = Dtmc::new(absorbing_where(d.matrix(), stop), d.initial().to_vec())?;
+                        let mut c = Dtmc::new(absorbing_where(d.matrix(), stop), d.initial().to_vec())?;
+                        if self.options.exact {
+                            c = c.with_written(written_absorbing(&d.exact_matrix()?, stop))?;
+                        }
+                        modified = c;
                         &modified
                     }
                     None => d,
                 };
                 let r = analysis::reach_probability(chain, psi)?;
+                let exact = if self.options.exact {
+                    Some(
+                        crate::analysis::exact::reach_probability_exact(chain, psi)?
+                            .into_iter()
+                            .map(Some)
+                            .collect(),
+                    )
+                } else {
+                    None
+                };
                 self.note(if r.residual == 0.0 && r.error_bound == 0.0 {
                     "reachability: graph analysis".to_string()
                 } else {
@@ -565,6 +616,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     values: r.values,
                     bound: r.error_bound,
                     decided: Some((r.qualitative.yes, r.qualitative.no)),
+                    exact,
                 })
             }
             Kind::Decision(m) => {
@@ -572,12 +624,22 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let modified;
                 let model = match &stop {
                     Some(stop) => {
-                        modified = Mdp::new(absorbing_where(m.matrix(), stop), m.initial().to_vec())?;
+                        let mut c = Mdp::new(absorbing_where(m.matrix(), stop), m.initial().to_vec())?;
+                        if self.options.exact {
+                            c = c.with_written(written_absorbing(&m.exact_matrix()?, stop))?;
+                        }
+                        modified = c;
                         &modified
                     }
                     None => m,
                 };
                 let s = mdp::reach_probability(model, psi, opt, &self.mdp_options())?;
+                let exact = if self.options.exact {
+                    let (v, _) = mdp::reach_probability_exact(model, psi, opt, &s.policy)?;
+                    Some(v.into_iter().map(Some).collect())
+                } else {
+                    None
+                };
                 self.note(format!("{} reachability: {}", optimum_name(opt), s.method));
                 let decided = qualitative.then(|| {
                     let (yes, no, _) = match opt {
@@ -590,6 +652,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     values: s.values,
                     bound: s.error_bound,
                     decided,
+                    exact,
                 })
             }
         }
@@ -627,17 +690,71 @@ impl<'s, 'a> Checker<'s, 'a> {
         k as f64 * 3.0 * entry_rounding(longest) * scale
     }
 
-    fn probabilities(&self, values: Vec<f64>, k: u64) -> Outcome {
+    fn probabilities(&self, values: Vec<f64>, k: u64, exact: Option<Vec<Rational>>) -> Outcome {
         let bound = self.steps_bound(k, 1.0);
         Outcome::Numbers {
             values: values.into_iter().map(|v| v.clamp(0.0, 1.0)).collect(),
             bound,
             decided: None,
+            exact: exact.map(|x| x.into_iter().map(Some).collect()),
         }
     }
 
+    /// With `--exact`: `k` steps of `x ← offset + P x` (reduced by `opt` over each state's
+    /// choices) in rationals on the model's exact probabilities, `fix(s)` overriding a state's new
+    /// value; `None` without `--exact`.
+    fn exact_steps(
+        &self,
+        x: Vec<Rational>,
+        k: u64,
+        offset: Option<&[Rational]>,
+        opt: Option<Optimum>,
+        fix: impl Fn(usize) -> Option<Rational>,
+    ) -> Result<Option<Vec<Rational>>> {
+        if !self.options.exact {
+            return Ok(None);
+        }
+        let p = match self.subject.model {
+            Model::Dtmc(d) => d.exact_matrix()?,
+            Model::Mdp(m) => m.exact_matrix()?,
+        };
+        let mut x = x;
+        for _ in 0..k {
+            let mut y = Vec::with_capacity(x.len());
+            for g in 0..p.row_groups() {
+                if let Some(v) = fix(g) {
+                    y.push(v);
+                    continue;
+                }
+                let mut best: Option<Rational> = None;
+                for r in p.group_rows(g) {
+                    let (cols, vals) = p.row(r);
+                    let mut acc = offset.map_or(Rational::ZERO, |o| o[r].clone());
+                    for (&c, v) in cols.iter().zip(vals) {
+                        acc += v * &x[c as usize];
+                    }
+                    best = Some(match (best, opt) {
+                        (None, _) => acc,
+                        (Some(b), Some(Optimum::Min)) if acc < b => acc,
+                        (Some(b), Some(Optimum::Max)) if acc > b => acc,
+                        (Some(b), _) => b,
+                    });
+                }
+                y.push(best.expect("a state has a choice"));
+            }
+            x = y;
+        }
+        Ok(Some(x))
+    }
+
     /// `P [φ U<=k ψ]` by `k` steps from the indicator of ψ.
-    fn bounded_until(&self, phi: Option<&StateSet>, psi: &StateSet, k: u64, opt: Option<Optimum>) -> Outcome {
+    fn bounded_until(
+        &self,
+        phi: Option<&StateSet>,
+        psi: &StateSet,
+        k: u64,
+        opt: Option<Optimum>,
+    ) -> Result<Outcome> {
         let mut x = indicator(psi);
         for _ in 0..k {
             let mut y = self.step(&x, None, opt);
@@ -656,7 +773,17 @@ impl<'s, 'a> Checker<'s, 'a> {
             if k == 1 { "" } else { "s" },
             self.step_name(opt)
         ));
-        self.probabilities(x, k)
+        let exact = self.exact_steps(exact_indicator(psi), k, None, opt, |s| {
+            let sid = s as StateId;
+            if psi.contains(sid) {
+                Some(Rational::ONE)
+            } else if phi.is_some_and(|phi| !phi.contains(sid)) {
+                Some(Rational::ZERO)
+            } else {
+                None
+            }
+        })?;
+        Ok(self.probabilities(x, k, exact))
     }
 
     fn step_name(&self, opt: Option<Optimum>) -> &'static str {
@@ -672,7 +799,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         scope: &Scope<'_>,
         r: Option<&RewardRef>,
         span: Span,
-    ) -> Result<&'a RewardModel> {
+    ) -> Result<(&'a str, &'a RewardModel)> {
         let models = match self.subject.model {
             Model::Dtmc(d) => d.reward_models(),
             Model::Mdp(m) => m.reward_models(),
@@ -716,13 +843,50 @@ impl<'s, 'a> Checker<'s, 'a> {
                     })?
             }
         };
-        Ok(&models[name])
+        let (key, model) = models
+            .get_key_value(name.as_str())
+            .expect("a reward model of the model");
+        Ok((key.as_str(), model))
+    }
+
+    /// With `--exact`: the exact reward of each choice of reward model `name` (`None`: one per
+    /// step, for `T`).
+    fn exact_rewards(&self, name: Option<&str>) -> Result<Option<Vec<Rational>>> {
+        if !self.options.exact {
+            return Ok(None);
+        }
+        Ok(Some(match (name, self.subject.model) {
+            (Some(n), Model::Dtmc(d)) => d.exact_rewards(n)?,
+            (Some(n), Model::Mdp(m)) => m.exact_rewards(n)?,
+            (None, _) => vec![Rational::ONE; self.matrix().nrows()],
+        }))
+    }
+
+    /// With `--exact`: reward model `name`'s state rewards exactly.
+    fn exact_state_rewards(&self, name: &str, rewards: &RewardModel) -> Result<Option<Vec<Rational>>> {
+        if !self.options.exact {
+            return Ok(None);
+        }
+        let written = match self.subject.model {
+            Model::Dtmc(d) => d.written(),
+            Model::Mdp(m) => m.written(),
+        };
+        let state = written
+            .and_then(|w| w.rewards.get(name))
+            .and_then(|r| r.state.clone());
+        Ok(Some(match state {
+            Some(s) => s,
+            None => match &rewards.state {
+                Some(s) => crate::exact::rationalize_rewards(s)?,
+                None => vec![Rational::ZERO; self.n()],
+            },
+        }))
     }
 
     fn reward(
         &self,
         scope: &Scope<'_>,
-        rewards: &RewardModel,
+        (name, rewards): (Option<&str>, &RewardModel),
         path: &RewardPath,
         opt: Option<Optimum>,
         span: Span,
@@ -730,7 +894,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         match path {
             RewardPath::Reach(target) => {
                 let target = self.state_set(scope, target)?;
-                self.reach_reward(rewards, &target, opt)
+                self.reach_reward((name, rewards), &target, opt)
             }
             RewardPath::Cumulative(k) => {
                 let k = self.step_bound(
@@ -752,10 +916,17 @@ impl<'s, 'a> Checker<'s, 'a> {
                 ));
                 let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
                 let scale = r_max * (1.0 + k as f64);
+                let exact = match self.exact_rewards(name)? {
+                    Some(xr) => {
+                        self.exact_steps(vec![Rational::ZERO; self.n()], k, Some(&xr), opt, |_| None)?
+                    }
+                    None => None,
+                };
                 Ok(Outcome::Numbers {
                     values: v,
                     bound: self.steps_bound(k, scale) + self.steps_bound(1, r_max * k as f64),
                     decided: None,
+                    exact: exact.map(|x| x.into_iter().map(Some).collect()),
                 })
             }
             RewardPath::Instant(k) => {
@@ -776,10 +947,18 @@ impl<'s, 'a> Checker<'s, 'a> {
                     if k == 1 { "" } else { "s" },
                     self.step_name(opt)
                 ));
+                let exact = match name {
+                    Some(n) => match self.exact_state_rewards(n, rewards)? {
+                        Some(x0) => self.exact_steps(x0, k, None, opt, |_| None)?,
+                        None => None,
+                    },
+                    None => None,
+                };
                 Ok(Outcome::Numbers {
                     values: v,
                     bound: self.steps_bound(k, r_max),
                     decided: None,
+                    exact: exact.map(|x| x.into_iter().map(Some).collect()),
                 })
             }
             RewardPath::Total => {
@@ -806,10 +985,15 @@ impl<'s, 'a> Checker<'s, 'a> {
                     "total reward until a closed class that earns nothing: {}",
                     chain.method()
                 ));
+                let exact = match self.exact_rewards(name)? {
+                    Some(xr) => Some(crate::analysis::exact::expected_reward_exact(d, &quiet, &xr)?),
+                    None => None,
+                };
                 Ok(Outcome::Numbers {
                     values,
                     bound,
                     decided: None,
+                    exact,
                 })
             }
             RewardPath::LongRun => self.long_run(rewards, opt),
@@ -819,7 +1003,7 @@ impl<'s, 'a> Checker<'s, 'a> {
     /// `R [F target]`.
     fn reach_reward(
         &self,
-        rewards: &RewardModel,
+        (name, rewards): (Option<&str>, &RewardModel),
         target: &StateSet,
         opt: Option<Optimum>,
     ) -> Result<Outcome> {
@@ -829,10 +1013,15 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let chain = AbsorbingChain::new(d, target)?;
                 let (values, _, bound) = chain.expected_reward(&r)?;
                 self.note(format!("expected reward until the target: {}", chain.method()));
+                let exact = match self.exact_rewards(name)? {
+                    Some(xr) => Some(crate::analysis::exact::expected_reward_exact(d, target, &xr)?),
+                    None => None,
+                };
                 Ok(Outcome::Numbers {
                     values,
                     bound,
                     decided: None,
+                    exact,
                 })
             }
             Kind::Decision(m) => {
@@ -844,10 +1033,15 @@ impl<'s, 'a> Checker<'s, 'a> {
                     optimum_name(opt),
                     s.method
                 ));
+                let exact = match self.exact_rewards(name)? {
+                    Some(xr) => Some(mdp::total_reward_exact(m, &xr, target, opt, &s.policy)?.0),
+                    None => None,
+                };
                 Ok(Outcome::Numbers {
                     values: s.values,
                     bound: s.error_bound,
                     decided: None,
+                    exact,
                 })
             }
         }
@@ -900,6 +1094,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     values,
                     bound: bound + gain_bound,
                     decided: None,
+                    exact: None,
                 })
             }
             Kind::Decision(m) => {
@@ -911,6 +1106,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     values: s.values,
                     bound: s.error_bound,
                     decided: None,
+                    exact: None,
                 })
             }
         }
@@ -933,9 +1129,11 @@ impl<'s, 'a> Checker<'s, 'a> {
         if members.is_empty() {
             return Err(scope.error(e.span, "the filter's set of states is empty".into()));
         }
-        let (numbers, bools, bound) = match &inner {
-            Outcome::Numbers { values, bound, .. } => (Some(values), None, *bound),
-            Outcome::Bools(s) => (None, Some(s), 0.0),
+        let (numbers, bools, bound, xs) = match &inner {
+            Outcome::Numbers {
+                values, bound, exact, ..
+            } => (Some(values), None, *bound, exact.as_ref()),
+            Outcome::Bools(s) => (None, Some(s), 0.0, None),
             Outcome::Scalar { .. } => {
                 return Err(scope.error(
                     prop.span,
@@ -957,10 +1155,44 @@ impl<'s, 'a> Checker<'s, 'a> {
                 scope.error(e.span, format!("filter({what}, ...) needs a true/false property"))
             })
         };
+        // The exact value of the filter, where the property has exact values (`None` in a
+        // member: +∞).
+        let exact_of = |op: FilterOp| -> Option<Option<Rational>> {
+            let xs = xs?;
+            let vals = members.iter().map(|&s| xs[s as usize].clone());
+            Some(match op {
+                FilterOp::Min => vals.fold(None::<Option<Rational>>, |best, v| match (best, v) {
+                    (None, v) => Some(v),
+                    (Some(None), v) => Some(v),
+                    (Some(Some(b)), None) => Some(Some(b)),
+                    (Some(Some(b)), Some(v)) => Some(Some(if v < b { v } else { b })),
+                })?,
+                FilterOp::Max => vals.fold(None::<Option<Rational>>, |best, v| match (best, v) {
+                    (None, v) => Some(v),
+                    (Some(None), _) | (Some(Some(_)), None) => Some(None),
+                    (Some(Some(b)), Some(v)) => Some(Some(if v > b { v } else { b })),
+                })?,
+                FilterOp::Sum | FilterOp::Avg => {
+                    let mut acc = Rational::ZERO;
+                    for v in vals {
+                        acc += v?;
+                    }
+                    if op == FilterOp::Avg {
+                        acc /= Rational::from(dashu_int::IBig::from(members.len()));
+                    }
+                    Some(acc)
+                }
+                _ => xs[members[0] as usize].clone(),
+            })
+        };
         let scalar = |value: Answer, bound: f64| Outcome::Scalar {
             value,
             bound,
             printed: Vec::new(),
+            exact: match (op, value) {
+                (_, Answer::Bool(_)) | (FilterOp::Count, _) => None,
+                _ => exact_of(op),
+            },
         };
         Ok(match op {
             FilterOp::Min | FilterOp::Max => {
@@ -1025,6 +1257,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 value: answer(members[0]),
                 bound,
                 printed: members.iter().map(|&s| (s, answer(s))).collect(),
+                exact: exact_of(op),
             },
         })
     }
@@ -1047,19 +1280,23 @@ impl<'s, 'a> Checker<'s, 'a> {
         } else {
             method
         };
-        let (value, initial_values, bound, printed) = match outcome {
+        let (mut value, initial_values, mut bound, printed, exact) = match outcome {
             Outcome::Scalar {
                 value,
                 bound,
                 printed,
-            } => (value, Vec::new(), bound, printed),
-            Outcome::Numbers { values, bound, .. } => {
+                exact,
+            } => (value, Vec::new(), bound, printed, exact),
+            Outcome::Numbers {
+                values, bound, exact, ..
+            } => {
                 let init: Vec<Answer> = self
                     .initial()
                     .iter()
                     .map(|&s| Answer::Number(values[s as usize]))
                     .collect();
-                (init[0], init, bound, Vec::new())
+                let exact = exact.map(|x| x[self.initial()[0] as usize].clone());
+                (init[0], init, bound, Vec::new(), exact)
             }
             Outcome::Bools(set) => {
                 let init: Vec<Answer> = self
@@ -1067,9 +1304,23 @@ impl<'s, 'a> Checker<'s, 'a> {
                     .iter()
                     .map(|&s| Answer::Bool(set.contains(s)))
                     .collect();
-                (init[0], init, 0.0, Vec::new())
+                (init[0], init, 0.0, Vec::new(), None)
             }
         };
+        // An exact value: the number shown is its nearest f64, the bound that rounding's.
+        let exact = exact.map(|x| match x {
+            None => {
+                value = Answer::Number(f64::INFINITY);
+                bound = 0.0;
+                "inf".to_string()
+            }
+            Some(r) => {
+                let v = crate::exact::Scalar::to_f64(&r);
+                value = Answer::Number(v);
+                bound = v.abs() * (f64::EPSILON / 2.0);
+                r.to_string()
+            }
+        });
         let (lower, upper) = match value {
             Answer::Number(v) if v.is_infinite() => (Some(v), Some(v)),
             Answer::Number(v) => (Some(v - bound), Some(v + bound)),
@@ -1083,6 +1334,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             lower,
             upper,
             error_bound: bound,
+            exact,
             printed,
             method,
             seconds: start.elapsed().as_secs_f64(),
@@ -1119,10 +1371,49 @@ fn is_operator(e: &Expr) -> bool {
     )
 }
 
+fn exact_indicator(set: &StateSet) -> Vec<Rational> {
+    (0..set.universe())
+        .map(|s| {
+            if set.contains(s as StateId) {
+                Rational::ONE
+            } else {
+                Rational::ZERO
+            }
+        })
+        .collect()
+}
+
 fn indicator(set: &StateSet) -> Vec<f64> {
     (0..set.universe())
         .map(|s| if set.contains(s as StateId) { 1.0 } else { 0.0 })
         .collect()
+}
+
+/// The exact probabilities of `p` with every state of `set` made absorbing (as
+/// [`absorbing_where`]), as the modified model's written values.
+fn written_absorbing(p: &CsrMatrix<Rational>, set: &StateSet) -> crate::model::Written {
+    let mut b = CsrBuilder::<Rational>::new(p.ncols());
+    for g in 0..p.row_groups() {
+        if g > 0 {
+            b.new_row_group();
+        }
+        if set.contains(g as StateId) {
+            b.add(g as StateId, Rational::ONE);
+            b.finish_row();
+            continue;
+        }
+        for r in p.group_rows(g) {
+            let (cols, vals) = p.row(r);
+            for (&c, v) in cols.iter().zip(vals) {
+                b.add(c, v.clone());
+            }
+            b.finish_row();
+        }
+    }
+    crate::model::Written {
+        probabilities: b.build().as_parts().2.to_vec(),
+        rewards: Default::default(),
+    }
 }
 
 /// `m` with every state of `set` made absorbing: its row group replaced by one self-loop.
@@ -1259,6 +1550,7 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
                     constants: for_model,
                     fix_deadlocks: request.fix_deadlocks,
                     max_states: None,
+                    exact: request.options.exact,
                 },
             )?;
             let crate::lang::BuiltModel {
@@ -1281,7 +1573,13 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
             (model, Some(info))
         }
         None => {
-            let file = crate::io::read_model(&request.model, &crate::io::ReadOptions::default())?;
+            let file = crate::io::read_model(
+                &request.model,
+                &crate::io::ReadOptions {
+                    exact: request.options.exact,
+                    ..crate::io::ReadOptions::default()
+                },
+            )?;
             (file.model, None)
         }
     };
