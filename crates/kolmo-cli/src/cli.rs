@@ -189,6 +189,7 @@ Properties (PRISM's property language; Storm's T and conditional forms):
                                                      k, long-run average per step
   S=? [a]                                            long-run fraction of time in a
   T=? [F goal]                                       expected steps until goal (Storm's T)
+  P=? [F a || F b]                                   P(F a given F b) (Storm's conditional)
   filter(max, R=? [F goal], \"init\")               min max avg sum count forall exists first
                                                      print state over a set of states
 Labels are written \"name\"; \"init\" (the initial states) and \"deadlock\" are built in.

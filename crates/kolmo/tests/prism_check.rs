@@ -364,3 +364,38 @@ fn exact_values_are_the_hand_derived_fractions() {
         "{e}"
     );
 }
+
+/// Storm's conditional `P=? [F a || F b]` on the gambler: from 1 coin, becoming rich passes
+/// through 2 coins, so P(F rich ∧ F c=2) = P(F rich) = 1/7, and P(F c=2) = 1/3: 3/7. The other way
+/// round, 1; broke and rich exclude each other: 0.
+#[test]
+fn conditional_probabilities_on_a_chain() {
+    let (_dir, path) = model(GAMBLER);
+    let props = [
+        "P=? [F \"rich\" || F c=2]",
+        "P=? [F c=2 || F \"rich\"]",
+        "P=? [F \"broke\" || F \"rich\"]",
+    ];
+    let r = check(&path, &props, "").unwrap();
+    for (i, (res, w)) in r.results.iter().zip([3.0 / 7.0, 1.0, 0.0]).enumerate() {
+        assert!(
+            res.lower.unwrap() <= w && w <= res.upper.unwrap() && (number(&r, i) - w).abs() < 1e-15,
+            "{}: {:?} [{:?}, {:?}]",
+            res.property,
+            res.value,
+            res.lower,
+            res.upper
+        );
+    }
+    let r = check_exact(&path, &props).unwrap();
+    let got: Vec<_> = r.results.iter().map(|x| x.exact.clone().unwrap()).collect();
+    assert_eq!(got, ["3/7", "1", "0"]);
+    // The condition impossible from the initial state: refused.
+    let e = check(&path, &["P=? [F \"rich\" || F c=0 & c=3]"], "")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the condition of P=? [F a || F b] has probability 0"),
+        "{e}"
+    );
+}

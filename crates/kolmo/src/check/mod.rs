@@ -559,11 +559,123 @@ impl<'s, 'a> Checker<'s, 'a> {
                     exact: exact.map(|x| x.into_iter().map(|v| v.map(|v| Rational::ONE - v)).collect()),
                 })
             }
-            PathKind::Conditional(..) => Err(scope.error(
-                path.span,
-                "conditional probabilities (P=? [... || ...]) are not supported yet".into(),
-            )),
+            PathKind::Conditional(event, condition) => {
+                let (PathKind::Eventually(None, a), PathKind::Eventually(None, b)) =
+                    (&event.kind, &condition.kind)
+                else {
+                    return Err(scope.error(
+                        path.span,
+                        "conditional probabilities are supported as P=? [F a || F b] (both unbounded F)"
+                            .into(),
+                    ));
+                };
+                let Kind::Chain(d) = self.kind() else {
+                    return Err(scope.error(
+                        path.span,
+                        "conditional probabilities of MDPs are not supported (chains only)".into(),
+                    ));
+                };
+                let a = self.state_set(scope, a)?;
+                let b = self.state_set(scope, b)?;
+                self.conditional(d, &a, &b)
+            }
         }
+    }
+
+    /// `P [F a || F b]` on a chain (Storm's conditional probability): `P(F a ∧ F b) / P(F b)`,
+    /// the numerator a reachability in the product of the chain with two bits recording whether
+    /// an `a`-state and a `b`-state have been seen (Baier, Klein, Klüppelholz & Märcker, "Computing
+    /// conditional probabilities in Markovian models efficiently", TACAS 2014, treat the general
+    /// case). The bound of a quotient `x/y` of values within `ex`, `ey`: `(ex + q·ey)/(y − ey)`.
+    /// States from which `b` has probability 0 have no value: NaN (refused at the initial state).
+    fn conditional(&self, d: &Dtmc, a: &StateSet, b: &StateSet) -> Result<Outcome> {
+        let n = d.n();
+        let bits = |s: usize| -> usize {
+            usize::from(a.contains(s as StateId)) | (usize::from(b.contains(s as StateId)) << 1)
+        };
+        let product = |m: &CsrMatrix| {
+            let mut out = CsrBuilder::new(4 * n);
+            for s in 0..n {
+                for seen in 0..4 {
+                    let (cols, vals) = m.row(s);
+                    for (&t, &p) in cols.iter().zip(vals) {
+                        out.add((4 * t as usize + (seen | bits(t as usize))) as StateId, p);
+                    }
+                    out.finish_row();
+                }
+            }
+            out.build()
+        };
+        let both = StateSet::from_states(4 * n, (0..n).map(|s| (4 * s + 3) as StateId));
+        let mut chain = Dtmc::new(
+            product(d.matrix()),
+            vec![bits(d.initial()[0] as usize) as StateId],
+        )?;
+        if self.options.exact {
+            let p = d.exact_matrix()?;
+            let mut out = CsrBuilder::<Rational>::new(4 * n);
+            for s in 0..n {
+                for seen in 0..4 {
+                    let (cols, vals) = p.row(s);
+                    for (&t, v) in cols.iter().zip(vals) {
+                        out.add((4 * t as usize + (seen | bits(t as usize))) as StateId, v.clone());
+                    }
+                    out.finish_row();
+                }
+            }
+            chain = chain.with_written(crate::model::Written {
+                probabilities: out.build().as_parts().2.to_vec(),
+                rewards: Default::default(),
+            })?;
+        }
+        let joint = analysis::reach_probability(&chain, &both)?;
+        let cond = analysis::reach_probability(d, b)?;
+        let (ex, ey) = (joint.error_bound, cond.error_bound);
+        let mut bound = 0.0f64;
+        let values: Vec<f64> = (0..n)
+            .map(|s| {
+                let x = joint.values[4 * s + bits(s)];
+                let y = cond.values[s];
+                if y - ey <= 0.0 {
+                    return f64::NAN;
+                }
+                let q = x / y;
+                bound = bound.max((ex + q * ey) / (y - ey) + q * f64::EPSILON);
+                q
+            })
+            .collect();
+        for &s in d.initial() {
+            if values[s as usize].is_nan() {
+                return Err(Error::arg(
+                    "property",
+                    format!(
+                        "the condition of P=? [F a || F b] has probability 0 (or not certifiably more) in the initial state {}",
+                        d.state_name(s)
+                    ),
+                ));
+            }
+        }
+        let exact = if self.options.exact {
+            let x = crate::analysis::exact::reach_probability_exact(&chain, &both)?;
+            let y = crate::analysis::exact::reach_probability_exact(d, b)?;
+            Some(
+                (0..n)
+                    .map(|s| (y[s] != Rational::ZERO).then(|| x[4 * s + bits(s)].clone() / y[s].clone()))
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        self.note("conditional probability: P(F a and F b) in the product with two bits of memory, over P(F b); two linear solves");
+        Ok(Outcome::Numbers {
+            values: values
+                .into_iter()
+                .map(|v| if v.is_nan() { v } else { v.clamp(0.0, 1.0) })
+                .collect(),
+            bound,
+            decided: None,
+            exact,
+        })
     }
 
     /// `P [φ U ψ]` (`φ` = every state for `F ψ`).
