@@ -264,6 +264,22 @@ fn bad_properties_name_the_place() {
     // Constants of the properties come from --const; unknown ones are refused.
     let r = check(&path, &["const int K; P=? [F<=K c=0]"], "K=1").unwrap();
     assert!((number(&r, 0) - 2.0 / 3.0).abs() < 1e-15);
+    // As PRISM: --const only for a constant left undefined.
+    let e = check(&path, &["const int K = 2; P=? [F<=K c=0]"], "K=1")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--prop:1:11: constant K already has a value here"),
+        "{e}"
+    );
+    let (_dir2, coin) = model(
+        "dtmc\nconst double p = 0.1;\nmodule c\n h : bool;\n [] true -> p:(h'=true) + (1-p):(h'=false);\nendmodule\n",
+    );
+    let e = check(&coin, &["P=? [F h]"], "p=0.5").unwrap_err().to_string();
+    assert!(
+        e.contains("constant p already has a value in the model (at"),
+        "{e}"
+    );
     let e = check(&path, &["P=? [F c=0]"], "Q=1").unwrap_err().to_string();
     assert!(
         e.contains("neither the model nor the properties have a constant Q"),

@@ -522,6 +522,17 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
     }
     for (name, v) in &options.constants {
         match scope.constants.get_mut(name) {
+            // As PRISM: a value on the command line only for a constant the file leaves open.
+            Some(def) if def.expr.is_some() => {
+                let at = def.span;
+                return Err(Error::arg(
+                    "--const",
+                    format!(
+                        "constant {name} already has a value in the model (at {}); only an undefined constant takes one from --const",
+                        scope.place(at)
+                    ),
+                ));
+            }
             Some(def) => def.given = Some(*v),
             None => {
                 return Err(Error::arg("--const", format!("the model has no constant {name}")));

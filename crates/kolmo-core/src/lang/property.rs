@@ -99,6 +99,13 @@ impl<'a> Scope<'a> {
             // A constant of another property source is that source's (the caller checks that
             // every given constant is declared somewhere).
             if let Some(def) = scope.constants.get_mut(name) {
+                if def.expr.is_some() {
+                    let at = def.span;
+                    return Err(scope.error(
+                        at,
+                        format!("constant {name} already has a value here; --const gives values only to undefined constants"),
+                    ));
+                }
                 def.given = Some(*v);
             }
         }
