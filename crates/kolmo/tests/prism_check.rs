@@ -415,3 +415,34 @@ fn conditional_probabilities_on_a_chain() {
         "{e}"
     );
 }
+
+/// `Rmin=? [C]` of an MDP: from 0, action a (reward 4) reaches the zero-reward loop of 1 or state
+/// 2 with 1/2 each; b (reward 3) leads to 3, which earns 1 per step forever. In 2, c loops
+/// earning 1, d returns to 0 for free. V(0) = 4 + V(2)/2 with V(2) = V(0): 8; V(3) = +inf.
+#[test]
+fn minimal_total_reward_of_an_mdp() {
+    let (_dir, path) = model(
+        "mdp\nmodule m\n s : [0..3] init 0;\n [a] s=0 -> 1/2:(s'=1) + 1/2:(s'=2);\n [b] s=0 -> (s'=3);\n [] s=1 -> (s'=1);\n [c] s=2 -> (s'=2);\n [d] s=2 -> (s'=0);\n [] s=3 -> (s'=3);\nendmodule\nrewards\n [a] true : 4;\n [b] true : 3;\n [c] true : 1;\n s=3 : 1;\nendrewards\n",
+    );
+    let r = check(
+        &path,
+        &["Rmin=? [C]", "filter(max, Rmin=? [C], s<3)", "R{1}min=? [C]"],
+        "",
+    )
+    .unwrap();
+    let res = &r.results[0];
+    assert!(res.lower.unwrap() <= 8.0 && 8.0 <= res.upper.unwrap(), "{res:?}");
+    assert_eq!(number(&r, 1), 8.0);
+    let r = check_exact(&path, &["Rmin=? [C]", "filter(print, Rmin=? [C])"]).unwrap();
+    assert_eq!(r.results[0].exact.as_deref(), Some("8"));
+    let printed: Vec<Answer> = r.results[1].printed.iter().map(|(_, a)| *a).collect();
+    assert_eq!(
+        printed,
+        [8.0, 0.0, 8.0, f64::INFINITY].map(Answer::Number).to_vec()
+    );
+    let e = check(&path, &["Rmax=? [C]"], "").unwrap_err().to_string();
+    assert!(
+        e.contains("Rmax=? [C] (the maximal total reward of an MDP) is not supported yet"),
+        "{e}"
+    );
+}

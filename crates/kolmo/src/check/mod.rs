@@ -1074,12 +1074,9 @@ impl<'s, 'a> Checker<'s, 'a> {
                 })
             }
             RewardPath::Total => {
-                let Kind::Chain(d) = self.kind() else {
-                    return Err(scope.error(
-                        span,
-                        "the total reward R [C] of an MDP is not supported yet (R [F φ] and R [C<=k] are)"
-                            .into(),
-                    ));
+                let d = match self.kind() {
+                    Kind::Chain(d) => d,
+                    Kind::Decision(m) => return self.total_mdp(scope, m, (name, rewards), opt, span),
                 };
                 // The total is finite exactly where the chain settles, almost surely, in closed
                 // classes that earn nothing: the expected reward until those.
@@ -1110,6 +1107,63 @@ impl<'s, 'a> Checker<'s, 'a> {
             }
             RewardPath::LongRun => self.long_run(rewards, opt),
         }
+    }
+
+    /// `Rmin [C]` of an MDP (non-negative rewards): the total is finite exactly where a policy
+    /// settles, almost surely, in an end component whose choices earn nothing, so it is the
+    /// minimal expected reward until the states of such end components (those of the sub-MDP of
+    /// zero-reward choices; de Alfaro 1997, Baier & Katoen Algorithm 47 for the decomposition).
+    /// `Rmax [C]` needs the end components collapsed with a choice to stop, not done yet.
+    fn total_mdp(
+        &self,
+        scope: &Scope<'_>,
+        m: &Mdp,
+        (name, rewards): (Option<&str>, &RewardModel),
+        opt: Option<Optimum>,
+        span: Span,
+    ) -> Result<Outcome> {
+        if opt != Some(Optimum::Min) {
+            return Err(scope.error(
+                span,
+                "Rmax=? [C] (the maximal total reward of an MDP) is not supported yet; Rmin=? [C] is".into(),
+            ));
+        }
+        let n = self.n();
+        let matrix = m.matrix();
+        let r = rewards.expected_per_choice(matrix);
+        if r.iter().any(|x| *x < 0.0) {
+            return Err(scope.error(span, "R [C] of an MDP needs non-negative rewards".into()));
+        }
+        // The zero-reward choices (a state without one leaves to an extra sink state).
+        let mut b = CsrBuilder::new(n + 1);
+        for g in 0..n {
+            if g > 0 {
+                b.new_row_group();
+            }
+            let mut any = false;
+            for row in matrix.group_rows(g).filter(|&row| r[row] == 0.0) {
+                let (cols, vals) = matrix.row(row);
+                for (&c, &v) in cols.iter().zip(vals) {
+                    b.add(c, v);
+                }
+                b.finish_row();
+                any = true;
+            }
+            if !any {
+                b.add(n as StateId, 1.0);
+                b.finish_row();
+            }
+        }
+        let zero = b.build();
+        let all: Vec<StateId> = (0..n as StateId).collect();
+        // Positions among the candidates; the sink is not one.
+        let pos: Vec<u32> = (0..=n as u32)
+            .map(|s| if s < n as u32 { s } else { u32::MAX })
+            .collect();
+        let (_, inside) = crate::graph::end_components(&zero, &all, &pos);
+        let quiet = StateSet::from_states(n, (0..n).filter(|&s| !inside[s].is_empty()).map(|s| s as StateId));
+        self.note("minimal total reward: until the end components of zero-reward choices");
+        self.reach_reward((name, rewards), &quiet, opt)
     }
 
     /// `R [F target]`.
