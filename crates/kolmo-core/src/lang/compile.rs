@@ -406,12 +406,15 @@ impl<'a> Scope<'a> {
                     constant: a.constant,
                 })
             }
-            ExprKind::Binary(op, a, b) => {
+            ExprKind::Binary(op, x, y) => {
                 let (a, b) = (
-                    self.compile_inner(a, constants_only)?,
-                    self.compile_inner(b, constants_only)?,
+                    self.compile_inner(x, constants_only)?,
+                    self.compile_inner(y, constants_only)?,
                 );
                 let constant = a.constant && b.constant;
+                if !constants_only && let Some(code) = self.variable_against_constant(*op, x, &a, y, &b) {
+                    return Ok(C { code, constant });
+                }
                 let code = self.binary(*op, a.code, b.code, e.span)?;
                 Ok(C { code, constant })
             }
@@ -465,6 +468,56 @@ impl<'a> Scope<'a> {
                 )),
             },
         }
+    }
+
+    /// `x op y` where one side is an int variable and the other an int constant (`s = 3`,
+    /// `c < N`, `x + 1`): one closure reading the slot, instead of three nested calls. `None` for
+    /// anything else.
+    fn variable_against_constant(&self, op: BinOp, x: &Expr, a: &C, y: &Expr, b: &C) -> Option<Code> {
+        use BinOp::*;
+        let slot = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => match self.vars.get(n) {
+                Some(Binding::Var(k, ValueType::Int)) => Some(*k),
+                _ => None,
+            },
+            _ => None,
+        };
+        let int = |c: &C| match c.constant {
+            true => match c.code.eval(&[]) {
+                Value::Int(i) => Some(i),
+                _ => None,
+            },
+            false => None,
+        };
+        // `c op v` is `v op' c` with the relation mirrored.
+        let (k, c, op) = match (slot(x), slot(y)) {
+            (Some(k), _) => (k, int(b)?, op),
+            (_, Some(k)) if a.constant => {
+                let mirrored = match op {
+                    Lt => Gt,
+                    Le => Ge,
+                    Gt => Lt,
+                    Ge => Le,
+                    Eq | Ne | Add | Mul => op,
+                    _ => return None,
+                };
+                (k, int(a)?, mirrored)
+            }
+            _ => return None,
+        };
+        let v = move |s: &[i32]| i64::from(s[k]);
+        Some(match op {
+            Eq => Code::Bool(Arc::new(move |s| v(s) == c)),
+            Ne => Code::Bool(Arc::new(move |s| v(s) != c)),
+            Lt => Code::Bool(Arc::new(move |s| v(s) < c)),
+            Le => Code::Bool(Arc::new(move |s| v(s) <= c)),
+            Gt => Code::Bool(Arc::new(move |s| v(s) > c)),
+            Ge => Code::Bool(Arc::new(move |s| v(s) >= c)),
+            Add => Code::Int(Arc::new(move |s| v(s).wrapping_add(c))),
+            Sub => Code::Int(Arc::new(move |s| v(s).wrapping_sub(c))),
+            Mul => Code::Int(Arc::new(move |s| v(s).wrapping_mul(c))),
+            _ => return None,
+        })
     }
 
     fn binary(&self, op: BinOp, a: Code, b: Code, span: Span) -> Result<Code> {
