@@ -59,7 +59,8 @@ impl<S> Successors<S> {
         self.entries
     }
 
-    fn clear(&mut self) {
+    /// Forgets every choice and successor added so far.
+    pub fn clear(&mut self) {
         self.entries.clear();
         self.starts.clear();
         self.rewards.clear();
@@ -204,6 +205,127 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
     })
 }
 
+/// States expanded per parallel task in [`explore_parallel`].
+const CHUNK: usize = 512;
+
+/// [`explore`] with the expansions in parallel: breadth-first layer by layer, each layer's states
+/// expanded on all cores (in chunks), then their successors numbered in the layer's order, one
+/// state after another. That is the order [`explore`] numbers them in, so the model, its state
+/// ids and the matrix are the same whatever the number of threads.
+///
+/// # Errors
+/// As [`explore`].
+pub fn explore_parallel<G>(generator: &G, options: ExploreOptions) -> Result<Explored<G::State>>
+where
+    G: Generator + Sync,
+    G::State: Send + Sync,
+{
+    use rayon::prelude::*;
+    let limit = options.max_states.min(u32::MAX as usize);
+    let mut ids: HashMap<G::State, StateId, foldhash::fast::RandomState> = HashMap::default();
+    let mut states: Vec<G::State> = Vec::new();
+    let mut initial = Vec::new();
+    for s in generator.initial_states() {
+        let id = match ids.get(&s) {
+            Some(&id) => id,
+            None => {
+                if states.len() >= limit {
+                    return Err(Error::TooManyStates { limit });
+                }
+                let id = states.len() as StateId;
+                ids.insert(s.clone(), id);
+                states.push(s);
+                id
+            }
+        };
+        initial.push(id);
+    }
+    initial.dedup();
+    let mut builder = CsrBuilder::new(0);
+    let mut rewards = Vec::new();
+    let mut owners = Vec::new();
+    let mut reported = 0;
+    let mut next = 0usize;
+    // One chunk's expansions: every state's successors in one list, with where each state's
+    // entries and choices start.
+    struct Chunk<S> {
+        out: Successors<S>,
+        /// Per state: (first entry, first choice, owner).
+        marks: Vec<(usize, usize, Player)>,
+    }
+    while next < states.len() {
+        let layer_end = states.len();
+        let chunks: Vec<Chunk<G::State>> = states[next..layer_end]
+            .par_chunks(CHUNK)
+            .map(|block| {
+                let mut chunk = Chunk {
+                    out: Successors::new(),
+                    marks: Vec::with_capacity(block.len()),
+                };
+                let mut one = Successors::new();
+                for s in block {
+                    one.clear();
+                    generator.expand(s, &mut one);
+                    let (e0, c0) = (chunk.out.entries.len(), chunk.out.starts.len());
+                    chunk.marks.push((e0, c0, generator.owner(s)));
+                    chunk.out.starts.extend(one.starts.iter().map(|x| x + e0));
+                    chunk.out.rewards.extend_from_slice(&one.rewards);
+                    chunk.out.entries.append(&mut one.entries);
+                }
+                chunk
+            })
+            .collect();
+        let mut id = next;
+        for chunk in &chunks {
+            let Chunk { out, marks } = chunk;
+            for (k, &(e0, c0, owner)) in marks.iter().enumerate() {
+                let (e1, c1) = marks
+                    .get(k + 1)
+                    .map_or((out.entries.len(), out.starts.len()), |m| (m.0, m.1));
+                if e0 == e1 {
+                    return Err(Error::Deadlock {
+                        state: id as StateId,
+                        name: format!("{:?}", states[id]),
+                    });
+                }
+                builder.new_row_group();
+                owners.push(owner);
+                rewards.extend_from_slice(&out.rewards[c0..c1]);
+                for c in c0..c1 {
+                    let end = if c + 1 < c1 { out.starts[c + 1] } else { e1 };
+                    for (t, p) in &out.entries[out.starts[c]..end] {
+                        let tid = match ids.get(t) {
+                            Some(&tid) => tid,
+                            None => {
+                                if states.len() >= limit {
+                                    return Err(Error::TooManyStates { limit });
+                                }
+                                let tid = states.len() as StateId;
+                                ids.insert(t.clone(), tid);
+                                states.push(t.clone());
+                                tid
+                            }
+                        };
+                        builder.add(tid, *p);
+                    }
+                    builder.finish_row();
+                }
+                id += 1;
+            }
+        }
+        next = layer_end;
+        report_discovered(states.len(), &mut reported);
+    }
+    builder.set_ncols(states.len());
+    Ok(Explored {
+        matrix: builder.build(),
+        states,
+        initial,
+        rewards,
+        owners,
+    })
+}
+
 /// Reports the states discovered since the last report to the observer of
 /// [`Work::Exploration`](crate::progress::Work::Exploration).
 fn report_discovered(discovered: usize, reported: &mut usize) {
@@ -264,6 +386,47 @@ mod tests {
                 out.add(s + 1, 0.5);
             }
         }
+    }
+
+    /// A game on a 60 × 60 grid: the owner moves right or down (choices with rewards), or stays
+    /// with probability 1/3 — thousands of states over many layers and chunks.
+    struct Grid;
+    impl Generator for Grid {
+        type State = (u32, u32);
+        fn initial_states(&self) -> Vec<(u32, u32)> {
+            vec![(0, 0), (5, 7)]
+        }
+        fn expand(&self, &(x, y): &(u32, u32), out: &mut Successors<(u32, u32)>) {
+            out.choice_with_reward(f64::from(x));
+            out.add(((x + 1) % 60, y), 2.0 / 3.0);
+            out.add((x, y), 1.0 / 3.0);
+            out.choice_with_reward(f64::from(y));
+            out.add((x, (y + 1) % 60), 2.0 / 3.0);
+            out.add(((x + 7) % 60, (y + 3) % 60), 1.0 / 3.0);
+        }
+        fn owner(&self, &(x, _): &(u32, u32)) -> Player {
+            if x % 2 == 0 { Player::Max } else { Player::Min }
+        }
+    }
+
+    #[test]
+    fn parallel_exploration_numbers_states_as_the_sequential_one() {
+        let a = explore(&Grid, ExploreOptions::default()).unwrap();
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let b = pool.install(|| explore_parallel(&Grid, ExploreOptions::default()).unwrap());
+            assert_eq!(a.states.len(), 3600);
+            assert_eq!(a.states, b.states);
+            assert_eq!(a.initial, b.initial);
+            assert_eq!(a.matrix.as_parts(), b.matrix.as_parts());
+            assert_eq!(a.rewards, b.rewards);
+            assert_eq!(a.owners, b.owners);
+        }
+        let e = explore_parallel(&Grid, ExploreOptions { max_states: 100 }).unwrap_err();
+        assert!(matches!(e, Error::TooManyStates { limit: 100 }), "{e}");
     }
 
     #[test]

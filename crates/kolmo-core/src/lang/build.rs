@@ -23,7 +23,7 @@ use super::ast::{
 use super::compile::{Binding, Code, ConstDef, Scope, Value};
 use super::lex::Span;
 use super::packed::{Layout, PackedStates};
-use crate::explore::{ExploreOptions, Generator, Successors, explore};
+use crate::explore::{ExploreOptions, Generator, Successors, explore_parallel};
 use crate::io::Model;
 use crate::model::{Dtmc, Mdp, RewardModel, StateSet};
 use crate::{Error, Result, StateId};
@@ -343,14 +343,15 @@ impl Program {
     }
 }
 
-/// The program as the generator of [`explore`] over states packed in `W` words.
+/// The program as the generator of [`explore_parallel`] over states packed in `W` words. Its
+/// buffers are per thread; the errors met while expanding (expansion cannot return one; the
+/// state stays where it is) and the deadlock states are collected behind locks, and the error
+/// reported is that of the state numbered first, whatever the threads' timing.
 struct PackedProgram<'p, const W: usize> {
     program: &'p Program,
     layout: &'p Layout,
-    scratch: std::cell::RefCell<Scratch<W>>,
-    /// The first error met while expanding (expansion cannot return one).
-    error: std::cell::RefCell<Option<Error>>,
-    deadlocks: std::cell::RefCell<Vec<[u64; W]>>,
+    errors: std::sync::Mutex<Vec<([u64; W], Error)>>,
+    deadlocks: std::sync::Mutex<Vec<[u64; W]>>,
 }
 
 #[derive(Default)]
@@ -361,27 +362,17 @@ struct Scratch<const W: usize> {
     spare: Vec<([u64; W], f64)>,
 }
 
-impl<const W: usize> Generator for PackedProgram<'_, W> {
-    type State = [u64; W];
+thread_local! {
+    /// This thread's expansion buffers (a `Scratch<W>` for the `W` in use).
+    static SCRATCH: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
+}
 
-    fn initial_states(&self) -> Vec<[u64; W]> {
-        self.program
-            .initial
-            .iter()
-            .map(|v| {
-                let mut p = [0u64; W];
-                self.layout.pack(v, &mut p);
-                p
-            })
-            .collect()
+impl<const W: usize> PackedProgram<'_, W> {
+    fn fail(&self, state: &[u64; W], e: Error) {
+        self.errors.lock().expect("not poisoned").push((*state, e));
     }
 
-    fn expand(&self, packed: &[u64; W], out: &mut Successors<[u64; W]>) {
-        if self.error.borrow().is_some() {
-            out.add(*packed, 1.0);
-            return;
-        }
-        let scratch = &mut *self.scratch.borrow_mut();
+    fn expand_with(&self, scratch: &mut Scratch<W>, packed: &[u64; W], out: &mut Successors<[u64; W]>) {
         let Scratch {
             values,
             choices,
@@ -414,13 +405,14 @@ impl<const W: usize> Generator for PackedProgram<'_, W> {
             Ok(())
         });
         if let Err(e) = result {
-            self.error.borrow_mut().get_or_insert(e);
+            self.fail(packed, e);
+            out.clear();
             out.add(*packed, 1.0);
             return;
         }
         if !any {
             if !program.fix_deadlocks {
-                self.error.borrow_mut().get_or_insert(Error::arg(
+                self.fail(packed, Error::arg(
                     "model",
                     format!(
                         "state {}: no command is enabled (a deadlock: add a command for it, or let it stay forever as PRISM's -fixdl does)",
@@ -428,9 +420,39 @@ impl<const W: usize> Generator for PackedProgram<'_, W> {
                     ),
                 ));
             }
-            self.deadlocks.borrow_mut().push(*packed);
+            self.deadlocks.lock().expect("not poisoned").push(*packed);
             out.add(*packed, 1.0);
         }
+    }
+}
+
+impl<const W: usize> Generator for PackedProgram<'_, W> {
+    type State = [u64; W];
+
+    fn initial_states(&self) -> Vec<[u64; W]> {
+        self.program
+            .initial
+            .iter()
+            .map(|v| {
+                let mut p = [0u64; W];
+                self.layout.pack(v, &mut p);
+                p
+            })
+            .collect()
+    }
+
+    fn expand(&self, packed: &[u64; W], out: &mut Successors<[u64; W]>) {
+        SCRATCH.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if !slot.as_ref().is_some_and(|b| b.is::<Scratch<W>>()) {
+                *slot = Some(Box::new(Scratch::<W>::default()));
+            }
+            let scratch = slot
+                .as_mut()
+                .and_then(|b| b.downcast_mut::<Scratch<W>>())
+                .expect("this thread's buffers");
+            self.expand_with(scratch, packed, out);
+        });
     }
 }
 
@@ -451,15 +473,22 @@ fn explore_packed<const W: usize>(
     let generator = PackedProgram::<W> {
         program,
         layout,
-        scratch: Default::default(),
-        error: Default::default(),
+        errors: Default::default(),
         deadlocks: Default::default(),
     };
-    let explored = explore(&generator, ExploreOptions { max_states })?;
-    if let Some(e) = generator.error.borrow_mut().take() {
+    let explored = explore_parallel(&generator, ExploreOptions { max_states })?;
+    let errors = std::mem::take(&mut *generator.errors.lock().expect("not poisoned"));
+    if !errors.is_empty() {
+        let ids: HashMap<&[u64; W], StateId> = explored
+            .states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s, i as StateId))
+            .collect();
+        let (_, e) = errors.into_iter().min_by_key(|(s, _)| ids[s]).expect("an error");
         return Err(e);
     }
-    let dead = generator.deadlocks.borrow();
+    let dead = generator.deadlocks.lock().expect("not poisoned");
     let mut deadlocks: Vec<StateId> = Vec::new();
     if !dead.is_empty() {
         let ids: HashMap<&[u64; W], StateId> = explored
