@@ -130,6 +130,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json>
         properties,
         constants: parse_constants(consts)?,
         fix_deadlocks: !args.no_fix_deadlocks,
+        max_states: None,
         options: CheckOptions {
             max_iterations: args.max_iterations,
             exact: args.exact,

@@ -20,6 +20,7 @@ fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckRepor
             .collect(),
         constants: parse_constants(consts)?,
         fix_deadlocks: true,
+        max_states: None,
         options: CheckOptions::default(),
     })
 }
@@ -320,6 +321,7 @@ fn check_exact(model: &Path, props: &[&str]) -> kolmo::Result<CheckReport> {
             .collect(),
         constants: Vec::new(),
         fix_deadlocks: true,
+        max_states: None,
         options: CheckOptions {
             exact: true,
             ..CheckOptions::default()

@@ -1620,6 +1620,9 @@ pub struct CheckRequest {
     pub constants: Vec<(String, Value)>,
     /// Give deadlock states a self-loop (PRISM's default, `-fixdl`) instead of refusing the model.
     pub fix_deadlocks: bool,
+    /// Refuse ([`Error::TooManyStates`]) a PRISM-language model with more states than this
+    /// (`None`: up to `u32::MAX`).
+    pub max_states: Option<usize>,
     /// How to check.
     pub options: CheckOptions,
 }
@@ -1715,7 +1718,7 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
                 &BuildOptions {
                     constants: for_model,
                     fix_deadlocks: request.fix_deadlocks,
-                    max_states: None,
+                    max_states: request.max_states,
                     exact: request.options.exact,
                 },
             )?;
