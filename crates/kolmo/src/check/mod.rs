@@ -102,9 +102,11 @@ pub struct PropertyResult {
     pub value: Answer,
     /// The answer at every initial state (in state order), when the property is not a filter.
     pub initial_values: Vec<Answer>,
-    /// A guaranteed lower bound on a numeric `value` (`None` for truth values).
+    /// A guaranteed lower bound on a numeric `value` (`None` for truth values); with several
+    /// initial states, on the smallest of their values.
     pub lower: Option<f64>,
-    /// A guaranteed upper bound on a numeric `value`.
+    /// A guaranteed upper bound on a numeric `value`; with several initial states, on the
+    /// largest of their values.
     pub upper: Option<f64>,
     /// Guaranteed bound on the absolute error of every numeric value of the property (0: exact).
     pub error_bound: f64,
@@ -1487,7 +1489,20 @@ impl<'s, 'a> Checker<'s, 'a> {
                 r.to_string()
             }
         });
+        // Several initial states: the interval covers every one's value (their range).
+        let (low, high) = initial_values
+            .iter()
+            .filter_map(|a| match a {
+                Answer::Number(x) => Some(*x),
+                Answer::Bool(_) => None,
+            })
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+                (l.min(x), h.max(x))
+            });
         let (lower, upper) = match value {
+            Answer::Number(_) if initial_values.len() > 1 && exact.is_none() => {
+                (Some(low - bound), Some(high + bound))
+            }
             Answer::Number(v) if v.is_infinite() => (Some(v), Some(v)),
             Answer::Number(v) => (Some(v - bound), Some(v + bound)),
             Answer::Bool(_) => (None, None),
