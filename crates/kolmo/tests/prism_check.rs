@@ -442,9 +442,40 @@ fn minimal_total_reward_of_an_mdp() {
         printed,
         [8.0, 0.0, 8.0, f64::INFINITY].map(Answer::Number).to_vec()
     );
-    let e = check(&path, &["Rmax=? [C]"], "").unwrap_err().to_string();
-    assert!(
-        e.contains("Rmax=? [C] (the maximal total reward of an MDP) is not supported yet"),
-        "{e}"
+    // Maximising, 2 loops earning 1 and 3 earns forever: +inf from 0 too.
+    let r = check(&path, &["Rmax=? [C]", "filter(print, Rmax=? [C])"], "").unwrap();
+    assert_eq!(number(&r, 0), f64::INFINITY);
+    let printed: Vec<Answer> = r.results[1].printed.iter().map(|(_, a)| *a).collect();
+    assert_eq!(
+        printed,
+        [f64::INFINITY, 0.0, f64::INFINITY, f64::INFINITY]
+            .map(Answer::Number)
+            .to_vec()
     );
+}
+
+/// `Rmax=? [C]` with an end component that earns nothing inside: 0 ⇄ 1 for free; 0 may `go` to
+/// the end earning 5; 1 may `jump`, earning 3, to the end or back to 0 with 1/2 each. Jumping
+/// until it ends earns 3 · 2 = 6 > 5 (V(0) = V(1) = 3 + V(0)/2 = 6); the minimum stays in the
+/// component: 0.
+#[test]
+fn maximal_total_reward_of_an_mdp() {
+    let (_dir, path) = model(
+        "mdp\nmodule m\n s : [0..2] init 0;\n [move] s=0 -> (s'=1);\n [go] s=0 -> (s'=2);\n [back] s=1 -> (s'=0);\n [jump] s=1 -> 1/2:(s'=0) + 1/2:(s'=2);\n [] s=2 -> true;\nendmodule\nrewards\n [go] true : 5;\n [jump] true : 3;\nendrewards\n",
+    );
+    let r = check(
+        &path,
+        &["Rmax=? [C]", "Rmin=? [C]", "filter(min, Rmax=? [C], s<2)"],
+        "",
+    )
+    .unwrap();
+    for (i, w) in [6.0, 0.0, 6.0].into_iter().enumerate() {
+        let res = &r.results[i];
+        assert!(
+            res.lower.unwrap() <= w && w <= res.upper.unwrap() && (number(&r, i) - w).abs() < 1e-12,
+            "{}: {:?}",
+            res.property,
+            res.value
+        );
+    }
 }

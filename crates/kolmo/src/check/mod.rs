@@ -1115,7 +1115,7 @@ impl<'s, 'a> Checker<'s, 'a> {
     /// settles, almost surely, in an end component whose choices earn nothing, so it is the
     /// minimal expected reward until the states of such end components (those of the sub-MDP of
     /// zero-reward choices; de Alfaro 1997, Baier & Katoen Algorithm 47 for the decomposition).
-    /// `Rmax [C]` needs the end components collapsed with a choice to stop, not done yet.
+    /// `Rmax [C]`: see [`total_max`](Self::total_max).
     fn total_mdp(
         &self,
         scope: &Scope<'_>,
@@ -1124,17 +1124,14 @@ impl<'s, 'a> Checker<'s, 'a> {
         opt: Option<Optimum>,
         span: Span,
     ) -> Result<Outcome> {
-        if opt != Some(Optimum::Min) {
-            return Err(scope.error(
-                span,
-                "Rmax=? [C] (the maximal total reward of an MDP) is not supported yet; Rmin=? [C] is".into(),
-            ));
-        }
         let n = self.n();
         let matrix = m.matrix();
         let r = rewards.expected_per_choice(matrix);
         if r.iter().any(|x| *x < 0.0) {
             return Err(scope.error(span, "R [C] of an MDP needs non-negative rewards".into()));
+        }
+        if opt == Some(Optimum::Max) {
+            return self.total_max(m, &r);
         }
         // The zero-reward choices (a state without one leaves to an extra sink state).
         let mut b = CsrBuilder::new(n + 1);
@@ -1166,6 +1163,95 @@ impl<'s, 'a> Checker<'s, 'a> {
         let quiet = StateSet::from_states(n, (0..n).filter(|&s| !inside[s].is_empty()).map(|s| s as StateId));
         self.note("minimal total reward: until the end components of zero-reward choices");
         self.reach_reward((name, rewards), &quiet, opt)
+    }
+
+    /// `Rmax [C]` of an MDP (non-negative per-choice rewards `r`): `+∞` wherever some policy can
+    /// reach a maximal end component with a choice inside it that earns (it can loop there
+    /// forever); elsewhere every end component earns nothing inside, and collapsing each into one
+    /// node that may leave by an exiting choice or stop (a choice to a sink that earns 0) leaves a
+    /// model where every policy reaches the sink: the maximal expected reward until the sink
+    /// (Baier & Katoen §10.6 for the decomposition; the same quotient as the long-run average's).
+    fn total_max(&self, m: &Mdp, r: &[f64]) -> Result<Outcome> {
+        let n = self.n();
+        let matrix = m.matrix();
+        let all: Vec<StateId> = (0..n as StateId).collect();
+        let (node, inside) = crate::graph::end_components(matrix, &all, &all);
+        let earning = StateSet::from_states(
+            n,
+            (0..n)
+                .filter(|&s| inside[s].iter().any(|&row| r[row] > 0.0))
+                .map(|s| s as StateId),
+        );
+        let infinite = crate::graph::backward_reachable(matrix, &earning, None);
+        let finite: Vec<usize> = (0..n).filter(|&s| !infinite.contains(s as StateId)).collect();
+        // The quotient over the finite states: a node per end component (or state), then the sink.
+        let mut id = vec![u32::MAX; n];
+        let mut nodes: Vec<u32> = Vec::new();
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for &s in &finite {
+            let x = node[s];
+            let k = match nodes.iter().position(|&y| y == x) {
+                Some(k) => k,
+                None => {
+                    nodes.push(x);
+                    members.push(Vec::new());
+                    nodes.len() - 1
+                }
+            };
+            id[s] = k as u32;
+            members[k].push(s);
+        }
+        let sink = nodes.len() as StateId;
+        let mut b = CsrBuilder::new(nodes.len() + 1);
+        let mut rewards = Vec::new();
+        for (k, list) in members.iter().enumerate() {
+            if k > 0 {
+                b.new_row_group();
+            }
+            for &s in list {
+                for row in matrix.group_rows(s) {
+                    if inside[s].contains(&row) {
+                        continue;
+                    }
+                    let (cols, vals) = matrix.row(row);
+                    for (&t, &p) in cols.iter().zip(vals) {
+                        b.add(id[t as usize], p);
+                    }
+                    b.finish_row();
+                    rewards.push(r[row]);
+                }
+            }
+            // Stop: stay in the end component forever, earning nothing more.
+            b.add(sink, 1.0);
+            b.finish_row();
+            rewards.push(0.0);
+        }
+        b.new_row_group();
+        b.add(sink, 1.0);
+        b.finish_row();
+        rewards.push(0.0);
+        let quotient = Mdp::new(b.build(), vec![sink])?;
+        let goal = StateSet::from_states(nodes.len() + 1, [sink]);
+        let s = mdp::total_reward(&quotient, &rewards, &goal, Optimum::Max, &self.mdp_options())?;
+        self.note(format!(
+            "maximal total reward: +inf where an end component that earns can be reached; elsewhere end components collapsed with a choice to stop, then {}",
+            s.method
+        ));
+        let values = (0..n)
+            .map(|t| {
+                if id[t] == u32::MAX {
+                    f64::INFINITY
+                } else {
+                    s.values[id[t] as usize]
+                }
+            })
+            .collect();
+        Ok(Outcome::Numbers {
+            values,
+            bound: s.error_bound,
+            decided: None,
+            exact: None,
+        })
     }
 
     /// `R [F target]`.
