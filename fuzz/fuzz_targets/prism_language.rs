@@ -20,6 +20,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             constants: Vec::new(),
             fix_deadlocks: true,
             max_states: Some(20_000),
+            all_rewards: false,
             options: CheckOptions {
                 max_iterations: 10_000,
                 max_work: 100_000_000,

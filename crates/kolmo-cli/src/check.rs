@@ -131,6 +131,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json>
         constants: parse_constants(consts)?,
         fix_deadlocks: !args.no_fix_deadlocks,
         max_states: None,
+        all_rewards: args.export.is_some(),
         options: CheckOptions {
             max_iterations: args.max_iterations,
             exact: args.exact,

@@ -21,6 +21,7 @@ fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckRepor
         constants: parse_constants(consts)?,
         fix_deadlocks: true,
         max_states: None,
+        all_rewards: false,
         options: CheckOptions::default(),
     })
 }
@@ -322,6 +323,7 @@ fn check_exact(model: &Path, props: &[&str]) -> kolmo::Result<CheckReport> {
         constants: Vec::new(),
         fix_deadlocks: true,
         max_states: None,
+        all_rewards: false,
         options: CheckOptions {
             exact: true,
             ..CheckOptions::default()
@@ -478,4 +480,25 @@ fn maximal_total_reward_of_an_mdp() {
             res.value
         );
     }
+}
+
+/// Pay only for what is asked: the reward structures the properties do not use are not built (an
+/// unnamed R takes the first written; an index R{k} builds them all).
+#[test]
+fn only_the_reward_structures_asked_for_are_built() {
+    let (_dir, path) = model(GAMBLER);
+    let built = |props: &[&str]| -> Vec<String> {
+        let r = check(&path, props, "").unwrap();
+        let kolmo::io::Model::Dtmc(d) = &r.model else {
+            panic!("a chain")
+        };
+        d.reward_models().keys().cloned().collect()
+    };
+    assert_eq!(built(&["P=? [F \"rich\"]"]), Vec::<String>::new());
+    assert_eq!(built(&["R{\"coins\"}=? [I=1]"]), ["coins"]);
+    assert_eq!(built(&["R=? [F c=0 | c=3]"]), ["steps"]);
+    assert_eq!(built(&["filter(max, R{2}=? [C<=1])"]), ["coins", "steps"]);
+    // The index still counts every structure written.
+    let r = check(&path, &["R{2}=? [I=1]"], "").unwrap();
+    assert!((number(&r, 0) - 2.0 / 3.0).abs() < 1e-15);
 }

@@ -101,6 +101,7 @@ fn build(path: &Path, consts: &str) -> kolmo::Result<usize> {
         fix_deadlocks: true,
         max_states: Some(2_000_000),
         exact: false,
+        reward_structures: None,
     };
     let built = build_model(&ast, &text, path, &options)?;
     Ok(built.states.len())

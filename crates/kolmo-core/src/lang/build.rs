@@ -40,6 +40,10 @@ pub struct BuildOptions {
     pub fix_deadlocks: bool,
     /// Stop beyond this many states (`None`: `u32::MAX`).
     pub max_states: Option<usize>,
+    /// Which reward structures to build (pay only for what is asked): `None`, all of them;
+    /// `Some(list)`, those named in the list, and the first one written where the list holds
+    /// `None`. The others keep their names in [`BuiltModel::reward_names`] but are not built.
+    pub reward_structures: Option<Vec<Option<String>>>,
     /// Also evaluate every transition probability and reward exactly (ints as integers, doubles
     /// as rationals: `1/3` stays 1/3), kept as the model's [`Written`](crate::model::Written)
     /// values for exact analyses.
@@ -741,13 +745,15 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
     );
     // Rewards.
     let mut reward_models = Vec::new();
-    for r in &ast.rewards {
+    let mut reward_names: Vec<String> = Vec::new();
+    for (i, r) in ast.rewards.iter().enumerate() {
         let name = r.name.as_ref().map_or(String::new(), |i| i.name.clone());
-        if reward_models
-            .iter()
-            .any(|(n, _): &(String, RewardModel)| *n == name)
-        {
+        if reward_names.contains(&name) {
             return Err(scope.error(r.span, format!("a second reward structure \"{name}\"")));
+        }
+        reward_names.push(name.clone());
+        if !wanted(&options.reward_structures, i, &name) {
+            continue;
         }
         reward_models.push((
             name,
@@ -765,7 +771,6 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
                 .map(|v| (c.name.name.clone(), v))
         })
         .collect();
-    let reward_names: Vec<String> = reward_models.iter().map(|(n, _)| n.clone()).collect();
     let written = if options.exact {
         Some(exact_written(
             &program,
@@ -775,6 +780,7 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
             &explored.states,
             &explored.matrix,
             &actions,
+            &options.reward_structures,
         )?)
     } else {
         None
@@ -840,6 +846,7 @@ fn exact_written(
     states: &PackedStates,
     matrix: &crate::sparse::CsrMatrix,
     actions: &[String],
+    reward_structures: &Option<Vec<Option<String>>>,
 ) -> Result<crate::model::Written> {
     use super::exact::Exact;
     use crate::exact::Rational;
@@ -936,8 +943,11 @@ fn exact_written(
     }
     // Rewards, exactly, in the same parts as `reward_model` builds.
     let mut rewards = BTreeMap::new();
-    for r in &ast.rewards {
+    for (index, r) in ast.rewards.iter().enumerate() {
         let name = r.name.as_ref().map_or(String::new(), |i| i.name.clone());
+        if !wanted(reward_structures, index, &name) {
+            continue;
+        }
         let mut model = crate::model::RewardModel::<Rational>::default();
         let state_items: Vec<&ast::RewardItem> = r.items.iter().filter(|i| i.action.is_none()).collect();
         let transition_items: Vec<(Option<usize>, &ast::RewardItem)> = r
@@ -1004,6 +1014,17 @@ fn exact_written(
         probabilities,
         rewards,
     })
+}
+
+/// Whether reward structure number `index` (from 0), named `name`, is to be built.
+fn wanted(list: &Option<Vec<Option<String>>>, index: usize, name: &str) -> bool {
+    match list {
+        None => true,
+        Some(l) => l.iter().any(|w| match w {
+            Some(n) => n == name,
+            None => index == 0,
+        }),
+    }
 }
 
 /// The (variable slot, value) pairs that `guard` fixes with a top-level conjunct `x = c` (`c` a

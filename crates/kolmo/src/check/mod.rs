@@ -1724,6 +1724,9 @@ pub struct CheckRequest {
     /// Refuse ([`Error::TooManyStates`]) a PRISM-language model with more states than this
     /// (`None`: up to `u32::MAX`).
     pub max_states: Option<usize>,
+    /// Build every reward structure of a PRISM-language model (to export it), not only those the
+    /// properties use.
+    pub all_rewards: bool,
     /// How to check.
     pub options: CheckOptions,
 }
@@ -1821,6 +1824,11 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
                     fix_deadlocks: request.fix_deadlocks,
                     max_states: request.max_states,
                     exact: request.options.exact,
+                    reward_structures: if request.all_rewards {
+                        None
+                    } else {
+                        rewards_used(&files)
+                    },
                 },
             )?;
             let crate::lang::BuiltModel {
@@ -1933,6 +1941,79 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
 
 /// Constants by name: the model's and the properties'.
 type Constants = (Vec<(String, Value)>, Vec<(String, Value)>);
+
+/// The reward structures the properties of `files` use, for building only those: a name, or
+/// `None` for the first written (`R` without a name); `None` (build all) when one is chosen by
+/// an index (`R{2}`).
+fn rewards_used(files: &[PropertyFile]) -> Option<Vec<Option<String>>> {
+    fn expr(e: &Expr, out: &mut Vec<Option<String>>) -> bool {
+        let all = |es: &[&Expr], out: &mut Vec<Option<String>>| es.iter().all(|x| expr(x, out));
+        match &e.kind {
+            ExprKind::Reward {
+                structure,
+                path,
+                bound,
+                ..
+            } => {
+                match structure {
+                    None => out.push(None),
+                    Some(RewardRef::Name(n, _)) => out.push(Some(n.clone())),
+                    Some(RewardRef::Index(_)) => return false,
+                }
+                let inner = match path.as_ref() {
+                    RewardPath::Reach(x) | RewardPath::Cumulative(x) | RewardPath::Instant(x) => expr(x, out),
+                    RewardPath::Total | RewardPath::LongRun => true,
+                };
+                inner && bound_ok(bound, out)
+            }
+            ExprKind::Prob { path: p, bound, .. } => path(p, out) && bound_ok(bound, out),
+            ExprKind::Steady { states, bound, .. } => expr(states, out) && bound_ok(bound, out),
+            ExprKind::Time { target, bound, .. } => expr(target, out) && bound_ok(bound, out),
+            ExprKind::Filter { prop, states, .. } => {
+                expr(prop, out) && states.as_ref().is_none_or(|s| expr(s, out))
+            }
+            ExprKind::Unary(_, a) => expr(a, out),
+            ExprKind::Binary(_, a, b) => all(&[a, b], out),
+            ExprKind::Ite(c, a, b) => all(&[c, a, b], out),
+            ExprKind::Call(_, args) => args.iter().all(|a| expr(a, out)),
+            _ => true,
+        }
+    }
+    fn bound_ok(b: &Bound, out: &mut Vec<Option<String>>) -> bool {
+        match b {
+            Bound::Query => true,
+            Bound::Compare(_, x) => expr(x, out),
+        }
+    }
+    fn path(p: &ast::Path, out: &mut Vec<Option<String>>) -> bool {
+        match &p.kind {
+            PathKind::Next(a) | PathKind::Eventually(None, a) | PathKind::Globally(None, a) => expr(a, out),
+            PathKind::Eventually(Some(b), a) | PathKind::Globally(Some(b), a) => {
+                expr(&b.steps, out) && expr(a, out)
+            }
+            PathKind::Until(a, b, c) => {
+                expr(a, out) && b.as_ref().is_none_or(|b| expr(&b.steps, out)) && expr(c, out)
+            }
+            PathKind::Conditional(a, b) => path(a, out) && path(b, out),
+        }
+    }
+    let mut out = Vec::new();
+    for f in files {
+        // A property file's labels and formulas may hold operators too.
+        let exprs = f
+            .properties
+            .iter()
+            .map(|p| &p.expr)
+            .chain(f.labels.iter().map(|l| &l.expr))
+            .chain(f.formulas.iter().map(|x| &x.expr));
+        for e in exprs {
+            if !expr(e, &mut out) {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
 
 /// What a [`crate::lang::BuiltModel`] adds to its model.
 struct Built {
