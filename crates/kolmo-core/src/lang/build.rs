@@ -777,8 +777,7 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
             &modules,
             ast,
             &scope,
-            &explored.states,
-            &explored.matrix,
+            (&explored.states, &explored.matrix),
             &actions,
             &options.reward_structures,
         )?)
@@ -843,8 +842,7 @@ fn exact_written(
     modules: &[Module],
     ast: &ast::Model,
     scope: &Scope,
-    states: &PackedStates,
-    matrix: &crate::sparse::CsrMatrix,
+    (states, matrix): (&PackedStates, &crate::sparse::CsrMatrix),
     actions: &[String],
     reward_structures: &Option<Vec<Option<String>>>,
 ) -> Result<crate::model::Written> {
