@@ -650,7 +650,7 @@ fn export_then_check_the_file_gives_the_same_values() {
         );
     }
 
-    // The MDP: its choices survive the export.
+    // The MDP: its choices, and their actions' names, survive the export.
     let model = write(dir.path(), "mdp.nm", MDP);
     let drn = dir.path().join("mdp.drn");
     let props = [
@@ -660,7 +660,12 @@ fn export_then_check_the_file_gives_the_same_values() {
     ];
     let args: Vec<&str> = props.iter().flat_map(|p| ["--prop", p]).collect();
     let built = check_json(&model, &[&args[..], &["--export", path(&drn)]].concat());
-    assert!(std::fs::read_to_string(&drn).unwrap().contains("@type: MDP\n"));
+    let text = std::fs::read_to_string(&drn).unwrap();
+    assert!(text.contains("@type: MDP\n"));
+    assert!(
+        text.contains("\taction safe\n") && text.contains("\taction risky\n"),
+        "{text}"
+    );
     let read = check_json(&drn, &args);
     assert_eq!(read["model"], built["model"]);
     for (i, exact) in [0.8, 3.0, 0.9].into_iter().enumerate() {

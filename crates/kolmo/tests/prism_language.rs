@@ -102,6 +102,7 @@ fn build(path: &Path, consts: &str) -> kolmo::Result<usize> {
         max_states: Some(2_000_000),
         exact: false,
         reward_structures: None,
+        action_names: false,
     };
     let built = build_model(&ast, &text, path, &options)?;
     Ok(built.states.len())

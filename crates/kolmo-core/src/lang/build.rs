@@ -44,6 +44,9 @@ pub struct BuildOptions {
     /// `Some(list)`, those named in the list, and the first one written where the list holds
     /// `None`. The others keep their names in [`BuiltModel::reward_names`] but are not built.
     pub reward_structures: Option<Vec<Option<String>>>,
+    /// Name each choice of an MDP by its action (`""` for an unlabelled command), as an export
+    /// writes them (one more pass over the states).
+    pub action_names: bool,
     /// Also evaluate every transition probability and reward exactly (ints as integers, doubles
     /// as rationals: `1/3` stays 1/3), kept as the model's [`Written`](crate::model::Written)
     /// values for exact analyses.
@@ -802,9 +805,32 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
             Model::Dtmc(d)
         }
         _ => {
+            let action_names = if options.action_names {
+                let mut out = Vec::with_capacity(explored.matrix.nrows());
+                let mut scratch = ChoiceScratch::default();
+                let mut buf = vec![0; explored.states.variables()];
+                for g in 0..n {
+                    explored.states.unpack(g, &mut buf);
+                    let before = out.len();
+                    program.for_each_choice(&buf, &mut scratch, |act, _| {
+                        out.push(act.map_or_else(String::new, |a| actions[a].clone()));
+                        Ok(())
+                    })?;
+                    if out.len() == before {
+                        // A deadlock's self-loop.
+                        out.push(String::new());
+                    }
+                }
+                Some(out)
+            } else {
+                None
+            };
             let mut m = Mdp::new(explored.matrix, explored.initial)?;
             if let Some(names) = names {
                 m = m.with_names(names);
+            }
+            if let Some(a) = action_names {
+                m = m.with_action_names(a);
             }
             for (k, v) in labels {
                 m.set_label(k, v);

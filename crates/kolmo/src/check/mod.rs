@@ -1724,8 +1724,8 @@ pub struct CheckRequest {
     /// Refuse ([`Error::TooManyStates`]) a PRISM-language model with more states than this
     /// (`None`: up to `u32::MAX`).
     pub max_states: Option<usize>,
-    /// Build every reward structure of a PRISM-language model (to export it), not only those the
-    /// properties use.
+    /// Build everything an export writes (PRISM-language models): every reward structure, not
+    /// only those the properties use, and the MDP's action names.
     pub all_rewards: bool,
     /// How to check.
     pub options: CheckOptions,
@@ -1824,6 +1824,7 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
                     fix_deadlocks: request.fix_deadlocks,
                     max_states: request.max_states,
                     exact: request.options.exact,
+                    action_names: request.all_rewards,
                     reward_structures: if request.all_rewards {
                         None
                     } else {
