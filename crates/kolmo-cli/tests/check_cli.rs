@@ -663,7 +663,7 @@ fn export_then_check_the_file_gives_the_same_values() {
     let text = std::fs::read_to_string(&drn).unwrap();
     assert!(text.contains("@type: MDP\n"));
     assert!(
-        text.contains("\taction safe\n") && text.contains("\taction risky\n"),
+        text.contains("\taction safe ") && text.contains("\taction risky "),
         "{text}"
     );
     let read = check_json(&drn, &args);
