@@ -502,3 +502,76 @@ fn only_the_reward_structures_asked_for_are_built() {
     let r = check(&path, &["R{2}=? [I=1]"], "").unwrap();
     assert!((number(&r, 0) - 2.0 / 3.0).abs() < 1e-15);
 }
+
+/// Inputs a fuzzing helper found (prism_language target, and by reading the code): each refused
+/// with a message or answered, none a panic, a stack overflow or minutes of work.
+#[test]
+fn hostile_models_are_refused_or_answered() {
+    let run = |text: &str, prop: &str, exact: bool| {
+        let (_dir, path) = model(text);
+        let r = if exact {
+            check_exact(&path, &[prop])
+        } else {
+            check(&path, &[prop], "")
+        };
+        r.map(|r| r.results[0].value).map_err(|e| e.to_string())
+    };
+    // mod of i64::MIN by -1 (pow wraps): 0, not an overflow panic.
+    let m = "dtmc\nmodule m x:[0..1]; endmodule\n";
+    assert_eq!(
+        run(m, "P=? [F mod(pow(2,63),-1)=0]", false),
+        Ok(Answer::Number(1.0))
+    );
+    // A probability that underflows in f64 but not exactly: refused in exact mode.
+    let u = "dtmc\nmodule m x:[0..1]; [] x=0 -> 1e-400:(x'=1) + 1-1e-400:true; [] x=1 -> true; endmodule\n";
+    let e = run(u, "P=? [F x=1]", true).unwrap_err();
+    assert!(e.contains("rounds to 0"), "{e}");
+    // Nesting beyond the parser's limit: refused at its place, not a stack overflow.
+    for (open, close) in [
+        ("(".repeat(5000), ")".repeat(5000)),
+        ("-".repeat(5000), String::new()),
+    ] {
+        let text =
+            format!("dtmc\nmodule m\n x : [0..1] init 0;\n [] x={open}0{close} -> (x'=1-x);\nendmodule\n");
+        let e = run(&text, "P=? [F x=1]", false).unwrap_err();
+        assert!(e.contains("nests more than 100 levels deep"), "{e}");
+    }
+    let sum = format!(
+        "dtmc\nmodule m\n x : [0..1] init 0;\n [] x=0{} -> (x'=1-x);\nendmodule\n",
+        "+0".repeat(5000)
+    );
+    assert!(
+        run(&sum, "P=? [F x=1]", false)
+            .unwrap_err()
+            .contains("nests more than 100")
+    );
+    // Formulas doubling at each level: refused by their expanded size.
+    let mut f = String::from("dtmc\nformula f0 = x;\n");
+    for i in 1..40 {
+        f += &format!("formula f{i} = f{}+f{};\n", i - 1, i - 1);
+    }
+    f += "module m\n x : [0..1] init 0;\n [] f39>=0 -> (x'=1-x);\nendmodule\n";
+    assert!(
+        run(&f, "P=? [F x=1]", false)
+            .unwrap_err()
+            .contains("expands to more than 1000000 parts")
+    );
+    // Exact constants defined through each other twice per level: evaluated once each.
+    let mut c = String::from("dtmc\nconst double c0 = 1/2;\n");
+    for i in 1..41 {
+        c += &format!("const double c{i} = (c{}+c{})/2;\n", i - 1, i - 1);
+    }
+    c += "module m\n x : [0..1] init 0;\n [] x=0 -> c40:(x'=1) + (1-c40):(x'=0);\n [] x=1 -> true;\nendmodule\n";
+    assert_eq!(run(&c, "P=? [F<=1 x=1]", true), Ok(Answer::Number(0.5)));
+    // Exact powers too large to hold: refused.
+    let p = "dtmc\nmodule m\n x : [0..1] init 0;\n [] x=0 -> pow(pow(0.5,100000),100000):(x'=1) + (1-pow(pow(0.5,100000),100000)):(x'=0);\n [] x=1 -> true;\nendmodule\n";
+    assert!(
+        run(p, "P=? [F x=1]", true)
+            .unwrap_err()
+            .contains("more than 1048576 bits")
+    );
+    // Bounded operators: a fixed point ends the steps early; too many steps are refused.
+    let b = "dtmc\nmodule m\n x : [0..2] init 0;\n [] x=0 -> 0.5:(x'=1) + 0.5:(x'=2);\n [] x>0 -> true;\nendmodule\n";
+    assert_eq!(run(b, "P=? [F<=100000000 x=1]", false), Ok(Answer::Number(0.5)));
+    assert!(run(b, "R=? [C<=2147483647]", false).is_err());
+}

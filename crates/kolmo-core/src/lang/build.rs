@@ -774,6 +774,12 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
                 .map(|v| (c.name.name.clone(), v))
         })
         .collect();
+    if options.exact && n > EXACT_STATES {
+        return Err(Error::arg(
+            "--exact",
+            format!("the model has {n} states; exact arithmetic is offered up to {EXACT_STATES}"),
+        ));
+    }
     let written = if options.exact {
         Some(exact_written(
             &program,
@@ -911,11 +917,22 @@ fn exact_written(
                     for (t, q) in &partial {
                         let mut t = t.clone();
                         for (k, a) in &u.assignments {
-                            t[*k] = match a.eval(s) {
-                                Value::Int(i) => i as i32,
-                                Value::Bool(b) => i32::from(b),
+                            let v = match a.eval(s) {
+                                Value::Int(i) => i,
+                                Value::Bool(b) => i64::from(b),
                                 Value::Double(_) => unreachable!("type-checked"),
                             };
+                            let var = &program.variables[*k];
+                            if v < i64::from(var.low) || v > i64::from(var.high) {
+                                return Err(program.at_state(
+                                    s,
+                                    format!(
+                                        "the command at {} sets {} to {v}, outside its range {}..{}",
+                                        code.place, var.name, var.low, var.high
+                                    ),
+                                ));
+                            }
+                            t[*k] = v as i32;
                         }
                         next.push((t, q * &p));
                     }
@@ -934,7 +951,12 @@ fn exact_written(
             let mut row = BTreeMap::new();
             for (t, q) in partial {
                 layout.pack(&t, &mut key);
-                let id = ids[&key[..]];
+                let Some(&id) = ids.get(&key[..]) else {
+                    return Err(program.at_state(
+                        s,
+                        "--exact: a transition whose probability rounds to 0 in floating point leads to a state the model never reaches there".into(),
+                    ));
+                };
                 *row.entry(id).or_insert(Rational::ZERO) += q;
             }
             rows.push(row);
@@ -1086,6 +1108,9 @@ fn fixed_values(guard: &Expr, scope: &Scope) -> Vec<(usize, i64)> {
     walk(guard, scope, 0, &mut out);
     out
 }
+
+/// The most states `--exact` builds exact probabilities for (rational solves beyond take minutes).
+pub const EXACT_STATES: usize = 100_000;
 
 /// Models with at most this many states name each state by its variables' values (beyond, the
 /// states are numbered: the names would cost more than the model).

@@ -13,6 +13,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The most parts a formula may expand to (its formulas expanded).
+const MAX_EXPANDED: u64 = 1_000_000;
+
 /// A value of the language.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
@@ -164,6 +167,17 @@ pub struct Scope<'a> {
     pub(crate) hook: Option<&'a dyn OperatorHook>,
     /// Properties: the slot after the variables, holding the state's index.
     pub(crate) index_slot: usize,
+    /// Formulas compiled once (a formula used twice in another, nested, would otherwise be
+    /// compiled twice per level: exponentially often).
+    compiled: std::cell::RefCell<HashMap<String, (Code, bool)>>,
+    /// Each formula's size with the formulas it uses expanded (memoised), against
+    /// [`MAX_EXPANDED`].
+    sizes: std::cell::RefCell<HashMap<String, u64>>,
+    /// Exact values of constants, each evaluated once.
+    pub(crate) exact_constants: std::cell::RefCell<HashMap<String, super::exact::Exact>>,
+    /// Nodes an exact evaluation may still visit (a budget against formulas nested to
+    /// exponential size).
+    pub(crate) exact_budget: std::cell::Cell<u64>,
 }
 
 /// A constant's definition.
@@ -195,6 +209,10 @@ impl<'a> Scope<'a> {
             stack: Default::default(),
             hook: None,
             index_slot: 0,
+            compiled: Default::default(),
+            sizes: Default::default(),
+            exact_constants: Default::default(),
+            exact_budget: std::cell::Cell::new(0),
         }
     }
 
@@ -357,13 +375,36 @@ impl<'a> Scope<'a> {
                     });
                 }
                 if let Some(f) = self.formulas.get(n) {
+                    if !constants_only && let Some((code, constant)) = self.compiled.borrow().get(n) {
+                        return Ok(C {
+                            code: code.clone(),
+                            constant: *constant,
+                        });
+                    }
                     if self.stack.borrow().iter().any(|m| m == n) {
                         return Err(self.error(e.span, format!("formula {n} is defined in terms of itself")));
+                    }
+                    if self.stack.borrow().len() >= 200 {
+                        return Err(self.error(e.span, "formulas nested more than 200 deep".into()));
+                    }
+                    // A formula used twice in another, nested, doubles at each level: its code
+                    // would evaluate exponentially many parts per state.
+                    if self.expanded_size(f, 0) > MAX_EXPANDED {
+                        return Err(self.error(
+                            e.span,
+                            format!("formula {n} expands to more than {MAX_EXPANDED} parts (formulas used several times in each other)"),
+                        ));
                     }
                     self.stack.borrow_mut().push(n.clone());
                     let c = self.compile_inner(f, constants_only);
                     self.stack.borrow_mut().pop();
-                    return c;
+                    let c = c?;
+                    if !constants_only {
+                        self.compiled
+                            .borrow_mut()
+                            .insert(n.clone(), (c.code.clone(), c.constant));
+                    }
+                    return Ok(c);
                 }
                 if self.constants.contains_key(n) {
                     return konst(self.constant(n, e.span)?);
@@ -468,6 +509,33 @@ impl<'a> Scope<'a> {
                 )),
             },
         }
+    }
+
+    /// The number of parts of `e` with every formula it uses expanded (saturating; formulas
+    /// memoised).
+    fn expanded_size(&self, e: &Expr, depth: usize) -> u64 {
+        if depth > 200 {
+            return u64::MAX;
+        }
+        let sub = |x: &Expr| self.expanded_size(x, depth + 1);
+        1u64.saturating_add(match &e.kind {
+            ExprKind::Name(n) => match self.formulas.get(n) {
+                Some(f) => {
+                    if let Some(&k) = self.sizes.borrow().get(n) {
+                        return k;
+                    }
+                    let k = sub(f);
+                    self.sizes.borrow_mut().insert(n.clone(), k);
+                    k
+                }
+                None => 0,
+            },
+            ExprKind::Unary(_, a) => sub(a),
+            ExprKind::Binary(_, a, b) => sub(a).saturating_add(sub(b)),
+            ExprKind::Ite(c, a, b) => sub(c).saturating_add(sub(a)).saturating_add(sub(b)),
+            ExprKind::Call(_, args) => args.iter().fold(0u64, |t, a| t.saturating_add(sub(a))),
+            _ => 0,
+        })
     }
 
     /// `x op y` where one side is an int variable and the other an int constant (`s = 3`,
@@ -695,7 +763,7 @@ impl<'a> Scope<'a> {
                 };
                 Code::Int(Arc::new(move |s| {
                     let d = y(s);
-                    if d == 0 { x(s) } else { x(s).rem_euclid(d) }
+                    if d == 0 { x(s) } else { x(s).wrapping_rem_euclid(d) }
                 }))
             }
         })

@@ -12,6 +12,13 @@ use super::compile::{Binding, Scope, Value};
 use crate::Result;
 use crate::exact::{Rational, parse_exact};
 use dashu_int::IBig;
+use dashu_int::ops::BitTest;
+
+/// Parts an exact evaluation may visit, formulas expanded.
+const EXACT_BUDGET: u64 = 1_000_000;
+
+/// The largest fraction (bits of numerator and denominator) `pow` may build.
+const MAX_EXACT_BITS: u64 = 1 << 20;
 
 /// A value in exact arithmetic.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +57,7 @@ impl Scope<'_> {
     /// # Errors
     /// [`Error::Parse`] at `e`'s place for what exact arithmetic cannot do (see the module docs).
     pub(crate) fn exact(&self, e: &Expr, s: &[i32]) -> Result<Exact> {
+        self.exact_budget.set(EXACT_BUDGET);
         self.exact_at(e, s, 0)
     }
 
@@ -59,6 +67,13 @@ impl Scope<'_> {
         }
         let sub = |x: &Expr| self.exact_at(x, s, depth + 1);
         let not_exact = |why: &str| self.error(e.span, format!("--exact: {why}"));
+        let left = self.exact_budget.get();
+        if left == 0 {
+            return Err(not_exact(&format!(
+                "the expression (its formulas expanded) has more than {EXACT_BUDGET} parts"
+            )));
+        }
+        self.exact_budget.set(left - 1);
         Ok(match &e.kind {
             ExprKind::Int(i) => Exact::Int(*i),
             ExprKind::Double(text) => {
@@ -77,16 +92,21 @@ impl Scope<'_> {
                 if let Some(f) = self.formulas.get(n) {
                     return self.exact_at(f, s, depth + 1);
                 }
+                if let Some(v) = self.exact_constants.borrow().get(n) {
+                    return Ok(v.clone());
+                }
                 if let Some(def) = self.constants.get(n) {
                     let v = match (def.given, def.expr) {
                         (Some(v), _) => from_value(v).ok_or_else(|| not_exact("a constant's value"))?,
                         (None, Some(x)) => self.exact_at(x, &[], depth + 1)?,
                         (None, None) => return Err(not_exact(&format!("constant {n} has no value"))),
                     };
-                    return Ok(match (def.ty, v) {
+                    let v = match (def.ty, v) {
                         (Some(ValueType::Double), Exact::Int(i)) => Exact::Rat(Rational::from(IBig::from(i))),
                         (_, v) => v,
-                    });
+                    };
+                    self.exact_constants.borrow_mut().insert(n.clone(), v.clone());
+                    return Ok(v);
                 }
                 return Err(self.error(e.span, format!("{n} is not defined")));
             }
@@ -238,7 +258,7 @@ impl Scope<'_> {
                 if v[1] == 0 {
                     return Err(not_exact("mod by zero"));
                 }
-                Exact::Int(v[0].rem_euclid(v[1]))
+                Exact::Int(v[0].wrapping_rem_euclid(v[1]))
             }
             Func::Pow => {
                 let (base, exp) = match args.as_slice() {
@@ -257,6 +277,12 @@ impl Scope<'_> {
                         let r = b.rational().ok_or_else(|| not_exact("pow of a bool"))?;
                         if r == Rational::ZERO && k < 0 {
                             return Err(not_exact("a division by zero"));
+                        }
+                        let bits = r.numerator().bit_len() + r.denominator().bit_len();
+                        if (bits as u64).saturating_mul(k.unsigned_abs()) > MAX_EXACT_BITS {
+                            return Err(not_exact(&format!(
+                                "pow would give a fraction of more than {MAX_EXACT_BITS} bits"
+                            )));
                         }
                         Exact::Rat(r.pow(k as isize))
                     }

@@ -128,7 +128,14 @@ struct Parser<'a> {
     pos: usize,
     /// Whether the property operators (`P`, `R`, `S`, `T`, `filter`) are parsed.
     properties: bool,
+    /// How deeply the expression being parsed nests (brackets, `!`, unary `-`, and the operands of
+    /// a chain `a + b + ...`, each a level of the tree), against [`MAX_NESTING`].
+    depth: usize,
 }
+
+/// The deepest an expression may nest: deeper trees would exhaust the stack of the recursive
+/// passes over them (copying, compiling, evaluating).
+const MAX_NESTING: usize = 100;
 
 /// Whether `name` may not name a constant, variable, formula or module (PRISM's keywords).
 fn reserved(name: &str) -> bool {
@@ -206,6 +213,7 @@ impl<'a> Parser<'a> {
             toks,
             pos: 0,
             properties,
+            depth: 0,
         })
     }
 
@@ -589,7 +597,30 @@ impl<'a> Parser<'a> {
 
     // ---- expressions ----
 
+    /// One more level of nesting, or an error at the current place beyond [`MAX_NESTING`].
+    fn deeper(&mut self, levels: usize) -> Result<()> {
+        self.depth += levels;
+        if self.depth > MAX_NESTING {
+            let span = self.span_here();
+            return Err(self.error(
+                span,
+                format!(
+                    "this expression nests more than {MAX_NESTING} levels deep (use formulas to split it)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn expr(&mut self) -> Result<Expr> {
+        let saved = self.depth;
+        self.deeper(1)?;
+        let e = self.expr_inner();
+        self.depth = saved;
+        e
+    }
+
+    fn expr_inner(&mut self) -> Result<Expr> {
         let c = self.iff()?;
         if self.eat(&Token::Question) {
             let a = self.expr()?;
@@ -613,45 +644,60 @@ impl<'a> Parser<'a> {
     }
 
     fn iff(&mut self) -> Result<Expr> {
+        let saved = self.depth;
         let mut a = self.implies()?;
         while self.eat(&Token::Iff) {
+            self.deeper(1)?;
             let b = self.implies()?;
             a = Self::binary(BinOp::Iff, a, b);
         }
+        self.depth = saved;
         Ok(a)
     }
 
     fn implies(&mut self) -> Result<Expr> {
         let a = self.or()?;
         if self.eat(&Token::Implies) {
-            let b = self.implies()?;
+            self.deeper(1)?;
+            let b = self.implies();
+            self.depth -= 1;
+            let b = b?;
             return Ok(Self::binary(BinOp::Implies, a, b));
         }
         Ok(a)
     }
 
     fn or(&mut self) -> Result<Expr> {
+        let saved = self.depth;
         let mut a = self.and()?;
         while self.eat(&Token::Or) {
+            self.deeper(1)?;
             let b = self.and()?;
             a = Self::binary(BinOp::Or, a, b);
         }
+        self.depth = saved;
         Ok(a)
     }
 
     fn and(&mut self) -> Result<Expr> {
+        let saved = self.depth;
         let mut a = self.not()?;
         while self.eat(&Token::And) {
+            self.deeper(1)?;
             let b = self.not()?;
             a = Self::binary(BinOp::And, a, b);
         }
+        self.depth = saved;
         Ok(a)
     }
 
     fn not(&mut self) -> Result<Expr> {
         if self.peek() == Some(&Token::Not) {
             let start = self.bump();
-            let e = self.not()?;
+            self.deeper(1)?;
+            let e = self.not();
+            self.depth -= 1;
+            let e = e?;
             let span = start.to(e.span);
             return Ok(Expr {
                 kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
@@ -674,39 +720,52 @@ impl<'a> Parser<'a> {
     }
 
     fn relation(&mut self) -> Result<Expr> {
+        let saved = self.depth;
         let mut a = self.additive()?;
         // PRISM parses a chain `a = b = c` left to right; the type checker refuses what is wrong.
         while let Some(op) = self.relation_op() {
             self.bump();
+            self.deeper(1)?;
             let b = self.additive()?;
             a = Self::binary(op, a, b);
         }
+        self.depth = saved;
         Ok(a)
     }
 
     fn additive(&mut self) -> Result<Expr> {
+        let saved = self.depth;
         let mut a = self.multiplicative()?;
         loop {
             let op = match self.peek() {
                 Some(Token::Plus) => BinOp::Add,
                 Some(Token::Minus) => BinOp::Sub,
-                _ => return Ok(a),
+                _ => {
+                    self.depth = saved;
+                    return Ok(a);
+                }
             };
             self.bump();
+            self.deeper(1)?;
             let b = self.multiplicative()?;
             a = Self::binary(op, a, b);
         }
     }
 
     fn multiplicative(&mut self) -> Result<Expr> {
+        let saved = self.depth;
         let mut a = self.unary()?;
         loop {
             let op = match self.peek() {
                 Some(Token::Star) => BinOp::Mul,
                 Some(Token::Slash) => BinOp::Div,
-                _ => return Ok(a),
+                _ => {
+                    self.depth = saved;
+                    return Ok(a);
+                }
             };
             self.bump();
+            self.deeper(1)?;
             let b = self.unary()?;
             a = Self::binary(op, a, b);
         }
@@ -715,7 +774,10 @@ impl<'a> Parser<'a> {
     fn unary(&mut self) -> Result<Expr> {
         if self.peek() == Some(&Token::Minus) {
             let start = self.bump();
-            let e = self.unary()?;
+            self.deeper(1)?;
+            let e = self.unary();
+            self.depth -= 1;
+            let e = e?;
             let span = start.to(e.span);
             return Ok(Expr {
                 kind: ExprKind::Unary(UnOp::Neg, Box::new(e)),

@@ -55,6 +55,9 @@ pub struct Subject<'a> {
     pub reward_order_known: bool,
 }
 
+/// The most products an exact step-bounded operator may take (steps × transitions).
+const EXACT_MAX_WORK: u64 = 10_000_000;
+
 /// How to check.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckOptions {
@@ -74,7 +77,7 @@ impl Default for CheckOptions {
     fn default() -> Self {
         Self {
             max_iterations: 1_000_000,
-            max_work: 100_000_000_000,
+            max_work: 2_000_000_000,
             precision: 1e-10,
             exact: false,
         }
@@ -832,6 +835,15 @@ impl<'s, 'a> Checker<'s, 'a> {
             Model::Dtmc(d) => d.exact_matrix()?,
             Model::Mdp(m) => m.exact_matrix()?,
         };
+        // Rational numbers grow with every step: a smaller budget than the floating-point one.
+        let work = k.saturating_mul(p.nnz().max(1) as u64);
+        if work > EXACT_MAX_WORK {
+            return Err(Error::LimitReached {
+                what: "an exact step-bounded operator",
+                limit: EXACT_MAX_WORK,
+                message: format!("{k} steps over {} transitions in rational arithmetic", p.nnz()),
+            });
+        }
         let mut x = x;
         for _ in 0..k {
             let mut y = Vec::with_capacity(x.len());
@@ -879,6 +891,10 @@ impl<'s, 'a> Checker<'s, 'a> {
                 } else if phi.is_some_and(|phi| !phi.contains(sid)) {
                     *v = 0.0;
                 }
+            }
+            // A fixed point of the computed step: every further step gives the same numbers.
+            if y == x {
+                break;
             }
             x = y;
         }
