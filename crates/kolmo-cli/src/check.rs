@@ -4,10 +4,9 @@
 use crate::cli::CheckArgs;
 use crate::output::{Phase, fmt_bound};
 use anyhow::{Result, bail};
-use kolmo::check::{Answer, CheckOptions, CheckRequest, PropertyResult, check_file};
+use kolmo::check::{Answer, CheckOptions, CheckReport, CheckRequest, PropertyResult, check_file};
 use kolmo::io::{Format, Model};
 use kolmo::lang::{Value, parse_constants};
-use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -29,23 +28,29 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         bail!("no properties: give a property file after the model, or --prop 'P=? [F \"goal\"]'");
     }
     let runs = expand_constants(args.constants.as_deref().unwrap_or(""))?;
-    let mut docs = Vec::new();
+    let mut reports = Vec::new();
     let mut text = String::new();
     for (k, consts) in runs.iter().enumerate() {
-        let doc = check_once(args, consts, &mut text)?;
+        let report = check_once(args, consts, &mut text)?;
         if args.json {
-            docs.push(doc);
+            reports.push(report);
         } else if k + 1 < runs.len() {
             say!(text);
         }
     }
     if args.json {
-        let out = if runs.len() == 1 {
-            docs.pop().expect("one run")
+        /// A range of constants: one document per value.
+        #[derive(serde::Serialize)]
+        struct Experiments<'a> {
+            experiments: &'a [CheckReport],
+        }
+        text = if let [one] = &reports[..] {
+            serde_json::to_string_pretty(one)?
         } else {
-            json!({ "experiments": docs })
-        };
-        text = serde_json::to_string_pretty(&out)? + "\n";
+            serde_json::to_string_pretty(&Experiments {
+                experiments: &reports,
+            })?
+        } + "\n";
     }
     // One write at the end: nothing printed for a run that fails, and a closed pipe is an
     // error `run` recognises, not a panic.
@@ -110,8 +115,8 @@ fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-/// One check over one combination of constants; prints the text report, returns the JSON.
-fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json> {
+/// One check over one combination of constants: its report, and its text into `text`.
+fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<CheckReport> {
     // Properties: the file's, then each --prop.
     let mut properties: Vec<(PathBuf, String)> = Vec::new();
     if let Some(p) = &args.properties {
@@ -161,11 +166,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json>
         Model::Dtmc(d) => d.state_name(s),
         Model::Mdp(m) => m.state_name(s),
     };
-    let constants: BTreeMap<String, Json> = report
-        .constants
-        .iter()
-        .map(|(k, v)| (k.clone(), value_json(*v)))
-        .collect();
+    let constants: BTreeMap<&str, Value> = report.constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let seconds = report.seconds;
     if !args.json {
         say!(
@@ -228,66 +229,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Json>
             say!(text, "  time     {:.3} s", r.seconds);
         }
     }
-    let results_json: Vec<Json> = report
-        .results
-        .iter()
-        .map(|r| {
-            let mut o = json!({
-                "name": r.name,
-                "property": r.property,
-                "value": answer_json(r.value),
-                "lower": r.lower.map(number_json),
-                "upper": r.upper.map(number_json),
-                "exact": r.exact,
-                "method": r.method,
-                "seconds": r.seconds,
-            });
-            if r.initial_values.len() > 1 {
-                o["initial_values"] = r.initial_values.iter().map(|a| answer_json(*a)).collect();
-                if let Some((lo, hi)) = range(&r.initial_values) {
-                    o["range"] = json!([number_json(lo), number_json(hi)]);
-                }
-            }
-            if !r.printed.is_empty() {
-                o["printed"] = r
-                    .printed
-                    .iter()
-                    .map(|(s, a)| json!({"state": names(*s), "value": answer_json(*a)}))
-                    .collect();
-            }
-            o
-        })
-        .collect();
-    Ok(json!({
-        "model": {
-            "type": report.model_type,
-            "states": n,
-            "transitions": transitions,
-            "choices": report.choices,
-            "initial_states": initial,
-            "deadlocks": report.deadlocks,
-        },
-        "constants": constants,
-        "results": results_json,
-        "seconds": {"parse": seconds.parse, "build": seconds.build, "check": seconds.check},
-    }))
-}
-
-fn range(values: &[Answer]) -> Option<(f64, f64)> {
-    let numbers: Vec<f64> = values
-        .iter()
-        .filter_map(|a| match a {
-            Answer::Number(x) => Some(*x),
-            Answer::Bool(_) => None,
-        })
-        .collect();
-    if numbers.is_empty() {
-        return None;
-    }
-    Some((
-        numbers.iter().copied().fold(f64::INFINITY, f64::min),
-        numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    ))
+    Ok(report)
 }
 
 fn answer_plain(a: Answer) -> String {
@@ -302,7 +244,7 @@ fn answer_plain(a: Answer) -> String {
 /// The result line: the value, or the range over several initial states (as PRISM prints it).
 fn answer_text(r: &PropertyResult) -> String {
     if r.initial_values.len() > 1
-        && let Some((lo, hi)) = range(&r.initial_values)
+        && let Some([lo, hi]) = r.range()
         && lo != hi
     {
         return format!(
@@ -327,29 +269,4 @@ fn answer_text(r: &PropertyResult) -> String {
         );
     }
     answer_plain(r.value)
-}
-
-fn number_json(x: f64) -> Json {
-    if x == f64::INFINITY {
-        json!("inf")
-    } else if x == f64::NEG_INFINITY {
-        json!("-inf")
-    } else {
-        json!(x)
-    }
-}
-
-fn answer_json(a: Answer) -> Json {
-    match a {
-        Answer::Number(x) => number_json(x),
-        Answer::Bool(b) => json!(b),
-    }
-}
-
-fn value_json(v: Value) -> Json {
-    match v {
-        Value::Int(i) => json!(i),
-        Value::Double(d) => json!(d),
-        Value::Bool(b) => json!(b),
-    }
 }

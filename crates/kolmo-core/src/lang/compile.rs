@@ -49,6 +49,17 @@ impl Value {
     }
 }
 
+/// As JSON: a number or a truth value.
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Int(i) => s.serialize_i64(*i),
+            Self::Double(d) => crate::account::ser::number(d, s),
+            Self::Bool(b) => s.serialize_bool(*b),
+        }
+    }
+}
+
 impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

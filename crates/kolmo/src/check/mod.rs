@@ -1748,7 +1748,7 @@ pub struct CheckRequest {
 }
 
 /// The seconds of each phase.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct Seconds {
     /// Reading and parsing the model and property texts.
     pub parse: f64,
@@ -2040,4 +2040,128 @@ struct Built {
     reward_names: Vec<String>,
     constants: Vec<(String, Value)>,
     deadlocks: usize,
+}
+
+/// `kolmo check --json`'s document (README, "`kolmo check`"): `{"model": {type, states,
+/// transitions, choices, initial_states, deadlocks}, "constants": {name: value}, "results":
+/// [{name, property, value, lower, upper, exact, method, seconds}, plus initial_values and range
+/// with several initial states, printed for filter(print, ...)], "seconds": {parse, build,
+/// check}}`; numbers as numbers, `±∞` as `"inf"`/`"-inf"`.
+impl serde::Serialize for CheckReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (n, transitions, initial) = match &self.model {
+            Model::Dtmc(d) => (d.n(), d.matrix().nnz(), d.initial().len()),
+            Model::Mdp(m) => (m.n(), m.matrix().nnz(), m.initial().len()),
+        };
+        #[derive(serde::Serialize)]
+        struct ModelJson {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            states: usize,
+            transitions: usize,
+            choices: usize,
+            initial_states: usize,
+            deadlocks: usize,
+        }
+        let constants: std::collections::BTreeMap<&str, &Value> =
+            self.constants.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let results: Vec<ResultJson<'_>> = self
+            .results
+            .iter()
+            .map(|r| ResultJson {
+                r,
+                model: &self.model,
+            })
+            .collect();
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry(
+            "model",
+            &ModelJson {
+                kind: self.model_type,
+                states: n,
+                transitions,
+                choices: self.choices,
+                initial_states: initial,
+                deadlocks: self.deadlocks,
+            },
+        )?;
+        map.serialize_entry("constants", &constants)?;
+        map.serialize_entry("results", &results)?;
+        map.serialize_entry("seconds", &self.seconds)?;
+        map.end()
+    }
+}
+
+impl serde::Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Number(x) => crate::account::ser::number(x, s),
+            Self::Bool(b) => s.serialize_bool(*b),
+        }
+    }
+}
+
+/// One result in the JSON document, its printed states named by the model.
+struct ResultJson<'a> {
+    r: &'a PropertyResult,
+    model: &'a Model,
+}
+
+impl serde::Serialize for ResultJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let r = self.r;
+        let number = |x: Option<f64>| x.map(Answer::Number);
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("name", &r.name)?;
+        map.serialize_entry("property", &r.property)?;
+        map.serialize_entry("value", &r.value)?;
+        map.serialize_entry("lower", &number(r.lower))?;
+        map.serialize_entry("upper", &number(r.upper))?;
+        map.serialize_entry("exact", &r.exact)?;
+        map.serialize_entry("method", &r.method)?;
+        map.serialize_entry("seconds", &r.seconds)?;
+        if r.initial_values.len() > 1 {
+            map.serialize_entry("initial_values", &r.initial_values)?;
+            if let Some(range) = r.range() {
+                map.serialize_entry("range", &range.map(Answer::Number))?;
+            }
+        }
+        if !r.printed.is_empty() {
+            #[derive(serde::Serialize)]
+            struct Printed {
+                state: String,
+                value: Answer,
+            }
+            let printed: Vec<Printed> = r
+                .printed
+                .iter()
+                .map(|&(s, value)| Printed {
+                    state: match self.model {
+                        Model::Dtmc(d) => d.state_name(s),
+                        Model::Mdp(m) => m.state_name(s),
+                    },
+                    value,
+                })
+                .collect();
+            map.serialize_entry("printed", &printed)?;
+        }
+        map.end()
+    }
+}
+
+impl PropertyResult {
+    /// The smallest and largest numeric value over the initial states, if any is a number.
+    #[must_use]
+    pub fn range(&self) -> Option<[f64; 2]> {
+        let numbers = self.initial_values.iter().filter_map(|a| match a {
+            Answer::Number(x) => Some(*x),
+            Answer::Bool(_) => None,
+        });
+        numbers.fold(None, |acc, x| match acc {
+            None => Some([x, x]),
+            Some([lo, hi]) => Some([lo.min(x), hi.max(x)]),
+        })
+    }
 }
