@@ -598,38 +598,32 @@ impl<'s, 'a> Checker<'s, 'a> {
         let bits = |s: usize| -> usize {
             usize::from(a.contains(s as StateId)) | (usize::from(b.contains(s as StateId)) << 1)
         };
-        let product = |m: &CsrMatrix| {
-            let mut out = CsrBuilder::new(4 * n);
+        // Row (s, seen) of the product: each successor t with the bits of t added to `seen`.
+        fn product<T: Clone + std::ops::AddAssign>(
+            m: &CsrMatrix<T>,
+            bits: &dyn Fn(usize) -> usize,
+        ) -> CsrMatrix<T> {
+            let n = m.nrows();
+            let mut out = CsrBuilder::<T>::new(4 * n);
             for s in 0..n {
                 for seen in 0..4 {
                     let (cols, vals) = m.row(s);
-                    for (&t, &p) in cols.iter().zip(vals) {
-                        out.add((4 * t as usize + (seen | bits(t as usize))) as StateId, p);
-                    }
-                    out.finish_row();
-                }
-            }
-            out.build()
-        };
-        let both = StateSet::from_states(4 * n, (0..n).map(|s| (4 * s + 3) as StateId));
-        let mut chain = Dtmc::new(
-            product(d.matrix()),
-            vec![bits(d.initial()[0] as usize) as StateId],
-        )?;
-        if self.options.exact {
-            let p = d.exact_matrix()?;
-            let mut out = CsrBuilder::<Rational>::new(4 * n);
-            for s in 0..n {
-                for seen in 0..4 {
-                    let (cols, vals) = p.row(s);
                     for (&t, v) in cols.iter().zip(vals) {
                         out.add((4 * t as usize + (seen | bits(t as usize))) as StateId, v.clone());
                     }
                     out.finish_row();
                 }
             }
+            out.build()
+        }
+        let both = StateSet::from_states(4 * n, (0..n).map(|s| (4 * s + 3) as StateId));
+        let mut chain = Dtmc::new(
+            product(d.matrix(), &bits),
+            vec![bits(d.initial()[0] as usize) as StateId],
+        )?;
+        if self.options.exact {
             chain = chain.with_written(crate::model::Written {
-                probabilities: out.build().as_parts().2.to_vec(),
+                probabilities: product(&d.exact_matrix()?, &bits).as_parts().2.to_vec(),
                 rewards: Default::default(),
             })?;
         }
@@ -704,7 +698,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let modified;
                 let chain = match &stop {
                     Some(stop) => {
-                        let mut c = Dtmc::new(absorbing_where(d.matrix(), stop), d.initial().to_vec())?;
+                        let mut c = Dtmc::new(absorbing_where(d.matrix(), stop, 1.0), d.initial().to_vec())?;
                         if self.options.exact {
                             c = c.with_written(written_absorbing(&d.exact_matrix()?, stop))?;
                         }
@@ -741,7 +735,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let modified;
                 let model = match &stop {
                     Some(stop) => {
-                        let mut c = Mdp::new(absorbing_where(m.matrix(), stop), m.initial().to_vec())?;
+                        let mut c = Mdp::new(absorbing_where(m.matrix(), stop, 1.0), m.initial().to_vec())?;
                         if self.options.exact {
                             c = c.with_written(written_absorbing(&m.exact_matrix()?, stop))?;
                         }
@@ -1675,46 +1669,29 @@ fn indicator(set: &StateSet) -> Vec<f64> {
 /// The exact probabilities of `p` with every state of `set` made absorbing (as
 /// [`absorbing_where`]), as the modified model's written values.
 fn written_absorbing(p: &CsrMatrix<Rational>, set: &StateSet) -> crate::model::Written {
-    let mut b = CsrBuilder::<Rational>::new(p.ncols());
-    for g in 0..p.row_groups() {
-        if g > 0 {
-            b.new_row_group();
-        }
-        if set.contains(g as StateId) {
-            b.add(g as StateId, Rational::ONE);
-            b.finish_row();
-            continue;
-        }
-        for r in p.group_rows(g) {
-            let (cols, vals) = p.row(r);
-            for (&c, v) in cols.iter().zip(vals) {
-                b.add(c, v.clone());
-            }
-            b.finish_row();
-        }
-    }
     crate::model::Written {
-        probabilities: b.build().as_parts().2.to_vec(),
+        probabilities: absorbing_where(p, set, Rational::ONE).as_parts().2.to_vec(),
         rewards: Default::default(),
     }
 }
 
-/// `m` with every state of `set` made absorbing: its row group replaced by one self-loop.
-fn absorbing_where(m: &CsrMatrix, set: &StateSet) -> CsrMatrix {
-    let mut b = CsrBuilder::new(m.ncols());
+/// `m` with every state of `set` made absorbing: its row group replaced by one self-loop (of
+/// probability `one`).
+fn absorbing_where<T: Clone + std::ops::AddAssign>(m: &CsrMatrix<T>, set: &StateSet, one: T) -> CsrMatrix<T> {
+    let mut b = CsrBuilder::<T>::new(m.ncols());
     for g in 0..m.row_groups() {
         if g > 0 {
             b.new_row_group();
         }
         if set.contains(g as StateId) {
-            b.add(g as StateId, 1.0);
+            b.add(g as StateId, one.clone());
             b.finish_row();
             continue;
         }
         for r in m.group_rows(g) {
             let (cols, vals) = m.row(r);
-            for (&c, &v) in cols.iter().zip(vals) {
-                b.add(c, v);
+            for (&c, v) in cols.iter().zip(vals) {
+                b.add(c, v.clone());
             }
             b.finish_row();
         }
