@@ -162,6 +162,20 @@ pub enum Method {
         /// upper bound).
         sweeps: u64,
     },
+    /// Total reward in an MDP: topological value iteration, the lower bound by Gauss–Seidel sweeps
+    /// from 0 and the upper bound verified inductive (`T u ≤ u`) with a Lyapunov function of each
+    /// cyclic component (see `kolmo::mdp::total_reward`).
+    TopologicalValueIteration {
+        /// States solved in cyclic components (the rest in closed form, one pass).
+        cyclic: usize,
+        /// Sweeps over the cyclic component that needed the most.
+        sweeps: u64,
+        /// Of the cyclic states, those of components solved by policy iteration instead
+        /// (value iteration converging too slowly there).
+        by_policy_iteration: usize,
+        /// Policy-iteration rounds over those components.
+        rounds: u64,
+    },
     /// Total reward in an MDP: policy iteration from an attractor policy.
     AttractorPolicyIteration {
         /// How the last policy was evaluated.
@@ -247,6 +261,25 @@ impl fmt::Display for Method {
                     ""
                 },
             ),
+            Self::TopologicalValueIteration {
+                cyclic,
+                sweeps,
+                by_policy_iteration,
+                rounds,
+            } => {
+                write!(
+                    f,
+                    "topological value iteration: components of one state in closed form; {} states of cyclic components by Gauss-Seidel sweeps from below (up to {sweeps}) with an upper bound verified inductive (T u <= u, a Lyapunov function of the expected stay)",
+                    cyclic - by_policy_iteration
+                )?;
+                if *by_policy_iteration > 0 {
+                    write!(
+                        f,
+                        ", {by_policy_iteration} by policy iteration with certified evaluations ({rounds} rounds)"
+                    )?;
+                }
+                f.write_str("; rounded outwards")
+            }
             Self::AttractorPolicyIteration { evaluation } => {
                 write!(
                     f,

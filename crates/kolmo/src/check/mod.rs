@@ -1405,8 +1405,12 @@ impl<'s, 'a> Checker<'s, 'a> {
                 ));
             }
         };
+        // A state's value: the exact one (to the nearest float) where there is one.
         let answer = |s: StateId| match (numbers, bools) {
-            (Some(v), _) => Answer::Number(v[s as usize]),
+            (Some(v), _) => Answer::Number(
+                xs.and_then(|x| x[s as usize].as_ref())
+                    .map_or(v[s as usize], crate::exact::Scalar::to_f64),
+            ),
             (_, Some(b)) => Answer::Bool(b.contains(s)),
             _ => unreachable!(),
         };

@@ -13,6 +13,7 @@ mod exact;
 mod horizon;
 mod long_run;
 mod reach;
+mod topological;
 mod total;
 
 pub use average::{average, bias};

@@ -97,6 +97,60 @@ fn non_negative(
     } else {
         (sure, allowed, policy)
     };
+    if let Some(b) = super::topological::total_reward_bounds(
+        mdp, rewards, target, &sure, &allowed, &policy, optimum, options,
+    ) {
+        let mut values = vec![0.0; n];
+        let mut bound = 0.0f64;
+        for s in 0..n {
+            if !sure.contains(s as StateId) {
+                values[s] = f64::INFINITY;
+            } else if !target.contains(s as StateId) {
+                let (l, h) = (b.lo[s], b.hi[s]);
+                values[s] = l + (h - l) / 2.0;
+                // Half the interval, and the midpoint's own rounding.
+                bound = bound.max((h - l) / 2.0 + f64::EPSILON * h);
+                policy[s] = b.policy[s];
+            }
+        }
+        return Ok(MdpSolution {
+            values,
+            policy,
+            error_bound: bound,
+            iterations: b.sweeps,
+            method: account::Method::TopologicalValueIteration {
+                cyclic: b.cyclic,
+                sweeps: b.sweeps,
+                by_policy_iteration: b.by_policy_iteration,
+                rounds: b.rounds,
+            },
+        });
+    }
+    policy_iteration(mdp, rewards, target, &sure, &allowed, policy, optimum, options)
+}
+
+/// Policy iteration for the total reward until `target` over the `allowed` choices of the states
+/// in `sure` (the others `+∞`), from `policy`, which must reach the target almost surely from
+/// `sure`: each policy evaluated on its Markov chain by [`AbsorbingChain`], improved greedily.
+/// The bound is the final evaluation's certified bound plus `δ · t`, `δ` the remaining Bellman
+/// gap and `t` the longest expected time to the target under the policy found.
+///
+/// # Errors
+/// [`Error::LimitReached`] if the policy keeps changing past `options.max_iterations`; as
+/// [`AbsorbingChain::new`] and [`AbsorbingChain::expected_reward`].
+#[allow(clippy::too_many_arguments)]
+pub(super) fn policy_iteration(
+    mdp: &Mdp,
+    rewards: &[f64],
+    target: &StateSet,
+    sure: &StateSet,
+    allowed: &[Vec<u32>],
+    mut policy: Vec<u32>,
+    optimum: Optimum,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
+    let n = mdp.n();
+    let m = mdp.matrix();
     let row_of = |s: usize, choice: u32| m.group_rows(s).start + choice as usize;
     let q = |v: &[f64], row: usize| m.row_value(row, v, Affine::offset(rewards));
     for round in 1..=options.max_iterations {
