@@ -19,7 +19,7 @@ use crate::sparse::CsrMatrix;
 pub fn prob01_max(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32>) {
     let m = mdp.matrix();
     let no = backward_reachable(m, target, None).complement();
-    let (yes, _, policy) = prob1e(mdp, target);
+    let (yes, policy) = prob1e(mdp, target);
     (yes, no, policy)
 }
 
@@ -80,11 +80,14 @@ pub fn prob01_min(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32>
 }
 
 /// Prob1E (Baier & Katoen, Algorithm 46's dual; de Alfaro 1997): the states from which some
-/// policy reaches `target` with probability 1, by the nested fixpoint `U ← attractor_U(target)`;
-/// for each state the choices that stay within the final `U`; and a policy that reaches the
-/// target almost surely from `U` (the choice that added each state to the attractor).
+/// policy reaches `target` with probability 1, by the nested fixpoint `U ← attractor_U(target)`,
+/// and a policy that reaches the target almost surely from them (the choice that added each
+/// state to the attractor). [`choices_within`] gives the choices that stay among them.
+///
+/// # Complexity
+/// O(n · nnz) in the worst case: a round per nesting level, each a backward search.
 #[must_use]
-pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32>) {
+pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<u32>) {
     let n = mdp.n();
     let m = mdp.matrix();
     let mut inside = vec![true; n];
@@ -123,18 +126,28 @@ pub fn prob1e(mdp: &Mdp, target: &StateSet) -> (StateSet, Vec<Vec<u32>>, Vec<u32
             }
         }
     }
-    let allowed = (0..n)
+    let sure = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
+    (sure, policy)
+}
+
+/// For each state of `set`, its choices whose successors all lie in `set` (empty lists outside
+/// it).
+#[must_use]
+pub fn choices_within(mdp: &Mdp, set: &StateSet) -> Vec<Vec<u32>> {
+    let m = mdp.matrix();
+    (0..mdp.n())
         .map(|s| {
+            if !set.contains(s as StateId) {
+                return Vec::new();
+            }
             let group = m.group_rows(s);
             group
                 .clone()
-                .filter(|&r| inside[s] && m.row(r).0.iter().all(|&t| inside[t as usize]))
+                .filter(|&r| m.row(r).0.iter().all(|&t| set.contains(t)))
                 .map(|r| (r - group.start) as u32)
                 .collect()
         })
-        .collect();
-    let sure = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
-    (sure, allowed, policy)
+        .collect()
 }
 
 /// The row group (state) of every row.
@@ -150,23 +163,31 @@ fn row_groups_of(m: &CsrMatrix) -> Vec<u32> {
 /// probability 1 without leaving it: the attractor through choices that stay inside (Baier &
 /// Katoen, Lemma 10.119). Sets `policy` for every member but `exit_state`.
 pub fn steer_to(m: &CsrMatrix, inside: &[StateId], exit_state: StateId, policy: &mut [u32]) {
-    let within = |t: StateId| inside.binary_search(&t).is_ok();
-    let mut reached = vec![exit_state];
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for &s in inside {
-            if reached.contains(&s) {
-                continue;
+    let index = |t: StateId| inside.binary_search(&t).ok();
+    // Per member, the (member, row) pairs of the choices that stay inside and lead to it.
+    let mut preds: Vec<Vec<(u32, u32)>> = vec![Vec::new(); inside.len()];
+    for (i, &s) in inside.iter().enumerate() {
+        let group = m.group_rows(s as usize);
+        for r in group.clone() {
+            let cols = m.row(r).0;
+            if cols.iter().all(|&t| index(t).is_some()) {
+                for &t in cols {
+                    let j = index(t).expect("inside");
+                    preds[j].push((i as u32, (r - group.start) as u32));
+                }
             }
-            let group = m.group_rows(s as usize);
-            if let Some(r) = group.clone().find(|&r| {
-                let cols = m.row(r).0;
-                cols.iter().all(|&t| within(t)) && cols.iter().any(|t| reached.contains(t))
-            }) {
-                policy[s as usize] = (r - group.start) as u32;
-                reached.push(s);
-                grew = true;
+        }
+    }
+    let Some(exit) = index(exit_state) else { return };
+    let mut reached = vec![false; inside.len()];
+    reached[exit] = true;
+    let mut queue = vec![exit];
+    while let Some(j) = queue.pop() {
+        for &(i, choice) in &preds[j] {
+            if !reached[i as usize] {
+                reached[i as usize] = true;
+                policy[inside[i as usize] as usize] = choice;
+                queue.push(i as usize);
             }
         }
     }

@@ -9,7 +9,7 @@ mod reach;
 mod scc;
 
 pub use classes::{Class, Classes, classes};
-pub use mdp::{end_components, prob01_max, prob01_min, prob1e, steer_to};
+pub use mdp::{choices_within, end_components, prob01_max, prob01_min, prob1e, steer_to};
 pub use reach::{
     Qualitative, backward_reachable, forward_reachable, longest_distance, prob0, prob1, shortest_distance,
 };

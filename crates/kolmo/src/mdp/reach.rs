@@ -22,7 +22,7 @@
 use super::{MdpOptions, MdpSolution, Optimum, total_reward};
 use crate::account;
 use crate::analysis::reach_probability as chain_reach;
-use crate::graph::{end_components, prob01_max, prob01_min, steer_to};
+use crate::graph::{end_components, prob01_min, steer_to};
 use crate::model::{Dtmc, Mdp, StateSet};
 use crate::sparse::{Affine, CsrBuilder};
 use crate::{Error, Result, StateId};
@@ -46,9 +46,12 @@ pub fn reach_probability(
             format!("a set over {} states for a model of {n}", target.universe()),
         ));
     }
-    let (yes, no, mut policy) = match optimum {
-        Optimum::Max => prob01_max(mdp, target),
-        Optimum::Min => prob01_min(mdp, target),
+    let (yes, no, mut policy, nodes) = match optimum {
+        Optimum::Max => almost_sure_max(mdp, target),
+        Optimum::Min => {
+            let (yes, no, policy) = prob01_min(mdp, target);
+            (yes, no, policy, None)
+        }
     };
     let maybe: Vec<StateId> = (0..n as StateId)
         .filter(|&s| !yes.contains(s) && !no.contains(s))
@@ -65,7 +68,7 @@ pub fn reach_probability(
             method: account::Method::GraphAnalysis,
         });
     }
-    let q = Quotient::new(mdp, &maybe, &yes, optimum == Optimum::Max);
+    let q = Quotient::new(mdp, &maybe, &yes, nodes);
     // Large quotients: interval iteration, which needs no linear solve; policy iteration when it
     // does not close (or on small quotients, where its solves are cheap and exact).
     if q.nodes > INTERVAL_ITERATION_FROM
@@ -166,6 +169,131 @@ pub fn reach_probability(
             longest_stay: tau_max,
         },
     })
+}
+
+/// Maximising: `(yes, no, policy, nodes)` — the states from which some policy reaches `target`
+/// almost surely (value 1), those that cannot reach it (value 0), a policy realising the value 1
+/// on `yes`, and for the remaining ("maybe") states, in ascending order, their maximal end
+/// component's number (the nodes of the quotient).
+///
+/// Instead of the nested fixpoint of Prob1E (a backward search per nesting level), the end
+/// components among the states that can reach the target are collapsed first; in that quotient
+/// no end component remains, so almost every path of any policy ends in the target or in a
+/// state that cannot reach it, and the value 1 is exactly the states that can avoid the latter
+/// forever: a safety fixpoint found by one worklist pass (de Alfaro, *Formal verification of
+/// probabilistic systems*, PhD thesis, Stanford, 1997, §3; Baier & Katoen, Thm. 10.120 for paths
+/// ending in end components).
+fn almost_sure_max(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32>, Option<Vec<u32>>) {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    let no = crate::graph::backward_reachable(m, target, None).complement();
+    let candidates: Vec<StateId> = (0..n as StateId)
+        .filter(|&s| !target.contains(s) && !no.contains(s))
+        .collect();
+    let mut policy = vec![0u32; n];
+    if candidates.is_empty() {
+        return (target.clone(), no, policy, None);
+    }
+    let mut pos = vec![u32::MAX; n];
+    for (i, &s) in candidates.iter().enumerate() {
+        pos[s as usize] = i as u32;
+    }
+    let node = end_components(m, &candidates, &pos).0;
+    let k = node.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
+    // The node of each state: its end component's (candidates), `k` for the target, `k + 1`
+    // ("fail") for the states that cannot reach it.
+    let node_of = |t: StateId| match pos[t as usize] {
+        u32::MAX if target.contains(t) => k,
+        u32::MAX => k + 1,
+        i => node[i as usize] as usize,
+    };
+    // Safety on the quotient: a node is lost when each of its exits (choices that leave its end
+    // component) may reach `fail` or a lost node. Per row, whether it may; per node, its exits
+    // that may not.
+    let (tptr, trows) = m.transpose_pattern();
+    let mut group_of = vec![0u32; m.nrows()];
+    for s in 0..n {
+        for r in m.group_rows(s) {
+            group_of[r] = s as u32;
+        }
+    }
+    let mut members: Vec<Vec<StateId>> = vec![Vec::new(); k];
+    let mut risky = vec![false; m.nrows()];
+    let mut exits = vec![0u32; k];
+    for &s in &candidates {
+        let x = node_of(s);
+        members[x].push(s);
+        for r in m.group_rows(s as usize) {
+            let cols = m.row(r).0;
+            if cols.iter().all(|&t| node_of(t) == x) {
+                risky[r] = true; // stays inside: not an exit
+            } else if cols.iter().any(|&t| node_of(t) == k + 1) {
+                risky[r] = true;
+            } else {
+                exits[x] += 1;
+            }
+        }
+    }
+    let mut lost = vec![false; k];
+    let mut queue: Vec<usize> = (0..k).filter(|&x| exits[x] == 0).collect();
+    for &x in &queue {
+        lost[x] = true;
+    }
+    while let Some(y) = queue.pop() {
+        for &t in &members[y] {
+            for &r in &trows[tptr[t as usize]..tptr[t as usize + 1]] {
+                let r = r as usize;
+                if risky[r] {
+                    continue;
+                }
+                risky[r] = true;
+                let x = node_of(group_of[r]);
+                if x < k {
+                    exits[x] -= 1;
+                    if exits[x] == 0 && !lost[x] {
+                        lost[x] = true;
+                        queue.push(x);
+                    }
+                }
+            }
+        }
+    }
+    let won: Vec<bool> = lost.iter().map(|l| !l).collect();
+    // The value-1 nodes leave by a safe exit, the other members of an end component steering
+    // to the exit's state inside it.
+    for (_, list) in members.iter().enumerate().filter(|&(x, _)| won[x]) {
+        let (s, r) = list
+            .iter()
+            .flat_map(|&s| m.group_rows(s as usize).map(move |r| (s, r)))
+            .find(|&(_, r)| !risky[r])
+            .expect("a node not lost has a safe exit");
+        policy[s as usize] = (r - m.group_rows(s as usize).start) as u32;
+        if list.len() > 1 {
+            steer_to(m, list, s, &mut policy);
+        }
+    }
+    let mut yes = target.clone();
+    let mut rest = Vec::new();
+    let mut renumber = vec![u32::MAX; k];
+    for (i, &s) in candidates.iter().enumerate() {
+        let x = node[i] as usize;
+        if won[x] {
+            yes.insert(s);
+        } else {
+            if renumber[x] == u32::MAX {
+                renumber[x] = rest.len() as u32;
+                rest.push(x);
+            }
+        }
+    }
+    // The maybe states keep their end components (removing whole components splits no other).
+    let nodes: Vec<u32> = candidates
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !won[node[i] as usize])
+        .map(|(i, _)| renumber[node[i] as usize])
+        .collect();
+    (yes, no, policy, Some(nodes))
 }
 
 /// Quotients with more nodes than this are solved by interval iteration first.
@@ -291,18 +419,16 @@ struct Quotient {
 }
 
 impl Quotient {
-    fn new(mdp: &Mdp, maybe: &[StateId], yes: &StateSet, collapse: bool) -> Self {
+    /// The quotient on `maybe` with the node of each maybe state given by `node` (indexed by
+    /// position in `maybe`; `None`: a node per state).
+    fn new(mdp: &Mdp, maybe: &[StateId], yes: &StateSet, node: Option<Vec<u32>>) -> Self {
         let n = mdp.n();
         let m = mdp.matrix();
         let mut pos = vec![u32::MAX; n];
         for (i, &s) in maybe.iter().enumerate() {
             pos[s as usize] = i as u32;
         }
-        let node: Vec<u32> = if collapse {
-            end_components(m, maybe, &pos).0
-        } else {
-            (0..maybe.len() as u32).collect()
-        };
+        let node = node.unwrap_or_else(|| (0..maybe.len() as u32).collect());
         let nodes = node.iter().map(|&x| x as usize + 1).max().unwrap_or(0);
         let mut members = vec![Vec::new(); nodes];
         for (i, &x) in node.iter().enumerate() {
@@ -477,6 +603,74 @@ mod tests {
                 );
             }
             assert!(r.error_bound < 1e-9, "{}", r.error_bound);
+        }
+    }
+}
+
+#[cfg(test)]
+mod random_tests {
+    use super::*;
+    use crate::exact::Scalar;
+    use rand::{RngExt, SeedableRng};
+
+    /// Random MDPs with many end components (successors drawn from a few neighbours, self-loops
+    /// and back edges): the value-1 states found on the quotient equal Prob1E's nested fixpoint
+    /// (the other method of `graph`), the policy returned reaches the target from them with
+    /// probability 1 (its Markov chain, solved exactly), and every value lies within the bound
+    /// of exact policy iteration's.
+    #[test]
+    fn almost_sure_states_match_the_nested_fixpoint() {
+        for seed in 0..200u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let n = rng.random_range(3..14usize);
+            let mut b = CsrBuilder::new(n);
+            for s in 0..n {
+                b.new_row_group();
+                for _ in 0..rng.random_range(1..=3) {
+                    for _ in 0..rng.random_range(1..=2) {
+                        let t = (s + rng.random_range(0..4usize) + n - 1) % n;
+                        b.add(t as StateId, 0.5);
+                    }
+                    b.finish_row();
+                }
+            }
+            // Rows of one entry 0.5 (or two summed to 1) are rescaled to sum to 1.
+            let raw = b.build();
+            let mut b = CsrBuilder::new(n);
+            for s in 0..n {
+                b.new_row_group();
+                for r in raw.group_rows(s) {
+                    let (cols, vals) = raw.row(r);
+                    let total: f64 = vals.iter().sum();
+                    for (&t, &p) in cols.iter().zip(vals) {
+                        b.add(t, p / total);
+                    }
+                    b.finish_row();
+                }
+            }
+            let mdp = Mdp::new(b.build(), vec![0]).unwrap();
+            let target = StateSet::from_states(n, [rng.random_range(0..n as StateId)]);
+            let (yes, _, policy, _) = almost_sure_max(&mdp, &target);
+            let (nested, _) = crate::graph::prob1e(&mdp, &target);
+            assert_eq!(yes, nested, "seed {seed}");
+            let rows: Vec<usize> = (0..n)
+                .map(|s| mdp.matrix().group_rows(s).start + policy[s] as usize)
+                .collect();
+            let chain = Dtmc::new(mdp.matrix().select_rows(&rows), vec![0]).unwrap();
+            let under = crate::analysis::exact::reach_probability_exact(&chain, &target).unwrap();
+            for s in yes.iter() {
+                assert_eq!(Scalar::to_f64(&under[s as usize]), 1.0, "seed {seed} state {s}");
+            }
+            let max = reach_probability(&mdp, &target, Optimum::Max, &MdpOptions::default()).unwrap();
+            let (exact, _) =
+                super::super::reach_probability_exact(&mdp, &target, Optimum::Max, &max.policy).unwrap();
+            for s in 0..n {
+                let x = Scalar::to_f64(&exact[s]);
+                assert!(
+                    (max.values[s] - x).abs() <= max.error_bound + 1e-15,
+                    "seed {seed} state {s}"
+                );
+            }
         }
     }
 }

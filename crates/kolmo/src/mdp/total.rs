@@ -12,7 +12,7 @@
 use super::{MdpOptions, MdpSolution, Optimum};
 use crate::account;
 use crate::analysis::AbsorbingChain;
-use crate::graph::{prob01_min, prob1e};
+use crate::graph::{choices_within, prob01_min, prob1e};
 use crate::model::{Dtmc, Mdp, StateSet};
 use crate::sparse::Affine;
 use crate::{Error, Result, StateId};
@@ -76,11 +76,10 @@ fn non_negative(
             format!("a set over {} states for a model of {n}", target.universe()),
         ));
     }
-    // States that can reach the target with probability 1 (Prob1E), the choices that keep them
-    // there, and an attractor policy.
-    let (sure, allowed, policy) = prob1e(mdp, target);
-    // Maximising, the maximiser may miss the target: +∞ wherever some policy misses it with positive
-    // probability. Elsewhere every policy reaches it almost surely (and stays there).
+    // Minimising: the states that can reach the target with probability 1 (Prob1E), the choices
+    // that keep them there, and an attractor policy. Maximising, the maximiser may miss the
+    // target: +∞ wherever some policy misses it with positive probability; elsewhere every policy
+    // reaches it almost surely (and stays there).
     let (sure, allowed, mut policy) = if optimum == Optimum::Max {
         let (all_reach, avoid, avoid_policy) = prob01_min(mdp, target);
         let allowed = (0..n)
@@ -95,6 +94,8 @@ fn non_negative(
         let policy = missing_policy(mdp, target, &all_reach, &avoid, &avoid_policy);
         (all_reach, allowed, policy)
     } else {
+        let (sure, policy) = prob1e(mdp, target);
+        let allowed = choices_within(mdp, &sure);
         (sure, allowed, policy)
     };
     if let Some(b) = super::topological::total_reward_bounds(
