@@ -664,12 +664,9 @@ mod random_tests {
             let max = reach_probability(&mdp, &target, Optimum::Max, &MdpOptions::default()).unwrap();
             let (exact, _) =
                 super::super::reach_probability_exact(&mdp, &target, Optimum::Max, &max.policy).unwrap();
-            for s in 0..n {
-                let x = Scalar::to_f64(&exact[s]);
-                assert!(
-                    (max.values[s] - x).abs() <= max.error_bound + 1e-15,
-                    "seed {seed} state {s}"
-                );
+            for (s, (v, x)) in max.values.iter().zip(&exact).enumerate() {
+                let x = Scalar::to_f64(x);
+                assert!((v - x).abs() <= max.error_bound + 1e-15, "seed {seed} state {s}");
             }
         }
     }
