@@ -202,59 +202,94 @@ pub fn steer_to(m: &CsrMatrix, inside: &[StateId], exit_state: StateId, policy: 
 #[must_use]
 pub fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (Vec<u32>, Vec<Vec<usize>>) {
     let k = maybe.len();
-    let mut allowed: Vec<Vec<usize>> = maybe
-        .iter()
-        .map(|&s| {
-            m.group_rows(s as usize)
-                .filter(|&r| m.row(r).0.iter().all(|&t| pos[t as usize] != u32::MAX))
-                .collect()
-        })
-        .collect();
-    loop {
-        // The graph of the allowed choices, one row per maybe state.
+    // Whether each row of a maybe state may still belong to an end component (stays among the
+    // maybe states, and so far inside its state's component).
+    let mut ok = vec![false; m.nrows()];
+    for &s in maybe {
+        for r in m.group_rows(s as usize) {
+            ok[r] = m.row(r).0.iter().all(|&t| pos[t as usize] != u32::MAX);
+        }
+    }
+    // Component of each position (numbers unique across rounds), and the positions still to
+    // split: at first all; then those of components where a choice was dropped and that keep one.
+    let mut component = vec![u32::MAX; k];
+    let mut next_component = 0u32;
+    let mut active: Vec<u32> = (0..k as u32).collect();
+    let mut local = vec![u32::MAX; k];
+    while !active.is_empty() {
+        for (j, &i) in active.iter().enumerate() {
+            local[i as usize] = j as u32;
+        }
+        // The graph of the remaining choices among the active positions.
         let mut row_ptr = vec![0usize];
         let mut cols: Vec<u32> = Vec::new();
-        for list in &allowed {
-            let mut targets: Vec<u32> = list
-                .iter()
-                .flat_map(|&r| m.row(r).0.iter().map(|&t| pos[t as usize]))
-                .collect();
+        let mut targets: Vec<u32> = Vec::new();
+        for &i in &active {
+            targets.clear();
+            for r in m.group_rows(maybe[i as usize] as usize).filter(|&r| ok[r]) {
+                targets.extend(
+                    m.row(r)
+                        .0
+                        .iter()
+                        .map(|&t| local[pos[t as usize] as usize])
+                        .filter(|&j| j != u32::MAX),
+                );
+            }
             targets.sort_unstable();
             targets.dedup();
-            cols.extend(targets);
+            cols.extend_from_slice(&targets);
             row_ptr.push(cols.len());
         }
         let vals = vec![1.0; cols.len()];
-        let graph = CsrMatrix::from_sorted_parts(k, row_ptr, cols, vals);
-        let component = sccs(&graph).component;
-        let mut removed = false;
-        for (i, list) in allowed.iter_mut().enumerate() {
-            let before = list.len();
-            list.retain(|&r| {
-                m.row(r)
-                    .0
-                    .iter()
-                    .all(|&t| component[pos[t as usize] as usize] == component[i])
-            });
-            removed |= list.len() != before;
+        let graph = CsrMatrix::from_sorted_parts(active.len(), row_ptr, cols, vals);
+        let split = sccs(&graph);
+        for (j, &i) in active.iter().enumerate() {
+            component[i as usize] = next_component + split.component[j];
         }
-        if !removed {
-            // End components: components whose states keep a choice. Number the nodes.
-            let mut node = vec![u32::MAX; k];
-            let mut by_component = std::collections::HashMap::new();
-            let mut next = 0u32;
-            for i in 0..k {
-                if allowed[i].is_empty() {
-                    node[i] = next;
-                    next += 1;
-                } else {
-                    node[i] = *by_component.entry(component[i]).or_insert_with(|| {
-                        next += 1;
-                        next - 1
-                    });
+        next_component += split.count as u32;
+        // Drop the choices that leave their state's component; a component that lost one is
+        // split again (among its states that keep a choice).
+        let mut dropped = vec![false; split.count];
+        for &i in &active {
+            let c = component[i as usize];
+            for r in m.group_rows(maybe[i as usize] as usize) {
+                if ok[r]
+                    && !m
+                        .row(r)
+                        .0
+                        .iter()
+                        .all(|&t| component[pos[t as usize] as usize] == c)
+                {
+                    ok[r] = false;
+                    dropped[(c - (next_component - split.count as u32)) as usize] = true;
                 }
             }
-            return (node, allowed);
+        }
+        for &i in &active {
+            local[i as usize] = u32::MAX;
+        }
+        let base = next_component - split.count as u32;
+        active.retain(|&i| {
+            let c = component[i as usize];
+            dropped[(c - base) as usize] && m.group_rows(maybe[i as usize] as usize).any(|r| ok[r])
+        });
+    }
+    // End components: components whose states keep a choice. Number the nodes.
+    let mut node = vec![u32::MAX; k];
+    let mut inside: Vec<Vec<usize>> = vec![Vec::new(); k];
+    let mut by_component = std::collections::HashMap::new();
+    let mut next = 0u32;
+    for i in 0..k {
+        inside[i] = m.group_rows(maybe[i] as usize).filter(|&r| ok[r]).collect();
+        if inside[i].is_empty() {
+            node[i] = next;
+            next += 1;
+        } else {
+            node[i] = *by_component.entry(component[i]).or_insert_with(|| {
+                next += 1;
+                next - 1
+            });
         }
     }
+    (node, inside)
 }

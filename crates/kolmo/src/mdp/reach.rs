@@ -217,12 +217,26 @@ fn almost_sure_max(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32
             group_of[r] = s as u32;
         }
     }
-    let mut members: Vec<Vec<StateId>> = vec![Vec::new(); k];
+    // The members of each node, ascending (counting sort).
+    let mut first = vec![0usize; k + 1];
+    for &x in &node {
+        first[x as usize + 1] += 1;
+    }
+    for x in 0..k {
+        first[x + 1] += first[x];
+    }
+    let mut fill = first.clone();
+    let mut order = vec![0 as StateId; candidates.len()];
+    for (i, &s) in candidates.iter().enumerate() {
+        let x = node[i] as usize;
+        order[fill[x]] = s;
+        fill[x] += 1;
+    }
+    let members = |x: usize| &order[first[x]..first[x + 1]];
     let mut risky = vec![false; m.nrows()];
     let mut exits = vec![0u32; k];
     for &s in &candidates {
         let x = node_of(s);
-        members[x].push(s);
         for r in m.group_rows(s as usize) {
             let cols = m.row(r).0;
             if cols.iter().all(|&t| node_of(t) == x) {
@@ -240,7 +254,7 @@ fn almost_sure_max(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32
         lost[x] = true;
     }
     while let Some(y) = queue.pop() {
-        for &t in &members[y] {
+        for &t in members(y) {
             for &r in &trows[tptr[t as usize]..tptr[t as usize + 1]] {
                 let r = r as usize;
                 if risky[r] {
@@ -261,7 +275,8 @@ fn almost_sure_max(mdp: &Mdp, target: &StateSet) -> (StateSet, StateSet, Vec<u32
     let won: Vec<bool> = lost.iter().map(|l| !l).collect();
     // The value-1 nodes leave by a safe exit, the other members of an end component steering
     // to the exit's state inside it.
-    for (_, list) in members.iter().enumerate().filter(|&(x, _)| won[x]) {
+    for x in (0..k).filter(|&x| won[x]) {
+        let list = members(x);
         let (s, r) = list
             .iter()
             .flat_map(|&s| m.group_rows(s as usize).map(move |r| (s, r)))
