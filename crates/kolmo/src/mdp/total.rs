@@ -4,10 +4,14 @@
 //!
 //! Graph analysis first: minimising, a state from which no policy reaches the target with
 //! probability 1 has value `+∞`; the other states keep only the choices that stay among such states
-//! (a proper policy exists there and one is read off the attractor). Policy iteration from that
-//! proper policy evaluates each policy on its Markov chain with
-//! [`AbsorbingChain`] (the same solver and certificate as `kolmo analyze`) and improves greedily.
-//! Maximising is supported when every policy reaches the target with probability 1.
+//! (a proper policy exists there and one is read off the attractor); maximising, `+∞` wherever
+//! some policy misses the target with positive probability.
+//!
+//! Then the finite values component by component (the `topological` module: closed forms,
+//! value iteration with a verified inductive upper bound, or policy iteration on a component's
+//! own MDP). Should that fail, policy iteration on the whole model from the attractor policy
+//! evaluates each policy on its Markov chain with [`AbsorbingChain`] (the same solver and
+//! certificate as `kolmo analyze`) and improves greedily.
 
 use super::{MdpOptions, MdpSolution, Optimum};
 use crate::account;
@@ -21,9 +25,10 @@ use crate::{Error, Result, StateId};
 /// with an optimal policy. `rewards` has one entry per choice (length `m`), all `≥ 0` or all `≤ 0`
 /// (then `−∞` replaces `+∞`); rewards of choices in target states are not earned.
 ///
-/// The bound is the policy evaluation's certified bound plus `δ · t`, `δ` the remaining Bellman gap
-/// `‖T v − v‖∞` and `t` the longest expected time to the target under the policy found (zero
-/// gap: the policy is optimal by the policy-iteration optimality test).
+/// The bound is the widest certified interval over the states, halved (the values are the
+/// intervals' midpoints); under whole-model policy iteration, the policy evaluation's certified
+/// bound plus `δ · t`, `δ` the remaining Bellman gap `‖T v − v‖∞` and `t` the longest expected
+/// time to the target under the policy found.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for rewards of the wrong length, negative or not finite, or a target
