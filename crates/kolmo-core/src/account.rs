@@ -176,6 +176,12 @@ pub enum Method {
         /// Policy-iteration rounds over those components.
         rounds: u64,
     },
+    /// A reachability game: strategy iteration from both sides, each strategy evaluated by the
+    /// certified MDP solver against the other side's best response.
+    GameStrategyIteration {
+        /// Rounds of improvement.
+        rounds: u64,
+    },
     /// Total reward in an MDP: policy iteration from an attractor policy.
     AttractorPolicyIteration {
         /// How the last policy was evaluated.
@@ -280,6 +286,10 @@ impl fmt::Display for Method {
                 }
                 f.write_str("; rounded outwards")
             }
+            Self::GameStrategyIteration { rounds } => write!(
+                f,
+                "strategy iteration from both sides ({rounds} rounds): each side's strategy fixed, the other's best response by the certified MDP solver; the value between the two"
+            ),
             Self::AttractorPolicyIteration { evaluation } => {
                 write!(
                     f,

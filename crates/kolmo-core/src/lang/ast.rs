@@ -179,6 +179,14 @@ pub enum ExprKind {
         /// The target.
         target: Box<Expr>,
     },
+    /// rPATL's `<<p1, p2>> P...[...]` or `<<1>> R...[...]`: the players of the coalition, who
+    /// seek the operator's optimum, all others opposing (games only).
+    Coalition {
+        /// The players, by name or number (from 1); empty for `<<>>`.
+        players: Vec<PlayerRef>,
+        /// The `P` or `R` operator it applies to.
+        prop: Box<Expr>,
+    },
     /// `filter(op, prop, states)`; `states` defaults to every state.
     Filter {
         /// How the values are combined.
@@ -188,6 +196,17 @@ pub enum ExprKind {
         /// The states it is combined over.
         states: Option<Box<Expr>>,
     },
+}
+
+/// A player in a coalition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerRef {
+    /// By name.
+    Name(String, Span),
+    /// By number, from 1 in declaration order.
+    Number(i64, Span),
+    /// `*`: every player.
+    All(Span),
 }
 
 /// `min` or `max` in `Pmin`, `Rmax`, ...

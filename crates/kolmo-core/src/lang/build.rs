@@ -526,13 +526,6 @@ fn explore_packed<const W: usize>(
 /// [`Error::TooManyStates`].
 pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOptions) -> Result<BuiltModel> {
     let model_type = ast.model_type.map_or(ModelType::Mdp, |t| t.0);
-    if model_type == ModelType::Smg {
-        let span = ast.model_type.map(|t| t.1).unwrap_or_default();
-        return Err(Scope::new(text, path).error(
-            span,
-            "smg models are not built yet (games from files: issue 17)".into(),
-        ));
-    }
     let mut scope = Scope::new(text, path);
     let mut seen: HashMap<String, Span> = HashMap::new();
     let mut declare = |scope: &Scope, name: &ast::Ident| -> Result<()> {
@@ -831,7 +824,23 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
             } else {
                 None
             };
+            let owner = if model_type == ModelType::Smg {
+                Some(owners(
+                    ast,
+                    &modules,
+                    &program,
+                    &explored.states,
+                    &actions,
+                    &scope,
+                )?)
+            } else {
+                None
+            };
             let mut m = Mdp::new(explored.matrix, explored.initial)?;
+            if let Some(owner) = owner {
+                let names = ast.players.iter().map(|p| p.name.name.clone()).collect();
+                m = m.with_players(owner, names)?;
+            }
             if let Some(names) = names {
                 m = m.with_names(names);
             }
@@ -859,6 +868,123 @@ pub fn build_model(ast: &ast::Model, text: &str, path: &Path, options: &BuildOpt
         constants,
         deadlocks,
     })
+}
+
+/// The player owning each state of a game (PRISM-games' `smg`): the player a choice belongs to
+/// is the one that lists its action `[a]`, or, for an unlabelled command, its module. Every
+/// module with unlabelled commands and every action must belong to exactly one player; a state
+/// where choices of two players are enabled is an error naming the state and both players
+/// (turn-based games give each state one player). A deadlock's self-loop goes to the first
+/// player.
+///
+/// # Errors
+/// [`Error::Parse`] naming the place: a game without players, a player naming a module or an
+/// action the model does not have, a module or action listed twice or not at all; a state with
+/// choices of two players.
+fn owners(
+    ast: &ast::Model,
+    modules: &[Module],
+    program: &Program,
+    states: &PackedStates,
+    actions: &[String],
+    scope: &Scope,
+) -> Result<Vec<u32>> {
+    if ast.players.is_empty() {
+        let span = ast.model_type.map(|t| t.1).unwrap_or_default();
+        return Err(scope.error(
+            span,
+            "an smg needs players: player name module, [action], ... endplayer".into(),
+        ));
+    }
+    let mut module_player: Vec<Option<u32>> = vec![None; modules.len()];
+    let mut action_player: Vec<Option<u32>> = vec![None; actions.len()];
+    for (p, def) in ast.players.iter().enumerate() {
+        if let Some(q) = ast.players[..p].iter().find(|q| q.name.name == def.name.name) {
+            return Err(scope.error(
+                def.name.span,
+                format!(
+                    "player {} is already declared (at {})",
+                    def.name.name,
+                    scope.place(q.name.span)
+                ),
+            ));
+        }
+        for m in &def.members {
+            let Some(i) = modules.iter().position(|x| x.name.name == m.name) else {
+                return Err(scope.error(m.span, format!("player {}: no module {}", def.name.name, m.name)));
+            };
+            if let Some(q) = module_player[i].replace(p as u32) {
+                return Err(scope.error(
+                    m.span,
+                    format!(
+                        "module {} already belongs to player {}",
+                        m.name, ast.players[q as usize].name.name
+                    ),
+                ));
+            }
+        }
+        for a in &def.actions {
+            let Some(i) = actions.iter().position(|x| *x == a.name) else {
+                return Err(scope.error(
+                    a.span,
+                    format!("player {}: no action [{}] in the model", def.name.name, a.name),
+                ));
+            };
+            if let Some(q) = action_player[i].replace(p as u32) {
+                return Err(scope.error(
+                    a.span,
+                    format!(
+                        "action [{}] already belongs to player {}",
+                        a.name, ast.players[q as usize].name.name
+                    ),
+                ));
+            }
+        }
+    }
+    let mut owner = vec![0u32; states.len()];
+    let mut scratch = ChoiceScratch::default();
+    let mut buf = vec![0; states.variables()];
+    for (g, slot) in owner.iter_mut().enumerate() {
+        states.unpack(g, &mut buf);
+        let mut first: Option<(u32, String)> = None;
+        program.for_each_choice(&buf, &mut scratch, |act, chosen| {
+            let (player, what) = match act {
+                Some(a) => (action_player[a], format!("[{}]", actions[a])),
+                None => {
+                    let m = chosen[0].0;
+                    (module_player[m], format!("the unlabelled commands of module {}", modules[m].name.name))
+                }
+            };
+            let Some(player) = player else {
+                let place = &program.modules[chosen[0].0].commands[chosen[0].1].place;
+                return Err(Error::arg(
+                    "players",
+                    format!(
+                        "{place}: {what} belongs to no player (state {}); list it in a player ... endplayer block",
+                        describe(&program.variables, &buf)
+                    ),
+                ));
+            };
+            match &first {
+                None => first = Some((player, what)),
+                Some((p, w)) if *p != player => {
+                    return Err(Error::arg(
+                        "players",
+                        format!(
+                            "state {}: player {} ({w}) and player {} ({what}) can both move; a turn-based game gives each state one player",
+                            describe(&program.variables, &buf),
+                            ast.players[*p as usize].name.name,
+                            ast.players[player as usize].name.name
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+            Ok(())
+        })?;
+        *slot = first.map_or(0, |(p, _)| p);
+    }
+    Ok(owner)
 }
 
 /// Every transition probability and reward of the built model evaluated exactly

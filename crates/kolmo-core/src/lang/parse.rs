@@ -708,6 +708,10 @@ impl<'a> Parser<'a> {
     }
 
     fn relation_op(&self) -> Option<BinOp> {
+        // `<<` opens a coalition (the next property), never a comparison.
+        if self.peek() == Some(&Token::Lt) && self.peek_at(1) == Some(&Token::Lt) {
+            return None;
+        }
         Some(match self.peek()? {
             Token::Eq => BinOp::Eq,
             Token::Ne => BinOp::Ne,
@@ -789,6 +793,9 @@ impl<'a> Parser<'a> {
 
     fn atom(&mut self) -> Result<Expr> {
         let span = self.span_here();
+        if self.peek() == Some(&Token::Lt) && self.peek_at(1) == Some(&Token::Lt) {
+            return self.coalition();
+        }
         let at = |kind| Ok(Expr { kind, span });
         match self.peek() {
             Some(Token::Int) => {
@@ -962,6 +969,61 @@ impl<'a> Parser<'a> {
             kind,
             span: span.to(end),
         }))
+    }
+
+    /// `<<p1, 2, *>>` and the `P` or `R` operator it applies to (property files only).
+    fn coalition(&mut self) -> Result<Expr> {
+        let start = self.span_here();
+        if !self.properties {
+            return Err(self.error(
+                start,
+                "a coalition <<...>> belongs in a property, not in the model".into(),
+            ));
+        }
+        self.bump();
+        self.bump();
+        let mut players = Vec::new();
+        while self.peek() != Some(&Token::Gt) {
+            let span = self.span_here();
+            match self.peek() {
+                Some(Token::Star) => {
+                    self.bump();
+                    players.push(PlayerRef::All(span));
+                }
+                Some(Token::Int) => {
+                    self.bump();
+                    let v = self.slice(span).parse::<i64>().unwrap_or(i64::MAX);
+                    players.push(PlayerRef::Number(v, span));
+                }
+                Some(Token::Ident) => {
+                    let name = self.name("a player")?;
+                    players.push(PlayerRef::Name(name.name, name.span));
+                }
+                _ => return Err(self.error_here("a player (a name, a number from 1, or *) or '>>'")),
+            }
+            if !self.eat(&Token::Comma) {
+                break;
+            }
+        }
+        self.expect(Token::Gt, "'>>' after the coalition")?;
+        self.expect(Token::Gt, "'>>' after the coalition")?;
+        let prop = match self.ident_here() {
+            Some((name, _)) if operator_name(name).is_some_and(|(k, _)| k == 'P' || k == 'R') => {
+                self.operator()?
+            }
+            _ => None,
+        };
+        let Some(prop) = prop else {
+            return Err(self.error_here("a P or R operator after the coalition (<<p1>> Pmax=? [F goal])"));
+        };
+        let span = start.to(prop.span);
+        Ok(Expr {
+            kind: ExprKind::Coalition {
+                players,
+                prop: Box::new(prop),
+            },
+            span,
+        })
     }
 
     fn bound(&mut self) -> Result<Bound> {

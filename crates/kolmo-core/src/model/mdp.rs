@@ -9,6 +9,11 @@ use super::{Dtmc, RewardModel, StateSet, Written};
 /// transition matrix (group `s` = state `s`, its rows = the choices (actions) enabled in `s`, each a
 /// distribution over next states; `n` groups over `n` columns, `m` rows in all), initial states,
 /// labels, state and action names, and reward models.
+///
+/// With [`with_players`](Self::with_players) it is a turn-based stochastic game with any number of
+/// players (PRISM-games' `smg`; Chen, Forejt, Kwiatkowska, Parker & Simaitis, "Automatic
+/// verification of competitive stochastic systems", FMSD 43(1), 2013): each state is owned by
+/// one player, who picks its choice. A coalition against the rest makes it a two-player game.
 #[derive(Clone, Debug)]
 pub struct Mdp {
     matrix: CsrMatrix,
@@ -16,6 +21,7 @@ pub struct Mdp {
     labels: BTreeMap<String, StateSet>,
     names: Option<Vec<String>>,
     action_names: Option<Vec<String>>,
+    players: Option<Box<Players>>,
     rewards: BTreeMap<String, RewardModel>,
     written: Option<Box<Written>>,
 }
@@ -54,9 +60,44 @@ impl Mdp {
             labels: BTreeMap::new(),
             names: None,
             action_names: None,
+            players: None,
             rewards: BTreeMap::new(),
             written: None,
         })
+    }
+
+    /// Makes the MDP a game: `owner[s]` is the index in `names` of the player who chooses in
+    /// state `s`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `owner` does not have one entry per state or names a player
+    /// out of range, or `names` is empty.
+    pub fn with_players(mut self, owner: Vec<u32>, names: Vec<String>) -> Result<Self> {
+        if owner.len() != self.n() || names.is_empty() {
+            return Err(Error::arg(
+                "players",
+                format!(
+                    "{} owners for {} states, {} players",
+                    owner.len(),
+                    self.n(),
+                    names.len()
+                ),
+            ));
+        }
+        if let Some(s) = owner.iter().position(|&p| p as usize >= names.len()) {
+            return Err(Error::arg(
+                "players",
+                format!("state {s} is owned by player {} of {}", owner[s], names.len()),
+            ));
+        }
+        self.players = Some(Box::new(Players { owner, names }));
+        Ok(self)
+    }
+
+    /// The players, if the model is a game.
+    #[must_use]
+    pub fn players(&self) -> Option<&Players> {
+        self.players.as_deref()
     }
 
     super::annotated_model_accessors!("model");
@@ -158,4 +199,13 @@ mod tests {
         let d = mdp.into_dtmc().unwrap();
         assert_eq!(d.absorbing_states().to_vec(), vec![1]);
     }
+}
+
+/// The players of a turn-based game ([`Mdp::with_players`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Players {
+    /// The owner of each state: an index into `names` (length `n`).
+    pub owner: Vec<u32>,
+    /// The players' names, in declaration order (players are numbered from 1 in properties).
+    pub names: Vec<String>,
 }

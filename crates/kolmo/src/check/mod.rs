@@ -148,6 +148,7 @@ pub fn check_properties(
         options: *options,
         arithmetic_bound: Cell::new(0.0),
         methods: std::cell::RefCell::new(Vec::new()),
+        coalition: std::cell::RefCell::new(None),
     };
     let scope = Scope::for_properties(file, text, path, context, &checker)?;
     let mut out = Vec::with_capacity(file.properties.len());
@@ -197,6 +198,8 @@ struct Checker<'s, 'a> {
     /// the current property's top-level expression.
     arithmetic_bound: Cell<f64>,
     methods: std::cell::RefCell<Vec<String>>,
+    /// Inside `<<C>>` on a game: for each state, whether a player of the coalition owns it.
+    coalition: std::cell::RefCell<Option<Vec<bool>>>,
 }
 
 impl OperatorHook for Checker<'_, '_> {
@@ -303,6 +306,72 @@ impl<'s, 'a> Checker<'s, 'a> {
 
     /// The optimum of an operator on this model: chains have none; MDPs need one (`Pmin=?`), or
     /// take it from the bound (`P>=p`: every policy, so the minimum).
+    /// For each state, whether its owner is one of `players` (rPATL's coalition `<<...>>`:
+    /// names, numbers from 1, or `*` for all).
+    fn coalition_mask(&self, scope: &Scope<'_>, players: &[ast::PlayerRef], span: Span) -> Result<Vec<bool>> {
+        let Kind::Decision(m) = self.kind() else {
+            return Err(scope.error(span, "a coalition <<...>> needs a game (an smg model)".into()));
+        };
+        let Some(p) = m.players() else {
+            return Err(scope.error(
+                span,
+                "a coalition <<...>> needs a game (an smg model); this is an MDP".into(),
+            ));
+        };
+        let mut member = vec![false; p.names.len()];
+        for r in players {
+            match r {
+                ast::PlayerRef::All(_) => member.iter_mut().for_each(|x| *x = true),
+                ast::PlayerRef::Number(k, at) => {
+                    if *k < 1 || *k as usize > p.names.len() {
+                        return Err(scope.error(
+                            *at,
+                            format!(
+                                "the game has players 1 to {} ({})",
+                                p.names.len(),
+                                p.names.join(", ")
+                            ),
+                        ));
+                    }
+                    member[*k as usize - 1] = true;
+                }
+                ast::PlayerRef::Name(name, at) => match p.names.iter().position(|x| x == name) {
+                    Some(i) => member[i] = true,
+                    None => {
+                        return Err(scope.error(
+                            *at,
+                            format!("no player {name} (the game's players: {})", p.names.join(", ")),
+                        ));
+                    }
+                },
+            }
+        }
+        Ok(p.owner.iter().map(|&o| member[o as usize]).collect())
+    }
+
+    /// The direction of state `s`'s choice for the optimum `opt`: `opt`'s, except in a game's
+    /// states owned by a player outside the coalition, who opposes it.
+    fn direction_of(&self, s: usize, opt: Option<Optimum>) -> Direction {
+        let d = opt.map_or(Direction::Max, Optimum::direction);
+        match &*self.coalition.borrow() {
+            Some(mask) if !mask[s] => d.flip(),
+            _ => d,
+        }
+    }
+
+    /// Inside a coalition on a game: refuses an operator not yet solved for games.
+    fn not_for_games(&self, what: &str) -> Result<()> {
+        if self.coalition.borrow().is_some() {
+            return Err(Error::arg(
+                "property",
+                format!(
+                    "{what} is not yet solved for games (rPATL: P with F, G, X, U and their step bounds; R with C<=k and I=k)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn optimum(
         &self,
         scope: &Scope<'_>,
@@ -315,10 +384,26 @@ impl<'s, 'a> Checker<'s, 'a> {
             ast::Optimum::Min => Optimum::Min,
             ast::Optimum::Max => Optimum::Max,
         });
+        if let Kind::Decision(m) = self.kind()
+            && m.players().is_some()
+            && self.coalition.borrow().is_none()
+        {
+            return Err(scope.error(
+                span,
+                format!("{what} on a game needs a coalition: <<player, ...>> {what}max=? [...] (rPATL)"),
+            ));
+        }
         match self.kind() {
             Kind::Chain(_) => Ok(None),
             Kind::Decision(_) => match (given, bound) {
                 (Some(o), _) => Ok(Some(o)),
+                // rPATL: `<<C>> P>=p` — the coalition can ensure at least p (it maximises);
+                // `<<C>> P<=p`, at most p (it minimises).
+                (None, Bound::Compare(op, _)) if self.coalition.borrow().is_some() => Ok(Some(match op {
+                    BinOp::Gt | BinOp::Ge => Optimum::Max,
+                    _ => Optimum::Min,
+                })),
+                // An MDP: `P>=p` holds when every policy gives at least p.
                 (None, Bound::Compare(op, _)) => Ok(Some(match op {
                     BinOp::Gt | BinOp::Ge => Optimum::Min,
                     _ => Optimum::Max,
@@ -376,6 +461,13 @@ impl<'s, 'a> Checker<'s, 'a> {
                 self.bounded(scope, bound, values, e)
             }
             ExprKind::Filter { op, prop, states } => self.filter(scope, *op, prop, states.as_deref(), e),
+            ExprKind::Coalition { players, prop } => {
+                let mask = self.coalition_mask(scope, players, e.span)?;
+                let outer = self.coalition.replace(Some(mask));
+                let out = self.operator_outcome(scope, prop);
+                self.coalition.replace(outer);
+                out
+            }
             _ => Err(scope.error(e.span, "a property operator is expected here".into())),
         }
     }
@@ -744,6 +836,25 @@ impl<'s, 'a> Checker<'s, 'a> {
                     }
                     None => m,
                 };
+                if let Some(mask) = self.coalition.borrow().as_deref() {
+                    // A game: the coalition seeks `opt`, the others oppose it.
+                    let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
+                    let s = crate::game::reach_bounds(model, &maximiser, psi, &self.mdp_options())?;
+                    self.note(format!(
+                        "{} reachability for the coalition: {}",
+                        optimum_name(opt),
+                        s.method
+                    ));
+                    if self.options.exact {
+                        return Err(Error::arg("--exact", "exact values of games are not offered yet"));
+                    }
+                    return Ok(Outcome::Numbers {
+                        values: s.values,
+                        bound: s.error_bound,
+                        decided: None,
+                        exact: None,
+                    });
+                }
                 let s = mdp::reach_probability(model, psi, opt, &self.mdp_options())?;
                 let exact = if self.options.exact {
                     let (v, _) = mdp::reach_probability_exact(model, psi, opt, &s.policy)?;
@@ -789,7 +900,17 @@ impl<'s, 'a> Checker<'s, 'a> {
             None => Affine::product(),
         };
         let direction = opt.map_or(Direction::Max, Optimum::direction);
-        m.multiply_and_reduce(|_| direction, x, affine, &mut out, &mut choices);
+        let coalition = self.coalition.borrow();
+        match coalition.as_deref() {
+            None => m.multiply_and_reduce(|_| direction, x, affine, &mut out, &mut choices),
+            Some(mask) => m.multiply_and_reduce(
+                |s| if mask[s] { direction } else { direction.flip() },
+                x,
+                affine,
+                &mut out,
+                &mut choices,
+            ),
+        }
         out
     }
 
@@ -853,10 +974,11 @@ impl<'s, 'a> Checker<'s, 'a> {
                     for (&c, v) in cols.iter().zip(vals) {
                         acc += v * &x[c as usize];
                     }
-                    best = Some(match (best, opt) {
+                    let direction = opt.map(|_| self.direction_of(g, opt));
+                    best = Some(match (best, direction) {
                         (None, _) => acc,
-                        (Some(b), Some(Optimum::Min)) if acc < b => acc,
-                        (Some(b), Some(Optimum::Max)) if acc > b => acc,
+                        (Some(b), Some(Direction::Min)) if acc < b => acc,
+                        (Some(b), Some(Direction::Max)) if acc > b => acc,
                         (Some(b), _) => b,
                     });
                 }
@@ -1015,6 +1137,12 @@ impl<'s, 'a> Checker<'s, 'a> {
         opt: Option<Optimum>,
         span: Span,
     ) -> Result<Outcome> {
+        if matches!(
+            path,
+            RewardPath::Reach(_) | RewardPath::Total | RewardPath::LongRun
+        ) {
+            self.not_for_games("R with F, C and S")?;
+        }
         match path {
             RewardPath::Reach(target) => {
                 let target = self.state_set(scope, target)?;
@@ -1271,6 +1399,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         target: &StateSet,
         opt: Option<Optimum>,
     ) -> Result<Outcome> {
+        self.not_for_games("T and R [F]")?;
         match self.kind() {
             Kind::Chain(d) => {
                 let r = rewards.expected_per_choice(d.matrix());
@@ -1313,6 +1442,7 @@ impl<'s, 'a> Checker<'s, 'a> {
 
     /// The long-run average reward per step, from every state.
     fn long_run(&self, rewards: &RewardModel, opt: Option<Optimum>) -> Result<Outcome> {
+        self.not_for_games("S and R [S]")?;
         match self.kind() {
             Kind::Chain(d) => {
                 // The gain of each closed class (its stationary distribution), then from every
@@ -1649,6 +1779,7 @@ fn is_operator(e: &Expr) -> bool {
             | ExprKind::Steady { .. }
             | ExprKind::Time { .. }
             | ExprKind::Filter { .. }
+            | ExprKind::Coalition { .. }
     )
 }
 
@@ -1744,7 +1875,7 @@ pub struct Seconds {
 pub struct CheckReport {
     /// The model.
     pub model: Model,
-    /// `"dtmc"` or `"mdp"`.
+    /// `"dtmc"`, `"mdp"` or `"smg"` (a game: the MDP's states owned by players).
     pub model_type: &'static str,
     /// Choices (rows of the matrix; the number of states for a chain).
     pub choices: usize,
@@ -1879,15 +2010,18 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
     }
     let (model_type, reward_order) = match (&model, &built) {
         (_, Some(b)) => (
-            if b.model_type == ast::ModelType::Dtmc {
-                "dtmc"
-            } else {
-                "mdp"
+            match b.model_type {
+                ast::ModelType::Dtmc => "dtmc",
+                ast::ModelType::Mdp => "mdp",
+                ast::ModelType::Smg => "smg",
             },
             b.reward_names.clone(),
         ),
         (Model::Dtmc(d), None) => ("dtmc", d.reward_models().keys().cloned().collect()),
-        (Model::Mdp(m), None) => ("mdp", m.reward_models().keys().cloned().collect()),
+        (Model::Mdp(m), None) => (
+            if m.players().is_some() { "smg" } else { "mdp" },
+            m.reward_models().keys().cloned().collect(),
+        ),
     };
     let t2 = Instant::now();
     let subject = Subject {
@@ -1970,6 +2104,7 @@ fn rewards_used(files: &[PropertyFile]) -> Option<Vec<Option<String>>> {
             ExprKind::Filter { prop, states, .. } => {
                 expr(prop, out) && states.as_ref().is_none_or(|s| expr(s, out))
             }
+            ExprKind::Coalition { prop, .. } => expr(prop, out),
             ExprKind::Unary(_, a) => expr(a, out),
             ExprKind::Binary(_, a, b) => all(&[a, b], out),
             ExprKind::Ite(c, a, b) => all(&[c, a, b], out),

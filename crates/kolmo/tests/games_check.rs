@@ -1,0 +1,188 @@
+//! `kolmo::check` on turn-based stochastic games (PRISM-games' `smg`) with rPATL properties: the
+//! RESULT lines of the handed-out PRISM-games examples in ../shared/prism-suite/smgs, read in
+//! place, and the model errors a game adds.
+
+use kolmo::check::{Answer, CheckOptions, CheckReport, CheckRequest, check_file};
+use kolmo::lang::parse_constants;
+use std::path::{Path, PathBuf};
+
+fn smgs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/prism-suite/smgs")
+}
+
+fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckReport> {
+    check_file(&CheckRequest {
+        model: model.to_path_buf(),
+        properties: props
+            .iter()
+            .map(|p| (PathBuf::from("--prop"), (*p).to_string()))
+            .collect(),
+        constants: parse_constants(consts)?,
+        fix_deadlocks: true,
+        max_states: None,
+        all_rewards: false,
+        options: CheckOptions::default(),
+    })
+}
+
+/// The (constants, expected) pairs of each property in a PRISM-games property file: its
+/// `// RESULT: v` and `// RESULT (k=3): v` lines, then the property's line.
+fn results(props: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out = Vec::new();
+    let mut pending = Vec::new();
+    for line in props.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("// RESULT") {
+            let (consts, value) = rest.split_once(':').unwrap();
+            let consts = consts.trim().trim_start_matches('(').trim_end_matches(')');
+            pending.push((consts.to_string(), value.trim().to_string()));
+        } else if line.starts_with("<<") {
+            out.push((line.to_string(), std::mem::take(&mut pending)));
+        }
+    }
+    out
+}
+
+/// Every RESULT line of the four examples that kolmo answers today, within 1e-6 relative
+/// (fractions as written, `Infinity`, booleans), with the reference inside the certified
+/// interval; the properties still refused are listed and must stay refused with a message.
+#[test]
+fn result_lines_of_the_prism_games_examples() {
+    let refused = ["<<p1>> Rmax=? [ F t=1 ]"];
+    let (mut right, mut misses) = (0, Vec::new());
+    for (model, props) in [
+        ("smg_example.prism", "smg_example.prism.props"),
+        ("game.prism", "game.prism.props"),
+        ("step-bounded.prism", "step-bounded.prism.props"),
+    ] {
+        let text = std::fs::read_to_string(smgs().join(props)).unwrap();
+        // The file's constant declarations go with each property.
+        let declarations: String = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("const "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        for (prop, expected) in results(&text) {
+            for (consts, want) in expected {
+                let label = format!("{model} [{consts}] {prop}");
+                let r = match check(&smgs().join(model), &[&format!("{declarations}{prop}")], &consts) {
+                    Ok(r) => r,
+                    Err(e) if refused.contains(&prop.as_str()) => {
+                        assert!(e.to_string().contains("not yet solved for games"), "{label}: {e}");
+                        continue;
+                    }
+                    Err(e) => {
+                        misses.push(format!("{label}: {e}"));
+                        continue;
+                    }
+                };
+                let r = &r.results[0];
+                let good = match (want.as_str(), r.value) {
+                    ("true", Answer::Bool(b)) => b,
+                    ("false", Answer::Bool(b)) => !b,
+                    (x, Answer::Number(v)) => {
+                        let want = match x.split_once('/') {
+                            Some((a, b)) => a.parse::<f64>().unwrap() / b.parse::<f64>().unwrap(),
+                            None => x.parse().unwrap(),
+                        };
+                        (v - want).abs() <= (1e-6 * want.abs()).max(1e-12)
+                            && r.lower.unwrap() - 1e-9 <= want
+                            && want <= r.upper.unwrap() + 1e-9
+                    }
+                    _ => false,
+                };
+                if good {
+                    right += 1;
+                } else {
+                    misses.push(format!(
+                        "{label}: got {:?} in [{:?}, {:?}], reference {want}",
+                        r.value, r.lower, r.upper
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        misses.is_empty(),
+        "{} misses:\n{}",
+        misses.len(),
+        misses.join("\n")
+    );
+    // smg_example 19 (k = 0..5 among them), game 7 (of 8: Rmax [F] refused), step-bounded 46.
+    assert_eq!(right, 72, "RESULT lines checked");
+}
+
+/// The dice game (`dice.prism`, N = 10: 5,755 states, the figure): each player's best
+/// chance of winning against the other's best play; one of them wins, so the two values sum to 1.
+#[test]
+fn dice_game_values_are_complementary() {
+    let r = check(
+        &smgs().join("dice.prism"),
+        &[
+            "<<P1>> Pmax=? [ F \"p1win\" ]",
+            "<<P2>> Pmax=? [ F \"p2win\" ]",
+            "<<P2>> Pmin=? [ F \"p1win\" ]",
+        ],
+        "N=10",
+    )
+    .unwrap();
+    let kolmo::io::Model::Mdp(m) = &r.model else {
+        panic!("a game")
+    };
+    assert_eq!(m.n(), 5755);
+    assert_eq!(r.model_type, "smg");
+    let v: Vec<f64> = r
+        .results
+        .iter()
+        .map(|x| match x.value {
+            Answer::Number(v) => v,
+            Answer::Bool(_) => panic!("a number"),
+        })
+        .collect();
+    assert!((v[0] + v[1] - 1.0).abs() < 1e-12, "{v:?}");
+    // The same game seen from P2 minimising P1's win.
+    assert!((v[0] - v[2]).abs() < 1e-12, "{v:?}");
+    assert!(r.results[0].upper.unwrap() - r.results[0].lower.unwrap() < 1e-10);
+}
+
+/// Errors a game adds, each naming the place: a coalition on an MDP, a P without coalition on a
+/// game, an unknown player, a player number out of range, a state where two players can move, a
+/// module without a player.
+#[test]
+fn game_errors_name_the_place() {
+    let dir = std::env::temp_dir().join(format!("kolmo-games-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let game = smgs().join("smg_example.prism");
+    let e = |model: &Path, prop: &str| check(model, &[prop], "").unwrap_err().to_string();
+    assert!(e(&game, "Pmax=? [F c=2]").contains("needs a coalition"));
+    assert!(e(&game, "<<p3>> Pmax=? [F c=2]").contains("no player p3 (the game's players: p1, p2)"));
+    assert!(e(&game, "<<3>> Pmax=? [F c=2]").contains("players 1 to 2"));
+    let mdp = write(
+        "m.nm",
+        "mdp\nmodule m\n x : [0..1];\n [] x=0 -> (x'=1);\nendmodule\n",
+    );
+    assert!(e(&mdp, "<<1>> Pmax=? [F x=1]").contains("needs a game"));
+    let both = write(
+        "both.prism",
+        "smg\nplayer a m1 endplayer\nplayer b m2 endplayer\nmodule m1\n x : [0..1];\n [] x=0 -> (x'=1);\nendmodule\nmodule m2\n y : [0..1];\n [] y=0 -> (y'=1);\nendmodule\n",
+    );
+    let msg = e(&both, "<<a>> Pmax=? [F x=1]");
+    assert!(
+        msg.contains("player a") && msg.contains("player b") && msg.contains("x=0"),
+        "{msg}"
+    );
+    let orphan = write(
+        "orphan.prism",
+        "smg\nplayer a m1 endplayer\nmodule m1\n x : [0..1];\n [] x=0 -> (x'=1);\nendmodule\nmodule m2\n y : [0..1];\n [] x=1 & y=0 -> (y'=1);\nendmodule\n",
+    );
+    let msg = e(&orphan, "<<a>> Pmax=? [F y=1]");
+    assert!(
+        msg.contains("orphan.prism:9:") && msg.contains("belongs to no player"),
+        "{msg}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
