@@ -186,3 +186,50 @@ fn game_errors_name_the_place() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The card game written as an smg (examples/models/rps-cards.prism): 100 positions of Alice and
+/// 180 of Bob as `kolmo cards` explores them, and Alice's optimal total over k rounds (2k moves)
+/// equal to the built-in game's backward induction for k = 1..20, from both sides of the table.
+#[test]
+fn card_game_model_matches_kolmo_cards() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/models/rps-cards.prism");
+    let cards = kolmo::games::rps_cards::CardGame::new().unwrap();
+    let start = cards.alice_state(
+        kolmo::games::rps_cards::Hand::parse("RPS").unwrap(),
+        kolmo::games::rps_cards::Hand::parse("RPS").unwrap(),
+    );
+    for k in 1..=20u64 {
+        let r = check(
+            &model,
+            &[
+                "const int k;\n<<alice>> R{\"score\"}max=? [ C<=2*k ]",
+                "const int k;\n<<bob>> R{\"score\"}min=? [ C<=2*k ]",
+            ],
+            &format!("k={k}"),
+        );
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => panic!("k = {k}: {e}"),
+        };
+        if k == 1 {
+            let kolmo::io::Model::Mdp(m) = &r.model else {
+                panic!("a game")
+            };
+            assert_eq!(m.n(), 280);
+        }
+        let want = cards.finite(k).values[start];
+        for res in &r.results {
+            let Answer::Number(v) = res.value else {
+                panic!("a number")
+            };
+            assert!(
+                (v - want).abs() <= 1e-12 * want,
+                "k = {k}: {v} against kolmo cards' {want}"
+            );
+            assert!(
+                res.lower.unwrap() <= want && want <= res.upper.unwrap(),
+                "k = {k}"
+            );
+        }
+    }
+}

@@ -1033,6 +1033,12 @@ impl<'s, 'a> Checker<'s, 'a> {
     }
 
     fn step_name(&self, opt: Option<Optimum>) -> &'static str {
+        if self.coalition.borrow().is_some() {
+            return match opt {
+                Some(Optimum::Min) => "game Bellman steps (the coalition minimising, the others maximising)",
+                _ => "game Bellman steps (the coalition maximising, the others minimising)",
+            };
+        }
         match opt {
             None => "products with the transition matrix",
             Some(Optimum::Max) => "maximising Bellman steps",
