@@ -233,3 +233,43 @@ fn card_game_model_matches_kolmo_cards() {
         }
     }
 }
+
+/// The card game over 10^9 rounds (2·10^9 moves, too many to step through): the increments'
+/// bracket gives Alice's total with a certified bound that overlaps `kolmo cards`' own, and the
+/// long-run reward per move is half the gain per round ρ = 1247820247/1766559075 (the exact
+/// fraction `kolmo cards` derives), inside the certified interval.
+#[test]
+fn card_game_model_over_a_billion_rounds_and_in_the_long_run() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/models/rps-cards.prism");
+    let r = check(
+        &model,
+        &[
+            "const int k;\n<<alice>> R{\"score\"}max=? [ C<=2*k ]",
+            "<<alice>> R{\"score\"}max=? [ S ]",
+        ],
+        "k=1000000000",
+    )
+    .unwrap();
+    let cards = kolmo::games::rps_cards::CardGame::new().unwrap();
+    let start = cards.alice_state(
+        kolmo::games::rps_cards::Hand::parse("RPS").unwrap(),
+        kolmo::games::rps_cards::Hand::parse("RPS").unwrap(),
+    );
+    let solution = cards.solve().unwrap();
+    let (want, want_bound) = solution.value(1_000_000_000, start);
+    let total = &r.results[0];
+    assert!(
+        total.lower.unwrap() <= want + want_bound && want - want_bound <= total.upper.unwrap(),
+        "[{:?}, {:?}] against kolmo cards' {want} ± {want_bound}",
+        total.lower,
+        total.upper
+    );
+    assert!(total.upper.unwrap() - total.lower.unwrap() < 1e-3);
+    let rho = 1_247_820_247.0 / 1_766_559_075.0;
+    let per_move = &r.results[1];
+    assert!(
+        per_move.lower.unwrap() <= rho / 2.0 && rho / 2.0 <= per_move.upper.unwrap(),
+        "{per_move:?}"
+    );
+    assert!(per_move.upper.unwrap() - per_move.lower.unwrap() < 1e-11);
+}

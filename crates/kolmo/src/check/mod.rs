@@ -568,6 +568,20 @@ impl<'s, 'a> Checker<'s, 'a> {
     }
 
     fn step_bound(&self, scope: &Scope<'_>, b: &StepBound) -> Result<u64> {
+        let k = self.step_count(scope, b)?;
+        let work = k.saturating_mul(self.matrix().nnz().max(1) as u64);
+        if work > self.options.max_work {
+            return Err(Error::LimitReached {
+                what: "a step-bounded operator",
+                limit: self.options.max_work,
+                message: format!("{k} steps over {} transitions", self.matrix().nnz()),
+            });
+        }
+        Ok(k)
+    }
+
+    /// A step bound's number of steps (`<k` is `k − 1`), without the work limit.
+    fn step_count(&self, scope: &Scope<'_>, b: &StepBound) -> Result<u64> {
         let k = match scope.evaluate(&b.steps, "a step bound")? {
             Value::Int(k) => k,
             v => {
@@ -578,16 +592,100 @@ impl<'s, 'a> Checker<'s, 'a> {
         if k < 0 {
             return Err(scope.error(b.steps.span, format!("the step bound {k} is negative")));
         }
-        let k = k as u64;
-        let work = k.saturating_mul(self.matrix().nnz().max(1) as u64);
-        if work > self.options.max_work {
-            return Err(Error::LimitReached {
-                what: "a step-bounded operator",
-                limit: self.options.max_work,
-                message: format!("{k} steps over {} transitions", self.matrix().nnz()),
-            });
+        Ok(k as u64)
+    }
+
+    /// The total reward over `k` steps (`V_k = T^k 0`, `T v = opt(r + P v)`) for `k` too large
+    /// to step through: `K` steps are taken until the `d`-step increments `V_K − V_{K−d}`
+    /// (stride `d` = 1 or 2, for chains that alternate) agree across states to the precision;
+    /// since `T` is monotone and commutes with adding a constant, every later `d`-step increment
+    /// lies between their smallest and largest value (Odoni, "On finding the maximal gain for
+    /// Markov decision processes", Operations Research 17(5), 1969; for games the same holds
+    /// with each owner's optimum), so `V_k ∈ V_{K−d} + (k − K + d)/d · [min, max]`, widened by
+    /// the rounding. Returns the midpoints, the bound, `K` and `d`.
+    ///
+    /// # Errors
+    /// [`Error::LimitReached`] if the increments do not agree within the work limit (a chain
+    /// whose gain differs between states, or a period other than 1 or 2).
+    fn extrapolated(&self, r: &[f64], k: u64, opt: Option<Optimum>) -> Result<Extrapolated> {
+        let n = self.n();
+        let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let limit = self.options.max_work / self.matrix().nnz().max(1) as u64;
+        let precision = self.options.precision.max(1e-15);
+        let mut history: Vec<Vec<f64>> = vec![vec![0.0; n]];
+        // The best extrapolation so far (its bound, values, K, d); once within the precision,
+        // the steps go on while the bound still shrinks (at most 200 more).
+        let mut best: Option<Extrapolated> = None;
+        let mut since_best = 0u64;
+        for taken in 1..=limit.min(k) {
+            let next = self.step(history.last().expect("one"), Some(r), opt);
+            history.push(next);
+            if history.len() > 3 {
+                history.remove(0);
+            }
+            let v = history.last().expect("one");
+            for d in [1u64, 2] {
+                if history.len() <= d as usize || (k - taken) % d != 0 {
+                    continue;
+                }
+                let before = &history[history.len() - 1 - d as usize];
+                let (lo, hi) = v
+                    .iter()
+                    .zip(before)
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
+                        (lo.min(a - b), hi.max(a - b))
+                    });
+                if hi - lo > precision * hi.abs().max(lo.abs()).max(1e-300) {
+                    continue;
+                }
+                // From w = the computed V_{K−d} (within `start` of the true one; T does not
+                // expand distances in the max norm), the true T^d w is within `delta` of the
+                // computed V_K (d steps' rounding), so the true increments T^d w − w lie within
+                // [lo − delta, hi + delta], and V_k = T^{k−K+d} w within `start`.
+                let start = self.steps_bound(taken - d, r_max * (1.0 + taken as f64));
+                let top = v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let delta = self.steps_bound(d, top + r_max * d as f64);
+                let times = ((k - taken) / d + 1) as f64;
+                let (lo, hi) = (lo - delta, hi + delta);
+                let mut bound = 0.0f64;
+                let values = before
+                    .iter()
+                    .map(|x| {
+                        let (a, b) = (x - start + times * lo, x + start + times * hi);
+                        bound = bound.max((b - a) / 2.0);
+                        a + (b - a) / 2.0
+                    })
+                    .collect::<Vec<f64>>();
+                let top = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let bound = bound + 4.0 * f64::EPSILON * top;
+                if best.as_ref().is_none_or(|b| bound < b.bound) {
+                    best = Some(Extrapolated {
+                        values,
+                        bound,
+                        taken,
+                        stride: d,
+                        gain: (lo / d as f64, hi / d as f64),
+                    });
+                    since_best = 0;
+                }
+            }
+            if best.is_some() {
+                since_best += 1;
+                if since_best > 200 || taken == k {
+                    break;
+                }
+            }
         }
-        Ok(k)
+        if let Some(best) = best {
+            return Ok(best);
+        }
+        Err(Error::LimitReached {
+            what: "a step-bounded reward",
+            limit: self.options.max_work,
+            message: format!(
+                "{k} steps: the increments per step (or per two steps) did not settle to a common gain within the work limit"
+            ),
+        })
     }
 
     fn path(
@@ -1143,11 +1241,8 @@ impl<'s, 'a> Checker<'s, 'a> {
         opt: Option<Optimum>,
         span: Span,
     ) -> Result<Outcome> {
-        if matches!(
-            path,
-            RewardPath::Reach(_) | RewardPath::Total | RewardPath::LongRun
-        ) {
-            self.not_for_games("R with F, C and S")?;
+        if matches!(path, RewardPath::Reach(_) | RewardPath::Total) {
+            self.not_for_games("R with F and C")?;
         }
         match path {
             RewardPath::Reach(target) => {
@@ -1155,7 +1250,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 self.reach_reward((name, rewards), &target, opt)
             }
             RewardPath::Cumulative(k) => {
-                let k = self.step_bound(
+                let k = self.step_count(
                     scope,
                     &StepBound {
                         op: BinOp::Le,
@@ -1163,6 +1258,36 @@ impl<'s, 'a> Checker<'s, 'a> {
                     },
                 )?;
                 let r = rewards.expected_per_choice(self.matrix());
+                let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let within = k.saturating_mul(self.matrix().nnz().max(1) as u64) <= self.options.max_work;
+                if !within {
+                    // Too many steps to take one by one: the increments' bracket.
+                    if self.options.exact {
+                        return Err(Error::LimitReached {
+                            what: "an exact step-bounded operator",
+                            limit: self.options.max_work,
+                            message: format!("{k} steps over {} transitions", self.matrix().nnz()),
+                        });
+                    }
+                    let Extrapolated {
+                        values,
+                        bound,
+                        taken,
+                        stride,
+                        ..
+                    } = self.extrapolated(&r, k, opt)?;
+                    self.note(format!(
+                        "{taken} {}, then the remaining {} steps bracketed by the smallest and largest {stride}-step increment (Odoni 1969: they bound every later one)",
+                        self.step_name(opt),
+                        k - taken
+                    ));
+                    return Ok(Outcome::Numbers {
+                        values,
+                        bound,
+                        decided: None,
+                        exact: None,
+                    });
+                }
                 let mut v = vec![0.0; self.n()];
                 for _ in 0..k {
                     v = self.step(&v, Some(&r), opt);
@@ -1172,7 +1297,6 @@ impl<'s, 'a> Checker<'s, 'a> {
                     if k == 1 { "" } else { "s" },
                     self.step_name(opt)
                 ));
-                let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
                 let scale = r_max * (1.0 + k as f64);
                 let exact = match self.exact_rewards(name)? {
                     Some(xr) => {
@@ -1448,7 +1572,28 @@ impl<'s, 'a> Checker<'s, 'a> {
 
     /// The long-run average reward per step, from every state.
     fn long_run(&self, rewards: &RewardModel, opt: Option<Optimum>) -> Result<Outcome> {
-        self.not_for_games("S and R [S]")?;
+        if self.coalition.borrow().is_some() {
+            // A game: the gain per step lies between the smallest and largest increment of
+            // value iteration (the bracket holds for every state), asked to close.
+            if self.options.exact {
+                return Err(Error::arg("--exact", "exact values of games are not offered yet"));
+            }
+            let r = rewards.expected_per_choice(self.matrix());
+            let e = self.extrapolated(&r, u64::MAX / 4, opt)?;
+            let (lo, hi) = e.gain;
+            self.note(format!(
+                "long-run average of a game: the smallest and largest {}-step increment of {} bracket the gain of every state (Odoni 1969), after {} steps",
+                e.stride,
+                self.step_name(opt),
+                e.taken
+            ));
+            return Ok(Outcome::Numbers {
+                values: vec![lo + (hi - lo) / 2.0; self.n()],
+                bound: (hi - lo) / 2.0 + f64::EPSILON * hi.abs(),
+                decided: None,
+                exact: None,
+            });
+        }
         match self.kind() {
             Kind::Chain(d) => {
                 // The gain of each closed class (its stationary distribution), then from every
@@ -1757,6 +1902,21 @@ impl<'s, 'a> Checker<'s, 'a> {
             seconds: start.elapsed().as_secs_f64(),
         }
     }
+}
+
+/// The total reward over many steps from the increments' bracket ([`Checker::extrapolated`]).
+struct Extrapolated {
+    /// The midpoint of each state's interval.
+    values: Vec<f64>,
+    /// The half-width of the widest interval.
+    bound: f64,
+    /// Steps taken one by one.
+    taken: u64,
+    /// The stride of the increments (1, or 2 for alternating chains).
+    stride: u64,
+    /// The bracket of the gain per step, `[min, max]` of the increments per step, widened by the
+    /// rounding: every state's optimal gain lies in it.
+    gain: (f64, f64),
 }
 
 fn optimum_name(o: Optimum) -> &'static str {
