@@ -10,7 +10,8 @@
 //! certified, so the interval `[lower − ε, upper + ε]` holds whatever strategies produced it.
 //!
 //! The strategies come from Gauss–Seidel value iteration from 0 (which increases to the value,
-//! the least fixed point), each owner greedy for the lower values; then rounds of improvement:
+//! the least fixed point; component by component in reverse topological order), each owner
+//! greedy for the lower values; then rounds of improvement:
 //! the maximiser switches where a choice is strictly better against the lower bound (Hoffman–Karp
 //! strategy iteration), the minimiser takes the choices greedy for the lower bound — greedy
 //! choices for the value are optimal for the player who avoids the target, since the value is a
@@ -27,7 +28,7 @@ use crate::{Error, Result, StateId};
 /// Rounds of strategy improvement before giving up.
 const MAX_ROUNDS: u64 = 200;
 
-/// Gauss–Seidel sweeps of the initial value iteration.
+/// Gauss–Seidel sweeps of the initial value iteration, per strongly connected component.
 const SWEEPS: u64 = 2_000;
 
 /// The value of the reachability game on `mdp` (a row-grouped matrix whose states are owned by
@@ -66,21 +67,30 @@ pub fn reach_bounds(
             Optimum::Min.direction()
         }
     };
-    // Value iteration from 0 (Gauss–Seidel), the target fixed at 1.
+    // Value iteration from 0 (Gauss–Seidel), the target fixed at 1, strongly connected
+    // component by component in reverse topological order (a component's successors are
+    // final before it starts: an acyclic part takes one sweep).
     let mut lower: Vec<f64> = (0..n as StateId)
         .map(|s| f64::from(u8::from(target.contains(s))))
         .collect();
     let mut choice = vec![0u32; n];
-    for _ in 0..SWEEPS {
-        let mut change = 0.0f64;
-        for s in (0..n).filter(|&s| !target.contains(s as StateId)) {
-            let (v, c) = m.group_optimum(s, direction(s), &lower, Affine::product());
-            change = change.max((v - lower[s]).abs());
-            lower[s] = v;
-            choice[s] = c;
-        }
-        if change <= 1e-14 {
-            break;
+    for members in crate::graph::sccs(m).members() {
+        let live: Vec<usize> = members
+            .into_iter()
+            .map(|s| s as usize)
+            .filter(|&s| !target.contains(s as StateId))
+            .collect();
+        for _ in 0..SWEEPS {
+            let mut change = 0.0f64;
+            for &s in live.iter().rev() {
+                let (v, c) = m.group_optimum(s, direction(s), &lower, Affine::product());
+                change = change.max((v - lower[s]).abs());
+                lower[s] = v;
+                choice[s] = c;
+            }
+            if change <= 1e-14 || live.len() == 1 && change == 0.0 {
+                break;
+            }
         }
     }
     let precision = options.precision.max(1e-15);
