@@ -575,3 +575,24 @@ fn hostile_models_are_refused_or_answered() {
     assert_eq!(run(b, "P=? [F<=100000000 x=1]", false), Ok(Answer::Number(0.5)));
     assert!(run(b, "R=? [C<=2147483647]", false).is_err());
 }
+
+/// `R [C<=k]` for k beyond the work limit (2·10^9 steps of the snakes board): the increments'
+/// bracket (the gain is 0: the game ends) gives an interval that holds the expected rolls until
+/// the end, 35.834938413695… (`R [F pos=100]`, as `kolmo snakes`).
+#[test]
+fn cumulative_reward_over_billions_of_steps_is_bracketed() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/models");
+    let r = check(
+        &examples.join("snakes.pm"),
+        &["R=? [C<=2000000000]", "R=? [F pos=100]"],
+        "",
+    )
+    .unwrap();
+    let (c, f) = (&r.results[0], &r.results[1]);
+    let Answer::Number(v) = f.value else {
+        panic!("a number")
+    };
+    assert!(c.lower.unwrap() <= v && v <= c.upper.unwrap(), "{c:?}");
+    assert!(c.upper.unwrap() - c.lower.unwrap() < 1e-3, "{c:?}");
+    assert!(c.method.contains("bracketed"), "{}", c.method);
+}

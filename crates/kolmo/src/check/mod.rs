@@ -596,95 +596,81 @@ impl<'s, 'a> Checker<'s, 'a> {
     }
 
     /// The total reward over `k` steps (`V_k = T^k 0`, `T v = opt(r + P v)`) for `k` too large
-    /// to step through: `K` steps are taken until the `d`-step increments `V_K − V_{K−d}`
-    /// (stride `d` = 1 or 2, for chains that alternate) agree across states to the precision;
+    /// to step through: value iteration ([`crate::mdp::long_run`], stride `d` = 2, which also
+    /// settles for chains that alternate) until the `d`-step increments `V_K − V_{K−d}` agree
+    /// across states;
     /// since `T` is monotone and commutes with adding a constant, every later `d`-step increment
     /// lies between their smallest and largest value (Odoni, "On finding the maximal gain for
     /// Markov decision processes", Operations Research 17(5), 1969; for games the same holds
-    /// with each owner's optimum), so `V_k ∈ V_{K−d} + (k − K + d)/d · [min, max]`, widened by
-    /// the rounding. Returns the midpoints, the bound, `K` and `d`.
+    /// with each owner's optimum), so `V_k ∈ V_K + (k − K)/d · [min, max]`, widened by the
+    /// rounding. Returns the midpoints, the bound, `K` and `d`.
     ///
     /// # Errors
     /// [`Error::LimitReached`] if the increments do not agree within the work limit (a chain
     /// whose gain differs between states, or a period other than 1 or 2).
     fn extrapolated(&self, r: &[f64], k: u64, opt: Option<Optimum>) -> Result<Extrapolated> {
-        let n = self.n();
+        let m = self.matrix();
         let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let limit = self.options.max_work / self.matrix().nnz().max(1) as u64;
-        let precision = self.options.precision.max(1e-15);
-        let mut history: Vec<Vec<f64>> = vec![vec![0.0; n]];
-        // The best extrapolation so far (its bound, values, K, d); once within the precision,
-        // the steps go on while the bound still shrinks (at most 200 more).
-        let mut best: Option<Extrapolated> = None;
-        let mut since_best = 0u64;
-        for taken in 1..=limit.min(k) {
-            let next = self.step(history.last().expect("one"), Some(r), opt);
-            history.push(next);
-            if history.len() > 3 {
-                history.remove(0);
-            }
-            let v = history.last().expect("one");
-            for d in [1u64, 2] {
-                if history.len() <= d as usize || (k - taken) % d != 0 {
-                    continue;
-                }
-                let before = &history[history.len() - 1 - d as usize];
-                let (lo, hi) = v
-                    .iter()
-                    .zip(before)
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
-                        (lo.min(a - b), hi.max(a - b))
-                    });
-                if hi - lo > precision * hi.abs().max(lo.abs()).max(1e-300) {
-                    continue;
-                }
-                // From w = the computed V_{K−d} (within `start` of the true one; T does not
-                // expand distances in the max norm), the true T^d w is within `delta` of the
-                // computed V_K (d steps' rounding), so the true increments T^d w − w lie within
-                // [lo − delta, hi + delta], and V_k = T^{k−K+d} w within `start`.
-                let start = self.steps_bound(taken - d, r_max * (1.0 + taken as f64));
-                let top = v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-                let delta = self.steps_bound(d, top + r_max * d as f64);
-                let times = ((k - taken) / d + 1) as f64;
-                let (lo, hi) = (lo - delta, hi + delta);
-                let mut bound = 0.0f64;
-                let values = before
-                    .iter()
-                    .map(|x| {
-                        let (a, b) = (x - start + times * lo, x + start + times * hi);
-                        bound = bound.max((b - a) / 2.0);
-                        a + (b - a) / 2.0
-                    })
-                    .collect::<Vec<f64>>();
-                let top = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-                let bound = bound + 4.0 * f64::EPSILON * top;
-                if best.as_ref().is_none_or(|b| bound < b.bound) {
-                    best = Some(Extrapolated {
-                        values,
-                        bound,
-                        taken,
-                        stride: d,
-                        gain: (lo / d as f64, hi / d as f64),
-                    });
-                    since_best = 0;
-                }
-            }
-            if best.is_some() {
-                since_best += 1;
-                if since_best > 200 || taken == k {
-                    break;
-                }
-            }
+        let direction = opt.map_or(Direction::Max, Optimum::direction);
+        let mask = self.coalition.borrow().clone();
+        let owner = |s: usize| match &mask {
+            Some(mask) if !mask[s] => direction.flip(),
+            _ => direction,
+        };
+        // Two steps per stage: the increments then settle for chains that alternate (as the
+        // players of a game do) as well as for the others.
+        let period = 2u64;
+        let options = crate::mdp::LongRunOptions {
+            period,
+            tolerance: 2e-14 * (r_max * period as f64).max(1.0),
+            max_stages: (self.options.max_work / m.nnz().max(1) as u64 / period).min(100_000),
+        };
+        let lr = crate::mdp::long_run(m, r, owner, &options)?;
+        let taken = lr.stages * period;
+        if taken > k {
+            return Err(Error::LimitReached {
+                what: "a step-bounded reward",
+                limit: self.options.max_work,
+                message: format!("{k} steps: fewer than value iteration needs to bracket the gain"),
+            });
         }
-        if let Some(best) = best {
-            return Ok(best);
+        // With w the computed V_{K−p} (within `start` of the true one; T does not expand
+        // distances in the max norm), the true T^p w is the computed V_K up to p steps'
+        // rounding `delta`, so the true increments T^p w − w lie in [lo, hi] = the computed
+        // bracket widened by `delta`, and so do all later ones: V_k = T^{k−K+p} w within
+        // `start` lies in w + ((k − K)/p + 1)·[lo, hi] ⊂ V_K + (k − K)/p·[lo, hi] ± (hi − lo)
+        // (as w = V_K − an increment from [lo, hi]).
+        let start = self.steps_bound(taken, r_max * (1.0 + taken as f64));
+        let top = lr.values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let delta = self.steps_bound(period, top + r_max * period as f64);
+        let (lo, hi) = (lr.gain_lower - delta, lr.gain_upper + delta);
+        let rest = k - taken;
+        let (stages, extra) = (rest / period, rest % period);
+        let slack = start + (hi - lo);
+        let mut low: Vec<f64> = lr.values.iter().map(|x| x - slack + stages as f64 * lo).collect();
+        let mut high: Vec<f64> = lr.values.iter().map(|x| x + slack + stages as f64 * hi).collect();
+        // Steps left over (k − K not a multiple of the period): T is monotone, so each end
+        // of the interval is carried on by itself.
+        for _ in 0..extra {
+            low = self.step(&low, Some(r), opt);
+            high = self.step(&high, Some(r), opt);
         }
-        Err(Error::LimitReached {
-            what: "a step-bounded reward",
-            limit: self.options.max_work,
-            message: format!(
-                "{k} steps: the increments per step (or per two steps) did not settle to a common gain within the work limit"
-            ),
+        let mut bound = 0.0f64;
+        let values: Vec<f64> = low
+            .iter()
+            .zip(&high)
+            .map(|(a, b)| {
+                bound = bound.max((b - a) / 2.0);
+                a + (b - a) / 2.0
+            })
+            .collect();
+        let top = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        Ok(Extrapolated {
+            values,
+            bound: bound + 4.0 * f64::EPSILON * top + self.steps_bound(extra, top),
+            taken,
+            stride: period,
+            gain: (lo / period as f64, hi / period as f64),
         })
     }
 
