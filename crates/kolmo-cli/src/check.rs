@@ -156,6 +156,13 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Check
                 ),
             )
         })?;
+        if report.model_type == "smg" {
+            return Err(kolmo::Error::arg(
+                "--export",
+                "a game's owners have no place in the export formats yet: exporting it would turn it into an MDP",
+            )
+            .into());
+        }
         kolmo::io::write_model(&report.model, path, format)?;
     }
     let (n, transitions, initial) = match &report.model {

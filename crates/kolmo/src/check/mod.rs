@@ -269,19 +269,23 @@ impl<'s, 'a> Checker<'s, 'a> {
         if is_operator(e) {
             return self.operator_outcome(scope, e);
         }
+        let before = self.arithmetic_bound.get();
         let code = scope.compile(e)?;
         let states = self.subject.states;
         Ok(match code.ty() {
-            ValueType::Bool => Outcome::Bools(states.set(&code)),
+            ValueType::Bool => {
+                self.refuse_compared_estimates(scope, e, before)?;
+                Outcome::Bools(states.set(&code))
+            }
             _ => {
                 let bound = self.arithmetic_bound.get();
-                if bound > 0.0 {
-                    return Err(Error::Uncertified {
-                        what: "arithmetic over property values",
-                        bound,
-                        residual: f64::NAN,
-                        hint: "; kolmo carries bounds through P, R, S, T and filter, not through arithmetic on their values: ask for each operator separately".into(),
-                    });
+                if bound > before {
+                    return Err(scope.error(
+                        e.span,
+                        format!(
+                            "arithmetic over property values: their certified bounds (±{bound:.1e}) are carried through P, R, S, T and filter, not through arithmetic; ask for each operator separately"
+                        ),
+                    ));
                 }
                 Outcome::Numbers {
                     values: states.numbers(&code),
@@ -300,12 +304,31 @@ impl<'s, 'a> Checker<'s, 'a> {
                 _ => Err(scope.error(e.span, "a set of states (a bool) is needed here".into())),
             };
         }
-        let code = scope.compile_as(e, ValueType::Bool, "a set of states")?;
+        // Operators nested in a state formula stand alone: a game's needs its own coalition.
+        let outer = self.coalition.take();
+        let before = self.arithmetic_bound.get();
+        let code = scope.compile_as(e, ValueType::Bool, "a set of states");
+        self.coalition.replace(outer);
+        let code = code?;
+        self.refuse_compared_estimates(scope, e, before)?;
         Ok(self.subject.states.set(&code))
     }
 
-    /// The optimum of an operator on this model: chains have none; MDPs need one (`Pmin=?`), or
-    /// take it from the bound (`P>=p`: every policy, so the minimum).
+    /// Refuses a truth value computed by comparing an operator's estimate (`P=? [...] > 0.5`)
+    /// when that estimate is not exact: the comparison would ignore its certified interval.
+    fn refuse_compared_estimates(&self, scope: &Scope<'_>, e: &Expr, before: f64) -> Result<()> {
+        let bound = self.arithmetic_bound.get();
+        if bound > before {
+            return Err(scope.error(
+                e.span,
+                format!(
+                    "this compares a property's value, certified only within ±{bound:.1e}, with a number; write the bound on the operator (P>0.5 [...], R<=3 [...]) so that the certified interval decides"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// For each state, whether its owner is one of `players` (rPATL's coalition `<<...>>`:
     /// names, numbers from 1, or `*` for all).
     fn coalition_mask(&self, scope: &Scope<'_>, players: &[ast::PlayerRef], span: Span) -> Result<Vec<bool>> {
@@ -359,19 +382,22 @@ impl<'s, 'a> Checker<'s, 'a> {
         }
     }
 
-    /// Inside a coalition on a game: refuses an operator not yet solved for games.
-    fn not_for_games(&self, what: &str) -> Result<()> {
+    /// Inside a coalition on a game: refuses an operator not yet solved for games, naming the
+    /// place.
+    fn not_for_games(&self, scope: &Scope<'_>, span: Span, what: &str) -> Result<()> {
         if self.coalition.borrow().is_some() {
-            return Err(Error::arg(
-                "property",
+            return Err(scope.error(
+                span,
                 format!(
-                    "{what} is not yet solved for games (rPATL: P with F, G, X, U and their step bounds; R with C<=k and I=k)"
+                    "{what} is not yet solved for games (rPATL here: P with F, G, X, U and their step bounds; R with C<=k, I=k and S)"
                 ),
             ));
         }
         Ok(())
     }
 
+    /// The optimum of an operator on this model: chains have none; MDPs need one (`Pmin=?`), or
+    /// take it from the bound (`P>=p`: every policy, so the minimum); on a game, the coalition's.
     fn optimum(
         &self,
         scope: &Scope<'_>,
@@ -390,7 +416,11 @@ impl<'s, 'a> Checker<'s, 'a> {
         {
             return Err(scope.error(
                 span,
-                format!("{what} on a game needs a coalition: <<player, ...>> {what}max=? [...] (rPATL)"),
+                if matches!(what, "S" | "T") {
+                    format!("{what} is not offered on games: rPATL puts a coalition before P or R (<<p1>> R{{\"r\"}}max=? [S] for a long-run average)")
+                } else {
+                    format!("{what} on a game needs a coalition: <<player, ...>> {what}max=? [...] (rPATL)")
+                },
             ));
         }
         match self.kind() {
@@ -408,6 +438,10 @@ impl<'s, 'a> Checker<'s, 'a> {
                     BinOp::Gt | BinOp::Ge => Optimum::Min,
                     _ => Optimum::Max,
                 })),
+                (None, Bound::Query) if self.coalition.borrow().is_some() => Err(scope.error(
+                    span,
+                    format!("{what}=? on a game: ask for {what}min=? or {what}max=? (what the coalition seeks)"),
+                )),
                 (None, Bound::Query) => Err(scope.error(
                     span,
                     format!("{what}=? on an MDP: ask for {what}min=? or {what}max=? (the value depends on the policy)"),
@@ -569,6 +603,7 @@ impl<'s, 'a> Checker<'s, 'a> {
 
     fn step_bound(&self, scope: &Scope<'_>, b: &StepBound) -> Result<u64> {
         let k = self.step_count(scope, b)?;
+        // Multiply–adds only: these loops stop early at a fixed point.
         let work = k.saturating_mul(self.matrix().nnz().max(1) as u64);
         if work > self.options.max_work {
             return Err(Error::LimitReached {
@@ -578,6 +613,12 @@ impl<'s, 'a> Checker<'s, 'a> {
             });
         }
         Ok(k)
+    }
+
+    /// The work one step of a cumulative reward counts for: its multiply–adds, plus the states
+    /// and a fixed overhead (small models take many cheap steps).
+    fn step_work(&self) -> u64 {
+        (self.matrix().nnz() + self.n() + 64) as u64
     }
 
     /// A step bound's number of steps (`<k` is `k − 1`), without the work limit.
@@ -1228,7 +1269,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         span: Span,
     ) -> Result<Outcome> {
         if matches!(path, RewardPath::Reach(_) | RewardPath::Total) {
-            self.not_for_games("R with F and C")?;
+            self.not_for_games(scope, span, "R with F and C")?;
         }
         match path {
             RewardPath::Reach(target) => {
@@ -1245,7 +1286,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 )?;
                 let r = rewards.expected_per_choice(self.matrix());
                 let r_max = r.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-                let within = k.saturating_mul(self.matrix().nnz().max(1) as u64) <= self.options.max_work;
+                let within = k.saturating_mul(self.step_work()) <= self.options.max_work;
                 if !within {
                     // Too many steps to take one by one: the increments' bracket.
                     if self.options.exact {
@@ -1515,7 +1556,6 @@ impl<'s, 'a> Checker<'s, 'a> {
         target: &StateSet,
         opt: Option<Optimum>,
     ) -> Result<Outcome> {
-        self.not_for_games("T and R [F]")?;
         match self.kind() {
             Kind::Chain(d) => {
                 let r = rewards.expected_per_choice(d.matrix());

@@ -25,6 +25,10 @@ use crate::model::{Mdp, StateSet};
 use crate::sparse::{Affine, CsrBuilder};
 use crate::{Error, Result, StateId};
 
+/// The widest interval printed when the strategies no longer change (both solvers' own bounds
+/// keep it from the precision): certified all the same.
+const STALL_WIDTH: f64 = 1e-6;
+
 /// Rounds of strategy improvement before giving up.
 const MAX_ROUNDS: u64 = 200;
 
@@ -95,6 +99,7 @@ pub fn reach_bounds(
     }
     let precision = options.precision.max(1e-15);
     let (mut sigma, mut tau) = (choice.clone(), choice);
+    let mut last_width = None;
     for round in 1..=MAX_ROUNDS {
         options.report(round, f64::NAN);
         let lo = reach_probability(
@@ -113,7 +118,12 @@ pub fn reach_bounds(
         let width = (0..n)
             .map(|s| (hi.values[s] + h) - (lo.values[s] - l))
             .fold(0.0f64, f64::max);
-        if width <= 2.0 * precision {
+        let done = width <= 2.0 * precision;
+        // Improvement rounds (below) that change nothing leave an interval that is still
+        // certified: printed if narrow (the two solvers' own bounds), else refused.
+        let stalled = round > 1 && last_width == Some(width) && width <= STALL_WIDTH;
+        last_width = Some(width);
+        if done || stalled {
             let values: Vec<f64> = (0..n)
                 .map(|s| {
                     let (a, b) = ((lo.values[s] - l).max(0.0), (hi.values[s] + h).min(1.0));
@@ -153,6 +163,10 @@ pub fn reach_bounds(
                 }
                 changed = true;
             }
+        }
+        if !changed && width <= STALL_WIDTH {
+            // Once more with the same strategies: the interval as it stands.
+            continue;
         }
         if !changed {
             return Err(Error::LimitReached {
