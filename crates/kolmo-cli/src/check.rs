@@ -135,7 +135,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Check
         properties,
         constants: parse_constants(consts)?,
         fix_deadlocks: !args.no_fix_deadlocks,
-        max_states: None,
+        max_states: Some(args.max_states as usize),
         all_rewards: args.export.is_some(),
         options: CheckOptions {
             max_iterations: args.max_iterations,

@@ -227,6 +227,9 @@ fn fix(e: &anyhow::Error, command: &str) -> String {
             "ask for the value itself (P=? instead of P>=p) and compare it with its certified bound".into()
         }
         Some(E::Overflow { .. }) => "the number exists but floating point cannot hold it".into(),
+        Some(E::TooManyStates { .. }) if command == "check" => {
+            "raise --max-states if the memory allows, or give smaller constants".into()
+        }
         Some(E::LimitReached { .. } | E::TooLarge { .. } | E::TooManyStates { .. }) => {
             "raise the limit named above, or ask for less (a smaller model or fewer steps)".into()
         }

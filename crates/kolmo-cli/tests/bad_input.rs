@@ -1131,6 +1131,31 @@ fn check_refuses_bad_input_naming_the_place() {
             place: "{f}:4:",
         },
         Case {
+            name: "more states than --max-states (a counter to 2·10^9 used to fill the memory)",
+            file: Some((
+                "pm",
+                "dtmc\nmodule m\n x : [0..2000000000] init 0;\n [] x<2000000000 -> (x'=x+1);\n [] x=2000000000 -> true;\nendmodule\n",
+            )),
+            args: &["check", "{f}", "--prop", "P=? [F x=5]", "--max-states", "1000"],
+            place: "--max-states",
+        },
+        Case {
+            name: "a game exported (the formats would drop its owners)",
+            file: Some((
+                "prism",
+                "smg\nplayer a m endplayer\nmodule m\n x : [0..1] init 0;\n [] x=0 -> (x'=1);\n [] x=1 -> true;\nendmodule\n",
+            )),
+            args: &[
+                "check",
+                "{f}",
+                "--prop",
+                "<<a>> Pmax=? [F x=1]",
+                "--export",
+                "/tmp/kolmo-game-export.drn",
+            ],
+            place: "--export",
+        },
+        Case {
             name: "property syntax",
             file: Some(("pm", CHECK_CHAIN)),
             args: &["check", "{f}", "--prop", "P=? [F \"goal\""],
