@@ -111,6 +111,25 @@ fn result_lines_of_the_prism_games_examples() {
     assert_eq!(right, 72, "RESULT lines checked");
 }
 
+/// Thresholds 0 and 1 decided exactly by the game's graph analysis (the values' ±1e-16 would
+/// straddle them): smg_example's `<<1>> Pmax=? [F c=2]` is 1, `<<1>> Pmin=? [F (h=2 & c=0)]` 0.
+#[test]
+fn qualitative_thresholds_of_games_are_decided() {
+    let r = check(
+        &smgs().join("smg_example.prism"),
+        &[
+            "<<p1>> P>=1 [F c=2]",
+            "<<p1>> P>0 [F c=2]",
+            "<<p1>> P<=0 [F (h=2 & c=0)]",
+            "<<p2>> P<1 [F (h=2 & c=0)]",
+        ],
+        "",
+    )
+    .unwrap();
+    let got: Vec<Answer> = r.results.iter().map(|x| x.value).collect();
+    assert_eq!(got, [true, true, true, true].map(Answer::Bool).to_vec());
+}
+
 /// The dice game (`dice.prism`, N = 10: 5,755 states, the figure): each player's best
 /// chance of winning against the other's best play; one of them wins, so the two values sum to 1.
 #[test]
@@ -181,7 +200,7 @@ fn game_errors_name_the_place() {
     );
     let msg = e(&orphan, "<<a>> Pmax=? [F y=1]");
     assert!(
-        msg.contains("orphan.prism:9:") && msg.contains("belongs to no player"),
+        msg.contains("orphan.prism:9:") && msg.contains("no player owns module m2's unlabelled commands"),
         "{msg}"
     );
     let _ = std::fs::remove_dir_all(&dir);

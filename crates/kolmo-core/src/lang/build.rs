@@ -952,7 +952,7 @@ fn owners(
                 Some(a) => (action_player[a], format!("[{}]", actions[a])),
                 None => {
                     let m = chosen[0].0;
-                    (module_player[m], format!("the unlabelled commands of module {}", modules[m].name.name))
+                    (module_player[m], format!("module {}'s unlabelled commands", modules[m].name.name))
                 }
             };
             let Some(player) = player else {
@@ -960,7 +960,7 @@ fn owners(
                 return Err(Error::arg(
                     "players",
                     format!(
-                        "{place}: {what} belongs to no player (state {}); list it in a player ... endplayer block",
+                        "{place}: no player owns {what} (state {}); list it in a player ... endplayer block",
                         describe(&program.variables, &buf)
                     ),
                 ));

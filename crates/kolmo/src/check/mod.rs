@@ -973,10 +973,12 @@ impl<'s, 'a> Checker<'s, 'a> {
                     if self.options.exact {
                         return Err(Error::arg("--exact", "exact values of games are not offered yet"));
                     }
+                    // Values 0 and 1 exactly, by graph analysis: thresholds 0 and 1 decide on them.
+                    let decided = qualitative.then(|| crate::game::qualitative(model, &maximiser, psi));
                     return Ok(Outcome::Numbers {
                         values: s.values,
                         bound: s.error_bound,
-                        decided: None,
+                        decided,
                         exact: None,
                     });
                 }

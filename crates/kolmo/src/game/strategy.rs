@@ -98,6 +98,7 @@ pub fn reach_bounds(
         }
     }
     let precision = options.precision.max(1e-15);
+    let (yes, no) = qualitative(mdp, maximiser, target);
     let (mut sigma, mut tau) = (choice.clone(), choice);
     let mut last_width = None;
     for round in 1..=MAX_ROUNDS {
@@ -127,7 +128,13 @@ pub fn reach_bounds(
             let values: Vec<f64> = (0..n)
                 .map(|s| {
                     let (a, b) = ((lo.values[s] - l).max(0.0), (hi.values[s] + h).min(1.0));
-                    a + (b - a) / 2.0
+                    if yes.contains(s as StateId) {
+                        1.0
+                    } else if no.contains(s as StateId) {
+                        0.0
+                    } else {
+                        a + (b - a) / 2.0
+                    }
                 })
                 .collect();
             let strategy = (0..n)
@@ -185,6 +192,89 @@ pub fn reach_bounds(
     })
 }
 
+/// The states of value 1 and of value 0 in the reachability game (graph analysis, exact): `yes`,
+/// from which the maximiser reaches `target` almost surely whatever the minimiser does, and `no`,
+/// from which the minimiser keeps the play away from it forever (de Alfaro & Henzinger,
+/// "Concurrent omega-regular games", LICS 2000; Chatterjee, Jurdziński & Henzinger, "Simple
+/// stochastic parity games", CSL 2003, for the turn-based case).
+///
+/// `no` is the complement of the positive attractor: the target, a maximiser's state with a
+/// choice that may reach the attractor, a minimiser's state all of whose choices may. `yes` is
+/// the greatest set `U` from which the maximiser can stay in `U` (a choice inside `U` where he
+/// moves; every choice inside `U` where the minimiser moves) and reach the target with positive
+/// probability without leaving it: then each visit gives a chance bounded below, so the target
+/// is reached almost surely.
+#[must_use]
+pub fn qualitative(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (StateSet, StateSet) {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    // The positive attractor of the target within `inside`, through choices that stay in it.
+    let attractor = |inside: &[bool]| -> Vec<bool> {
+        let mut a: Vec<bool> = (0..n)
+            .map(|s| inside[s] && target.contains(s as StateId))
+            .collect();
+        loop {
+            let mut grew = false;
+            for s in 0..n {
+                if !inside[s] || a[s] {
+                    continue;
+                }
+                let ok = |r: usize| {
+                    let cols = m.row(r).0;
+                    cols.iter().all(|&t| inside[t as usize]) && cols.iter().any(|&t| a[t as usize])
+                };
+                let join = if maximiser[s] {
+                    m.group_rows(s).any(ok)
+                } else {
+                    m.group_rows(s).all(ok)
+                };
+                if join {
+                    a[s] = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                return a;
+            }
+        }
+    };
+    let everywhere = vec![true; n];
+    let positive = attractor(&everywhere);
+    let no = StateSet::from_states(n, (0..n as StateId).filter(|&s| !positive[s as usize]));
+    // Almost surely: shrink U until it is safe for the maximiser and attracts from everywhere.
+    let mut inside = positive;
+    loop {
+        // Safety: drop states where the minimiser can leave U, or the maximiser cannot stay.
+        loop {
+            let mut dropped = false;
+            for s in 0..n {
+                if !inside[s] || target.contains(s as StateId) {
+                    continue;
+                }
+                let stays = |r: usize| m.row(r).0.iter().all(|&t| inside[t as usize]);
+                let safe = if maximiser[s] {
+                    m.group_rows(s).any(stays)
+                } else {
+                    m.group_rows(s).all(stays)
+                };
+                if !safe {
+                    inside[s] = false;
+                    dropped = true;
+                }
+            }
+            if !dropped {
+                break;
+            }
+        }
+        let a = attractor(&inside);
+        if a == inside {
+            let yes = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
+            return (yes, no);
+        }
+        inside = a;
+    }
+}
+
 /// The MDP left when the states where `keep(s)` is `Some(c)` are restricted to their choice `c`
 /// (the other states keep all theirs).
 fn fixed(mdp: &Mdp, keep: impl Fn(usize) -> Option<u32>) -> Result<Mdp> {
@@ -220,7 +310,8 @@ mod tests {
     /// binary), owners at random, against brute force: for every pair of pure memoryless
     /// strategies the chain's reachability probability in rationals, then max over the
     /// maximiser's of the min over the minimiser's (Condon 1992: such strategies suffice). The
-    /// value must lie within the certified bound of every state's.
+    /// value must lie within the certified bound of every state's, and be 1 exactly on the
+    /// graph analysis's `yes` states and 0 exactly on its `no` states.
     #[test]
     fn random_games_against_strategy_enumeration() {
         for seed in 0..150u64 {
@@ -265,6 +356,7 @@ mod tests {
                 let v = crate::analysis::exact::reach_probability_exact(&chain, &target).unwrap();
                 table.push((choice, v.iter().map(Scalar::to_f64).collect()));
             }
+            let (yes, no) = qualitative(&mdp, &maximiser, &target);
             for s in 0..n {
                 // max over the maximiser's part of the min over the minimiser's part.
                 let mut best = f64::NEG_INFINITY;
@@ -281,6 +373,17 @@ mod tests {
                     "seed {seed} state {s}: {} ± {} against {best}",
                     got.values[s],
                     got.error_bound
+                );
+                // The graph analysis: value 1 exactly on `yes`, 0 exactly on `no`.
+                assert_eq!(
+                    yes.contains(s as StateId),
+                    best == 1.0,
+                    "seed {seed} state {s}: yes"
+                );
+                assert_eq!(
+                    no.contains(s as StateId),
+                    best == 0.0,
+                    "seed {seed} state {s}: no"
                 );
             }
         }
