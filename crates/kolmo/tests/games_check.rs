@@ -2,27 +2,14 @@
 //! RESULT lines of the handed-out PRISM-games examples in ../shared/prism-suite/smgs, read in
 //! place, and the model errors a game adds.
 
-use kolmo::check::{Answer, CheckOptions, CheckReport, CheckRequest, check_file};
-use kolmo::lang::parse_constants;
+mod common;
+
+use common::check;
+use kolmo::check::Answer;
 use std::path::{Path, PathBuf};
 
 fn smgs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/prism-suite/smgs")
-}
-
-fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckReport> {
-    check_file(&CheckRequest {
-        model: model.to_path_buf(),
-        properties: props
-            .iter()
-            .map(|p| (PathBuf::from("--prop"), (*p).to_string()))
-            .collect(),
-        constants: parse_constants(consts)?,
-        fix_deadlocks: true,
-        max_states: None,
-        all_rewards: false,
-        options: CheckOptions::default(),
-    })
 }
 
 /// The (constants, expected) pairs of each property in a PRISM-games property file: its
@@ -76,20 +63,7 @@ fn result_lines_of_the_prism_games_examples() {
                     }
                 };
                 let r = &r.results[0];
-                let good = match (want.as_str(), r.value) {
-                    ("true", Answer::Bool(b)) => b,
-                    ("false", Answer::Bool(b)) => !b,
-                    (x, Answer::Number(v)) => {
-                        let want = match x.split_once('/') {
-                            Some((a, b)) => a.parse::<f64>().unwrap() / b.parse::<f64>().unwrap(),
-                            None => x.parse().unwrap(),
-                        };
-                        (v - want).abs() <= (1e-6 * want.abs()).max(1e-12)
-                            && r.lower.unwrap() - 1e-9 <= want
-                            && want <= r.upper.unwrap() + 1e-9
-                    }
-                    _ => false,
-                };
+                let good = common::agrees(&want, r, Some(1e-9));
                 if good {
                     right += 1;
                 } else {

@@ -3,27 +3,14 @@
 //! exact engine, which must lie inside kolmo's certified interval), and each operator of the
 //! property language on small models whose answers are worked out by hand.
 
+mod common;
+
+use common::check;
 use kolmo::check::{Answer, CheckOptions, CheckReport, CheckRequest, check_file};
-use kolmo::lang::parse_constants;
 use std::path::{Path, PathBuf};
 
 fn suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/prism-suite")
-}
-
-fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckReport> {
-    check_file(&CheckRequest {
-        model: model.to_path_buf(),
-        properties: props
-            .iter()
-            .map(|p| (PathBuf::from("--prop"), (*p).to_string()))
-            .collect(),
-        constants: parse_constants(consts)?,
-        fix_deadlocks: true,
-        max_states: None,
-        all_rewards: false,
-        options: CheckOptions::default(),
-    })
 }
 
 /// Every reference value of the suite for instances up to `max_states` states (the rest, up to
@@ -49,20 +36,9 @@ fn reference_values_of_the_suite() {
             }
         };
         let r = &report.results[0];
-        let good = match (reference, r.value) {
-            ("true", Answer::Bool(b)) => b,
-            ("false", Answer::Bool(b)) => !b,
-            (x, Answer::Number(v)) => {
-                let want: f64 = x.parse().unwrap();
-                let close = (v - want).abs() <= (1e-6 * want.abs()).max(1e-12);
-                // Exact references must lie within the certified interval.
-                let inside = !source.contains("exact")
-                    || (r.lower.unwrap() - 1e-15 * want.abs() <= want
-                        && want <= r.upper.unwrap() + 1e-15 * want.abs());
-                close && inside
-            }
-            _ => false,
-        };
+        // Exact references must lie within the certified interval.
+        let slack = reference.parse::<f64>().map_or(0.0, |w| 1e-15 * w.abs());
+        let good = common::agrees(reference, r, source.contains("exact").then_some(slack));
         if good {
             right += 1;
         } else {

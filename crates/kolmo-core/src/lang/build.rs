@@ -485,28 +485,23 @@ fn explore_packed<const W: usize>(
     };
     let explored = explore_parallel(&generator, ExploreOptions { max_states })?;
     let errors = std::mem::take(&mut *generator.errors.lock().expect("not poisoned"));
-    if !errors.is_empty() {
-        let ids: HashMap<&[u64; W], StateId> = explored
+    let dead = generator.deadlocks.lock().expect("not poisoned");
+    // Ids by packed state, for the errors (the first by id is reported) and the deadlocks.
+    let ids: HashMap<&[u64; W], StateId> = if errors.is_empty() && dead.is_empty() {
+        HashMap::new()
+    } else {
+        explored
             .states
             .iter()
             .enumerate()
             .map(|(i, s)| (s, i as StateId))
-            .collect();
-        let (_, e) = errors.into_iter().min_by_key(|(s, _)| ids[s]).expect("an error");
+            .collect()
+    };
+    if let Some((_, e)) = errors.into_iter().min_by_key(|(s, _)| ids[s]) {
         return Err(e);
     }
-    let dead = generator.deadlocks.lock().expect("not poisoned");
-    let mut deadlocks: Vec<StateId> = Vec::new();
-    if !dead.is_empty() {
-        let ids: HashMap<&[u64; W], StateId> = explored
-            .states
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s, i as StateId))
-            .collect();
-        deadlocks = dead.iter().map(|s| ids[s]).collect();
-        deadlocks.sort_unstable();
-    }
+    let mut deadlocks: Vec<StateId> = dead.iter().map(|s| ids[s]).collect();
+    deadlocks.sort_unstable();
     let data: Vec<u64> = explored.states.iter().flat_map(|s| s.iter().copied()).collect();
     Ok(ExploredProgram {
         matrix: explored.matrix,
