@@ -389,7 +389,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             return Err(scope.error(
                 span,
                 format!(
-                    "{what} is not yet solved for games (rPATL here: P with F, G, X, U and their step bounds; R with C<=k, I=k and S)"
+                    "{what} is not yet solved for games (rPATL here: P with F, G, X, U and their step bounds; R with F, C<=k, I=k and S)"
                 ),
             ));
         }
@@ -1270,8 +1270,8 @@ impl<'s, 'a> Checker<'s, 'a> {
         opt: Option<Optimum>,
         span: Span,
     ) -> Result<Outcome> {
-        if matches!(path, RewardPath::Reach(_) | RewardPath::Total) {
-            self.not_for_games(scope, span, "R with F and C")?;
+        if matches!(path, RewardPath::Total) {
+            self.not_for_games(scope, span, "R with C")?;
         }
         match path {
             RewardPath::Reach(target) => {
@@ -1578,6 +1578,25 @@ impl<'s, 'a> Checker<'s, 'a> {
             Kind::Decision(m) => {
                 let opt = opt.expect("MDPs have an optimum");
                 let r = rewards.expected_per_choice(m.matrix());
+                if let Some(mask) = self.coalition.borrow().as_deref() {
+                    // A game: the coalition seeks `opt`, the others oppose it.
+                    if self.options.exact {
+                        return Err(Error::arg("--exact", "exact values of games are not offered yet"));
+                    }
+                    let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
+                    let s = crate::game::total_reward_bounds(m, &maximiser, &r, target, &self.mdp_options())?;
+                    self.note(format!(
+                        "{} expected reward until the target for the coalition: {}",
+                        optimum_name(opt),
+                        s.method
+                    ));
+                    return Ok(Outcome::Numbers {
+                        values: s.values,
+                        bound: s.error_bound,
+                        decided: None,
+                        exact: None,
+                    });
+                }
                 let s = mdp::total_reward(m, &r, target, opt, &self.mdp_options())?;
                 self.note(format!(
                     "{} expected reward until the target: {}",

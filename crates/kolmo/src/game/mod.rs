@@ -13,4 +13,4 @@ pub use crate::mdp::{LongRun, LongRunOptions};
 pub use bellman::bellman;
 pub use horizon::{FiniteHorizon, finite_horizon, finite_horizon_exact, finite_horizon_strategy, long_run};
 pub use reach::{ReachGame, ReachOptions, reach_value};
-pub use strategy::{qualitative, reach_bounds};
+pub use strategy::{qualitative, reach_bounds, total_reward_bounds};

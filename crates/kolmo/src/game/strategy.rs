@@ -20,7 +20,7 @@
 //! reported in the error).
 
 use crate::account;
-use crate::mdp::{MdpOptions, MdpSolution, Optimum, reach_probability};
+use crate::mdp::{MdpOptions, MdpSolution, Optimum, reach_probability, total_reward};
 use crate::model::{Mdp, StateSet};
 use crate::sparse::{Affine, CsrBuilder};
 use crate::{Error, Result, StateId};
@@ -52,6 +52,65 @@ pub fn reach_bounds(
     target: &StateSet,
     options: &MdpOptions,
 ) -> Result<MdpSolution> {
+    iterate(mdp, maximiser, target, Goal::Reach, options)
+}
+
+/// The value of the game on `mdp` (owners as for [`reach_bounds`]) for the expected total reward
+/// earned until `target` is reached, `+∞` on a play that misses it (PRISM-games' `R [F φ]`;
+/// Chen, Forejt, Kwiatkowska, Parker & Simaitis, "Automatic verification of competitive
+/// stochastic systems", FMSD 43(1), 2013, §3): the maximiser seeks the largest total, the
+/// minimiser the smallest. `rewards` has one entry per choice (length `m`), all `≥ 0` or all
+/// `≤ 0` (then the players' roles in the sign are swapped and `−∞` replaces `+∞`); rewards of
+/// choices in target states are not earned.
+///
+/// Graph analysis first: the value is finite exactly where the player who wants the total small
+/// can force the target almost surely ([`qualitative`] with that player as the one who
+/// reaches). There the strategies improve from both sides as in [`reach_bounds`], each side's
+/// switches strictly improving against its own certified value (Hoffman & Karp, "On nonterminating
+/// stochastic games", Management Science 12(5), 1966), from the almost-sure strategy for the
+/// minimiser — a strict improvement keeps it almost sure, since a closed class of the chain it
+/// leaves would need a strict decrease of a superharmonic function — and the maximiser's best
+/// response to it. The bound is the half-width of the widest interval.
+///
+/// # Errors
+/// As [`reach_bounds`]; [`Error::InvalidArgument`] for rewards of the wrong length, not finite,
+/// or of both signs; the interval must close to `options.precision` relative to `max(1, |v|)`.
+pub fn total_reward_bounds(
+    mdp: &Mdp,
+    maximiser: &[bool],
+    rewards: &[f64],
+    target: &StateSet,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
+    if rewards.iter().all(|r| *r <= 0.0) && rewards.iter().any(|r| *r < 0.0) {
+        // Costs written as negative rewards: the players swap which total they seek.
+        let negated: Vec<f64> = rewards.iter().map(|r| -r).collect();
+        let swapped: Vec<bool> = maximiser.iter().map(|m| !m).collect();
+        let mut s = iterate(mdp, &swapped, target, Goal::Reward(&negated), options)?;
+        s.values.iter_mut().for_each(|v| *v = -*v);
+        return Ok(s);
+    }
+    iterate(mdp, maximiser, target, Goal::Reward(rewards), options)
+}
+
+/// What a play is worth.
+#[derive(Clone, Copy)]
+enum Goal<'a> {
+    /// 1 if it reaches the target, else 0.
+    Reach,
+    /// The rewards (per choice, `≥ 0`) until the target, `+∞` if it is missed.
+    Reward(&'a [f64]),
+}
+
+/// Strategy iteration from both sides for `goal` (see the module docs and
+/// [`total_reward_bounds`]).
+fn iterate(
+    mdp: &Mdp,
+    maximiser: &[bool],
+    target: &StateSet,
+    goal: Goal<'_>,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
     let n = mdp.n();
     if maximiser.len() != n || target.universe() != n {
         return Err(Error::arg(
@@ -63,7 +122,23 @@ pub fn reach_bounds(
             ),
         ));
     }
+    if let Goal::Reward(r) = goal
+        && (r.len() != mdp.choices() || r.iter().any(|x| !(x.is_finite() && *x >= 0.0)))
+    {
+        return Err(Error::arg(
+            "rewards",
+            format!(
+                "need {} finite rewards, one per choice (got {}), all ≥ 0 or all ≤ 0",
+                mdp.choices(),
+                r.len()
+            ),
+        ));
+    }
     let m = mdp.matrix();
+    let affine = match goal {
+        Goal::Reach => Affine::product(),
+        Goal::Reward(r) => Affine::offset(r),
+    };
     let direction = |s: usize| {
         if maximiser[s] {
             Optimum::Max.direction()
@@ -71,55 +146,59 @@ pub fn reach_bounds(
             Optimum::Min.direction()
         }
     };
-    // Value iteration from 0 (Gauss–Seidel), the target fixed at 1, strongly connected
-    // component by component in reverse topological order (a component's successors are
-    // final before it starts: an acyclic part takes one sweep).
-    let mut lower: Vec<f64> = (0..n as StateId)
-        .map(|s| f64::from(u8::from(target.contains(s))))
-        .collect();
-    let mut choice = vec![0u32; n];
-    for members in crate::graph::sccs(m).members() {
-        let live: Vec<usize> = members
-            .into_iter()
-            .map(|s| s as usize)
-            .filter(|&s| !target.contains(s as StateId))
-            .collect();
-        for _ in 0..SWEEPS {
-            let mut change = 0.0f64;
-            for &s in live.iter().rev() {
-                let (v, c) = m.group_optimum(s, direction(s), &lower, Affine::product());
-                change = change.max((v - lower[s]).abs());
-                lower[s] = v;
-                choice[s] = c;
-            }
-            if change <= 1e-14 || live.len() == 1 && change == 0.0 {
-                break;
-            }
+    // The states whose values are sought (`live`); the others are settled by graph analysis.
+    let (yes, no, finite, mut sigma, mut tau) = match goal {
+        Goal::Reach => {
+            let (yes, no, _) = qualitative_strategy(mdp, maximiser, target);
+            let choice = initial_reach(mdp, maximiser, target);
+            (yes, no, StateSet::full(n), choice.clone(), choice)
         }
-    }
+        Goal::Reward(_) => {
+            // Finite where the minimiser can force the target almost surely; from there on, the
+            // minimiser's almost-sure strategy and the maximiser's best response to it.
+            let minimiser: Vec<bool> = maximiser.iter().map(|m| !m).collect();
+            let (finite, _, tau) = qualitative_strategy(mdp, &minimiser, target);
+            let hi = solve(
+                mdp,
+                goal,
+                target,
+                |s| (!maximiser[s]).then_some(tau[s]),
+                Optimum::Max,
+                options,
+            )?;
+            let empty = StateSet::empty(n);
+            (empty.clone(), empty, finite, hi.policy, tau)
+        }
+    };
+    let live: Vec<usize> = (0..n)
+        .filter(|&s| finite.contains(s as StateId) && !target.contains(s as StateId))
+        .collect();
     let precision = options.precision.max(1e-15);
-    let (yes, no) = qualitative(mdp, maximiser, target);
-    let (mut sigma, mut tau) = (choice.clone(), choice);
     let mut last_width = None;
     for round in 1..=MAX_ROUNDS {
         options.report(round, f64::NAN);
-        let lo = reach_probability(
-            &fixed(mdp, |s| maximiser[s].then_some(sigma[s]))?,
+        let lo = solve(
+            mdp,
+            goal,
             target,
+            |s| maximiser[s].then_some(sigma[s]),
             Optimum::Min,
             options,
         )?;
-        let hi = reach_probability(
-            &fixed(mdp, |s| (!maximiser[s]).then_some(tau[s]))?,
+        let hi = solve(
+            mdp,
+            goal,
             target,
+            |s| (!maximiser[s]).then_some(tau[s]),
             Optimum::Max,
             options,
         )?;
         let (l, h) = (lo.error_bound, hi.error_bound);
-        let width = (0..n)
-            .map(|s| (hi.values[s] + h) - (lo.values[s] - l))
-            .fold(0.0f64, f64::max);
-        let done = width <= 2.0 * precision;
+        let gap = |s: usize| (hi.values[s] + h) - (lo.values[s] - l);
+        let width = live.iter().map(|&s| gap(s)).fold(0.0f64, f64::max);
+        let done = live
+            .iter()
+            .all(|&s| gap(s) <= 2.0 * precision * hi.values[s].abs().max(1.0));
         // Improvement rounds (below) that change nothing leave an interval that is still
         // certified: printed if narrow (the two solvers' own bounds), else refused.
         let stalled = round > 1 && last_width == Some(width) && width <= STALL_WIDTH;
@@ -127,36 +206,48 @@ pub fn reach_bounds(
         if done || stalled {
             let values: Vec<f64> = (0..n)
                 .map(|s| {
-                    let (a, b) = ((lo.values[s] - l).max(0.0), (hi.values[s] + h).min(1.0));
-                    if yes.contains(s as StateId) {
-                        1.0
-                    } else if no.contains(s as StateId) {
-                        0.0
-                    } else {
-                        a + (b - a) / 2.0
+                    let (a, b) = (lo.values[s] - l, hi.values[s] + h);
+                    match goal {
+                        Goal::Reach if yes.contains(s as StateId) => 1.0,
+                        Goal::Reach if no.contains(s as StateId) => 0.0,
+                        Goal::Reach => {
+                            let (a, b) = (a.max(0.0), b.min(1.0));
+                            a + (b - a) / 2.0
+                        }
+                        Goal::Reward(_) if target.contains(s as StateId) => 0.0,
+                        Goal::Reward(_) if !finite.contains(s as StateId) => f64::INFINITY,
+                        Goal::Reward(_) => a + (b - a) / 2.0,
                     }
                 })
                 .collect();
             let strategy = (0..n)
                 .map(|s| if maximiser[s] { sigma[s] } else { tau[s] })
                 .collect();
+            let scale = live.iter().map(|&s| hi.values[s].abs()).fold(1.0f64, f64::max);
             return Ok(MdpSolution {
                 values,
                 policy: strategy,
-                error_bound: width / 2.0 + f64::EPSILON,
+                error_bound: width / 2.0 + f64::EPSILON * scale,
                 iterations: round,
                 method: account::Method::GameStrategyIteration { rounds: round },
             });
         }
-        // The maximiser switches where strictly better against the lower bound; the minimiser
-        // takes choices greedy for it (keeping its choice on ties).
+        // The maximiser switches where strictly better against the lower bound (the value of
+        // its strategy); the minimiser, for reachability, takes the choices greedy for it
+        // (keeping its choice on ties), and for rewards switches where strictly better against
+        // the upper bound (the value of its strategy).
         let mut changed = false;
-        for s in (0..n).filter(|&s| !target.contains(s as StateId)) {
+        for &s in &live {
             let group = m.group_rows(s);
-            let current = if maximiser[s] { sigma[s] } else { tau[s] };
-            let here = m.row_value(group.start + current as usize, &lo.values, Affine::product());
+            let (current, against) = match (maximiser[s], goal) {
+                (true, _) | (false, Goal::Reach) => {
+                    (if maximiser[s] { sigma[s] } else { tau[s] }, &lo.values)
+                }
+                (false, Goal::Reward(_)) => (tau[s], &hi.values),
+            };
+            let here = m.row_value(group.start + current as usize, against, affine);
             let tol = 1e-12 * here.abs().max(1e-300);
-            let (best, c) = m.group_optimum(s, direction(s), &lo.values, Affine::product());
+            let (best, c) = m.group_optimum(s, direction(s), against, affine);
             let better = if maximiser[s] {
                 best > here + tol
             } else {
@@ -177,7 +268,7 @@ pub fn reach_bounds(
         }
         if !changed {
             return Err(Error::LimitReached {
-                what: "strategy iteration for a reachability game",
+                what: "strategy iteration for a game",
                 limit: round,
                 message: format!(
                     "the strategies stopped improving with the values only known within {width:.3e}; refused rather than printed"
@@ -186,10 +277,63 @@ pub fn reach_bounds(
         }
     }
     Err(Error::LimitReached {
-        what: "strategy iteration for a reachability game",
+        what: "strategy iteration for a game",
         limit: MAX_ROUNDS,
         message: "the two sides' bounds did not meet".into(),
     })
+}
+
+/// Each state's owner's choice greedy for the values of Gauss–Seidel value iteration from 0
+/// (which increases to the reachability value, the least fixed point), the target fixed at 1,
+/// strongly connected component by component in reverse topological order (a component's
+/// successors are final before it starts: an acyclic part takes one sweep).
+fn initial_reach(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> Vec<u32> {
+    let n = mdp.n();
+    let m = mdp.matrix();
+    let mut lower: Vec<f64> = (0..n as StateId)
+        .map(|s| f64::from(u8::from(target.contains(s))))
+        .collect();
+    let mut choice = vec![0u32; n];
+    for members in crate::graph::sccs(m).members() {
+        let live: Vec<usize> = members
+            .into_iter()
+            .map(|s| s as usize)
+            .filter(|&s| !target.contains(s as StateId))
+            .collect();
+        for _ in 0..SWEEPS {
+            let mut change = 0.0f64;
+            for &s in live.iter().rev() {
+                let d = if maximiser[s] { Optimum::Max } else { Optimum::Min };
+                let (v, c) = m.group_optimum(s, d.direction(), &lower, Affine::product());
+                change = change.max((v - lower[s]).abs());
+                lower[s] = v;
+                choice[s] = c;
+            }
+            if change <= 1e-14 || live.len() == 1 && change == 0.0 {
+                break;
+            }
+        }
+    }
+    choice
+}
+
+/// The certified MDP solution for `goal` when the states where `keep(s)` is `Some(c)` play `c`.
+fn solve(
+    mdp: &Mdp,
+    goal: Goal<'_>,
+    target: &StateSet,
+    keep: impl Fn(usize) -> Option<u32>,
+    optimum: Optimum,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
+    let (sub, rows) = fixed(mdp, keep)?;
+    match goal {
+        Goal::Reach => reach_probability(&sub, target, optimum, options),
+        Goal::Reward(r) => {
+            let r: Vec<f64> = rows.iter().map(|&row| r[row]).collect();
+            total_reward(&sub, &r, target, optimum, options)
+        }
+    }
 }
 
 /// The states of value 1 and of value 0 in the reachability game (graph analysis, exact): `yes`,
@@ -206,10 +350,20 @@ pub fn reach_bounds(
 /// is reached almost surely.
 #[must_use]
 pub fn qualitative(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (StateSet, StateSet) {
+    let (yes, no, _) = qualitative_strategy(mdp, maximiser, target);
+    (yes, no)
+}
+
+/// [`qualitative`], and a strategy of the maximiser that reaches the target almost surely from
+/// every state of `yes` whatever the minimiser does (a choice inside `yes` that may step closer
+/// to the target in the attractor's order; choice 0 elsewhere).
+fn qualitative_strategy(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (StateSet, StateSet, Vec<u32>) {
     let n = mdp.n();
     let m = mdp.matrix();
-    // The positive attractor of the target within `inside`, through choices that stay in it.
-    let attractor = |inside: &[bool]| -> Vec<bool> {
+    let mut strategy = vec![0u32; n];
+    // The positive attractor of the target within `inside`, through choices that stay in it;
+    // the maximiser's choice that joined each of its states.
+    let mut attractor = |inside: &[bool]| -> Vec<bool> {
         let mut a: Vec<bool> = (0..n)
             .map(|s| inside[s] && target.contains(s as StateId))
             .collect();
@@ -223,10 +377,17 @@ pub fn qualitative(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (StateSe
                     let cols = m.row(r).0;
                     cols.iter().all(|&t| inside[t as usize]) && cols.iter().any(|&t| a[t as usize])
                 };
+                let group = m.group_rows(s);
                 let join = if maximiser[s] {
-                    m.group_rows(s).any(ok)
+                    match group.clone().position(ok) {
+                        Some(c) => {
+                            strategy[s] = c as u32;
+                            true
+                        }
+                        None => false,
+                    }
                 } else {
-                    m.group_rows(s).all(ok)
+                    group.into_iter().all(ok)
                 };
                 if join {
                     a[s] = true;
@@ -269,18 +430,19 @@ pub fn qualitative(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (StateSe
         let a = attractor(&inside);
         if a == inside {
             let yes = StateSet::from_states(n, (0..n as StateId).filter(|&s| inside[s as usize]));
-            return (yes, no);
+            return (yes, no, strategy);
         }
         inside = a;
     }
 }
 
 /// The MDP left when the states where `keep(s)` is `Some(c)` are restricted to their choice `c`
-/// (the other states keep all theirs).
-fn fixed(mdp: &Mdp, keep: impl Fn(usize) -> Option<u32>) -> Result<Mdp> {
+/// (the other states keep all theirs), and the original row of each of its rows.
+fn fixed(mdp: &Mdp, keep: impl Fn(usize) -> Option<u32>) -> Result<(Mdp, Vec<usize>)> {
     let m = mdp.matrix();
     let n = mdp.n();
     let mut b = CsrBuilder::new(n);
+    let mut kept = Vec::with_capacity(n);
     for s in 0..n {
         b.new_row_group();
         let group = m.group_rows(s);
@@ -289,6 +451,7 @@ fn fixed(mdp: &Mdp, keep: impl Fn(usize) -> Option<u32>) -> Result<Mdp> {
             None => group,
         };
         for r in rows {
+            kept.push(r);
             let (cols, vals) = m.row(r);
             for (&t, &p) in cols.iter().zip(vals) {
                 b.add(t, p);
@@ -296,69 +459,65 @@ fn fixed(mdp: &Mdp, keep: impl Fn(usize) -> Option<u32>) -> Result<Mdp> {
             b.finish_row();
         }
     }
-    Mdp::new(b.build(), mdp.initial().to_vec())
+    Ok((Mdp::new(b.build(), mdp.initial().to_vec())?, kept))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exact::Scalar;
+    use crate::exact::{Rational, Scalar};
     use crate::model::Dtmc;
     use rand::{RngExt, SeedableRng};
 
-    /// Random games of up to 7 states with 1–2 choices each (probabilities in quarters, exact in
-    /// binary), owners at random, against brute force: for every pair of pure memoryless
-    /// strategies the chain's reachability probability in rationals, then max over the
-    /// maximiser's of the min over the minimiser's (Condon 1992: such strategies suffice). The
-    /// value must lie within the certified bound of every state's, and be 1 exactly on the
-    /// graph analysis's `yes` states and 0 exactly on its `no` states.
-    #[test]
-    fn random_games_against_strategy_enumeration() {
-        for seed in 0..150u64 {
-            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-            let n = rng.random_range(2..=7usize);
-            let mut b = CsrBuilder::new(n);
-            for _ in 0..n {
-                b.new_row_group();
-                for _ in 0..rng.random_range(1..=2) {
-                    let (t, u) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
-                    let q = f64::from(rng.random_range(1..=4u8)) / 4.0;
-                    b.add(t, q);
-                    if q < 1.0 {
-                        b.add(u, 1.0 - q);
-                    }
-                    b.finish_row();
+    /// A random game of 2–7 states with 1–2 choices each (probabilities in quarters, exact in
+    /// binary), owners at random.
+    fn random_game(rng: &mut rand_xoshiro::Xoshiro256PlusPlus) -> (Mdp, Vec<bool>) {
+        let n = rng.random_range(2..=7usize);
+        let mut b = CsrBuilder::new(n);
+        for _ in 0..n {
+            b.new_row_group();
+            for _ in 0..rng.random_range(1..=2) {
+                let (t, u) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
+                let q = f64::from(rng.random_range(1..=4u8)) / 4.0;
+                b.add(t, q);
+                if q < 1.0 {
+                    b.add(u, 1.0 - q);
                 }
+                b.finish_row();
             }
-            let mdp = Mdp::new(b.build(), vec![0]).unwrap();
-            let maximiser: Vec<bool> = (0..n).map(|_| rng.random_bool(0.5)).collect();
-            let target = StateSet::from_states(n, [n as StateId - 1]);
-            let got = reach_bounds(&mdp, &maximiser, &target, &MdpOptions::default()).unwrap();
-            // Brute force over all choice vectors.
-            let m = mdp.matrix();
-            let counts: Vec<usize> = (0..n).map(|s| m.group_rows(s).len()).collect();
-            let total: usize = counts.iter().product();
-            let mut table: Vec<(Vec<u32>, Vec<f64>)> = Vec::new();
-            for code in 0..total {
-                let mut c = code;
-                let choice: Vec<u32> = counts
-                    .iter()
-                    .map(|&k| {
-                        let x = (c % k) as u32;
-                        c /= k;
-                        x
-                    })
-                    .collect();
-                let rows: Vec<usize> = (0..n)
-                    .map(|s| m.group_rows(s).start + choice[s] as usize)
-                    .collect();
-                let chain = Dtmc::new(m.select_rows(&rows), vec![0]).unwrap();
-                let v = crate::analysis::exact::reach_probability_exact(&chain, &target).unwrap();
-                table.push((choice, v.iter().map(Scalar::to_f64).collect()));
-            }
-            let (yes, no) = qualitative(&mdp, &maximiser, &target);
-            for s in 0..n {
-                // max over the maximiser's part of the min over the minimiser's part.
+        }
+        let maximiser: Vec<bool> = (0..n).map(|_| rng.random_bool(0.5)).collect();
+        (Mdp::new(b.build(), vec![0]).unwrap(), maximiser)
+    }
+
+    /// The game's value by brute force: `eval` of the chain of every pair of pure memoryless
+    /// strategies (given the rows chosen), then at every state the max over the maximiser's part
+    /// of the min over the minimiser's part (such strategies suffice: Condon 1992 for
+    /// reachability, Chen et al. 2013 for total rewards).
+    fn brute_force(mdp: &Mdp, maximiser: &[bool], eval: impl Fn(&Dtmc, &[usize]) -> Vec<f64>) -> Vec<f64> {
+        let n = mdp.n();
+        let m = mdp.matrix();
+        let counts: Vec<usize> = (0..n).map(|s| m.group_rows(s).len()).collect();
+        let total: usize = counts.iter().product();
+        let mut table: Vec<(Vec<u32>, Vec<f64>)> = Vec::new();
+        for code in 0..total {
+            let mut c = code;
+            let choice: Vec<u32> = counts
+                .iter()
+                .map(|&k| {
+                    let x = (c % k) as u32;
+                    c /= k;
+                    x
+                })
+                .collect();
+            let rows: Vec<usize> = (0..n)
+                .map(|s| m.group_rows(s).start + choice[s] as usize)
+                .collect();
+            let chain = Dtmc::new(m.select_rows(&rows), vec![0]).unwrap();
+            table.push((choice, eval(&chain, &rows)));
+        }
+        (0..n)
+            .map(|s| {
                 let mut best = f64::NEG_INFINITY;
                 for (sigma, _) in &table {
                     let worst = table
@@ -368,6 +527,29 @@ mod tests {
                         .fold(f64::INFINITY, f64::min);
                     best = best.max(worst);
                 }
+                best
+            })
+            .collect()
+    }
+
+    /// Random games against brute force in exact rationals: the value must lie within the
+    /// certified bound of every state's, and be 1 exactly on the graph analysis's `yes` states
+    /// and 0 exactly on its `no` states.
+    #[test]
+    fn random_games_against_strategy_enumeration() {
+        for seed in 0..150u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let (mdp, maximiser) = random_game(&mut rng);
+            let n = mdp.n();
+            let target = StateSet::from_states(n, [n as StateId - 1]);
+            let got = reach_bounds(&mdp, &maximiser, &target, &MdpOptions::default()).unwrap();
+            assert!(got.error_bound <= 1e-6, "seed {seed}: {}", got.error_bound);
+            let value = brute_force(&mdp, &maximiser, |chain, _| {
+                let v = crate::analysis::exact::reach_probability_exact(chain, &target).unwrap();
+                v.iter().map(Scalar::to_f64).collect()
+            });
+            let (yes, no) = qualitative(&mdp, &maximiser, &target);
+            for (s, &best) in value.iter().enumerate() {
                 assert!(
                     (got.values[s] - best).abs() <= got.error_bound + 1e-12,
                     "seed {seed} state {s}: {} ± {} against {best}",
@@ -385,6 +567,62 @@ mod tests {
                     best == 0.0,
                     "seed {seed} state {s}: no"
                 );
+            }
+        }
+    }
+
+    /// Total reward until the target (+∞ where it may be missed) on random games, rewards 0–3
+    /// per choice with zeros common (zero-reward cycles are where the minimiser's strategy must
+    /// still reach the target), against brute force in exact rationals; infinite exactly where
+    /// the brute force says so; with all rewards negated, the negated values.
+    #[test]
+    fn random_reward_games_against_strategy_enumeration() {
+        for seed in 0..200u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1000 + seed);
+            let (mdp, maximiser) = random_game(&mut rng);
+            let n = mdp.n();
+            let rewards: Vec<f64> = (0..mdp.choices())
+                .map(|_| f64::from(rng.random_range(0..=3u8).saturating_sub(1)))
+                .collect();
+            let target = StateSet::from_states(n, [n as StateId - 1]);
+            let got =
+                total_reward_bounds(&mdp, &maximiser, &rewards, &target, &MdpOptions::default()).unwrap();
+            assert!(got.error_bound <= 1e-6, "seed {seed}: {}", got.error_bound);
+            let value = brute_force(&mdp, &maximiser, |chain, rows| {
+                let r: Vec<Rational> = rows
+                    .iter()
+                    .map(|&row| <Rational as Scalar>::from_f64(rewards[row]))
+                    .collect();
+                let v = crate::analysis::exact::expected_reward_exact(chain, &target, &r).unwrap();
+                v.iter()
+                    .map(|x| x.as_ref().map_or(f64::INFINITY, Scalar::to_f64))
+                    .collect()
+            });
+            for (s, &best) in value.iter().enumerate() {
+                if best.is_infinite() {
+                    assert_eq!(got.values[s], best, "seed {seed} state {s}");
+                } else {
+                    assert!(
+                        (got.values[s] - best).abs() <= got.error_bound + 1e-12,
+                        "seed {seed} state {s}: {} ± {} against {best}",
+                        got.values[s],
+                        got.error_bound
+                    );
+                }
+            }
+            // Costs: negated rewards, the players' aims swapped in sign.
+            if rewards.iter().any(|r| *r > 0.0) {
+                let negated: Vec<f64> = rewards.iter().map(|r| -r).collect();
+                let swapped: Vec<bool> = maximiser.iter().map(|m| !m).collect();
+                let neg =
+                    total_reward_bounds(&mdp, &swapped, &negated, &target, &MdpOptions::default()).unwrap();
+                for s in 0..n {
+                    assert!(
+                        neg.values[s] == -got.values[s]
+                            || (neg.values[s] + got.values[s]).abs() <= neg.error_bound + got.error_bound,
+                        "seed {seed} state {s}: negated"
+                    );
+                }
             }
         }
     }
