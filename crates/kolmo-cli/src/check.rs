@@ -156,14 +156,10 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Check
                 ),
             )
         })?;
-        if report.model_type == "smg" {
-            return Err(kolmo::Error::arg(
-                "--export",
-                "a game's owners have no place in the export formats yet: exporting it would turn it into an MDP",
-            )
-            .into());
-        }
-        kolmo::io::write_model(&report.model, path, format)?;
+        kolmo::io::write_model(&report.model, path, format).map_err(|e| match e {
+            kolmo::Error::InvalidArgument { message, .. } => kolmo::Error::arg("--export", message),
+            other => other,
+        })?;
     }
     let (n, transitions, initial) = match &report.model {
         Model::Dtmc(d) => (d.n(), d.matrix().nnz(), d.initial().len()),

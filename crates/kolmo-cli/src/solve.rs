@@ -86,8 +86,22 @@ fn parse_objective(text: &str) -> Result<Objective> {
     })
 }
 
-/// The model as an MDP (a chain is an MDP with one choice per state).
+/// The model as an MDP (a chain is an MDP with one choice per state); a game is refused (its
+/// values depend on which player seeks which optimum: `kolmo check` with a coalition).
 fn as_mdp(model: Model) -> Result<Mdp> {
+    if let Model::Mdp(m) = &model
+        && let Some(p) = m.players()
+    {
+        return Err(kolmo::Error::arg(
+                "FILE",
+                format!(
+                    "a game (players {}): each player seeks its own optimum, so kolmo solve's single optimum does not apply; ask kolmo check with a coalition, e.g. --prop '<<{}>> Pmax=? [F \"goal\"]'",
+                    p.names.join(", "),
+                p.names[0]
+            ),
+        )
+        .into());
+    }
     Ok(match model {
         Model::Mdp(m) => m,
         Model::Dtmc(d) => {

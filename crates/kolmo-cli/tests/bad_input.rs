@@ -1140,7 +1140,16 @@ fn check_refuses_bad_input_naming_the_place() {
             place: "--max-states",
         },
         Case {
-            name: "a game exported (the formats would drop its owners)",
+            name: "a game given to kolmo solve (one optimum does not fit two players)",
+            file: Some((
+                "drn",
+                "@type: SMG\n@players\na b\n@nr_states\n1\n@model\nstate 0 <a> init\n\taction x\n\t\t0 : 1\n",
+            )),
+            args: &["solve", "{f}", "--objective", "max-reach:init"],
+            place: "a game (players a, b)",
+        },
+        Case {
+            name: "a game exported as PRISM explicit (the format would drop its owners)",
             file: Some((
                 "prism",
                 "smg\nplayer a m endplayer\nmodule m\n x : [0..1] init 0;\n [] x=0 -> (x'=1);\n [] x=1 -> true;\nendmodule\n",
@@ -1151,7 +1160,7 @@ fn check_refuses_bad_input_naming_the_place() {
                 "--prop",
                 "<<a>> Pmax=? [F x=1]",
                 "--export",
-                "/tmp/kolmo-game-export.drn",
+                "/tmp/kolmo-game-export.tra",
             ],
             place: "--export",
         },

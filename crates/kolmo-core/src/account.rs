@@ -288,7 +288,8 @@ impl fmt::Display for Method {
             }
             Self::GameStrategyIteration { rounds } => write!(
                 f,
-                "strategy iteration from both sides ({rounds} rounds): each side's strategy fixed, the other's best response by the certified MDP solver; the value between the two"
+                "strategy iteration from both sides ({rounds} round{}): each side's strategy fixed, the other's best response by the certified MDP solver; the value between the two",
+                if *rounds == 1 { "" } else { "s" }
             ),
             Self::AttractorPolicyIteration { evaluation } => {
                 write!(

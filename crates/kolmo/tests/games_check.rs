@@ -130,6 +130,34 @@ fn dice_game_values_are_complementary() {
     // The same game seen from P2 minimising P1's win.
     assert!((v[0] - v[2]).abs() < 1e-12, "{v:?}");
     assert!(r.results[0].upper.unwrap() - r.results[0].lower.unwrap() < 1e-10);
+    // Written as DRN and as JSON, read back: the same game (owners and players) and values.
+    let dir = std::env::temp_dir().join(format!("kolmo-dice-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, format) in [
+        ("dice.drn", kolmo::io::Format::Drn),
+        ("dice.json", kolmo::io::Format::Json),
+    ] {
+        let path = dir.join(file);
+        kolmo::io::write_model(&r.model, &path, format).unwrap();
+        let again = check(
+            &path,
+            &["<<P1>> Pmax=? [ F \"p1win\" ]", "<<2>> Pmax=? [ F \"p2win\" ]"],
+            "",
+        )
+        .unwrap();
+        let kolmo::io::Model::Mdp(back) = &again.model else {
+            panic!("a game")
+        };
+        assert_eq!(back.players(), m.players(), "{file}");
+        assert_eq!(again.model_type, "smg", "{file}");
+        for (i, x) in again.results.iter().enumerate() {
+            let Answer::Number(w) = x.value else {
+                panic!("a number")
+            };
+            assert!((w - v[i]).abs() < 1e-12, "{file}: {w} against {}", v[i]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Expected total rewards until a target on the dice game (N = 10) with a reward of 1 per throw:

@@ -28,7 +28,13 @@
 //! ```
 //!
 //! What kolmo reads:
-//! - `@type:` `DTMC` or `MDP`; CTMCs, Markov automata, POMDPs and games are refused naming the line.
+//! - `@type:` `DTMC`, `MDP` or `SMG` (a turn-based stochastic game); CTMCs, Markov automata, POMDPs
+//!   and Storm's S2PG are refused naming the line.
+//! - Games: Storm writes no owners for an SMG's states, so kolmo defines them. The header declares
+//!   the players by name on the line after `@players` (before `@model`; names separated by white
+//!   space, in order: `<<1>>` in a property is the first), and each `state` line names the player
+//!   who chooses there, in angle brackets right after the state's number:
+//!   `state 0 <alice> [1.5] init`. Both are required for `SMG` and refused otherwise.
 //! - `@value_type:` `double` or `rational` (values may be decimals or fractions `p/q` either way);
 //!   intervals and parametric values are refused, and so is a non-empty `@parameters` line.
 //! - `@placeholders` (`$name : value` lines, as Storm writes for parametric models) are supported:
@@ -75,8 +81,10 @@ pub(super) use super::chunked::{column_of, quote};
 
 /// What the header said.
 pub(super) struct Header {
-    /// An MDP (else a DTMC).
+    /// An MDP or a game (else a DTMC).
     pub is_mdp: bool,
+    /// A game (`@type: SMG`): the players' names from `@players`, and that line's number.
+    pub players: Option<(Vec<String>, usize)>,
     pub reward_names: Vec<String>,
     pub nr_states: usize,
     pub nr_states_line: usize,
@@ -112,6 +120,8 @@ fn count(path: &Path, line: &Line) -> Result<usize> {
 
 fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> Result<Header> {
     let mut is_mdp = None;
+    let mut is_game = false;
+    let mut players: Option<(Vec<String>, usize)> = None;
     let mut reward_names = Vec::new();
     let (mut nr_states, mut nr_choices): (Option<(usize, usize)>, _) = (None, None);
     let mut placeholders = HashMap::new();
@@ -144,6 +154,7 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
             "@value_type:",
             "@parameters",
             "@reward_models",
+            "@players",
             "@nr_states",
             "@nr_choices",
         ];
@@ -155,14 +166,18 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                 is_mdp = Some(match arg {
                     "DTMC" => false,
                     "MDP" => true,
-                    other @ ("CTMC" | "Markov Automaton" | "MA" | "POMDP" | "S2PG" | "SMG") => {
+                    "SMG" => {
+                        is_game = true;
+                        true
+                    }
+                    other @ ("CTMC" | "Markov Automaton" | "MA" | "POMDP" | "S2PG") => {
                         return Err(err(format!(
-                            "model type {other} is not supported: kolmo reads DTMCs and MDPs"
+                            "model type {other} is not supported: kolmo reads DTMCs, MDPs and SMGs"
                         )));
                     }
                     other => {
                         return Err(err(format!(
-                            "unknown model type {}; expected DTMC or MDP",
+                            "unknown model type {}; expected DTMC, MDP or SMG",
                             quote(other)
                         )));
                     }
@@ -222,6 +237,23 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                 }
                 reward_names = r.text.split_whitespace().map(str::to_string).collect();
             }
+            "@players" => {
+                let r = next_line(key)?;
+                let mut names = HashSet::new();
+                if let Some(d) = r.text.split_whitespace().find(|n| !names.insert(*n)) {
+                    let message = format!("player {} is declared twice", quote(d));
+                    return Err(parse_error(path, r.number, column_of(r.text, d), message));
+                }
+                if let Some(d) = r.text.split_whitespace().find(|n| n.contains(['<', '>'])) {
+                    let message = format!("player name {} holds `<` or `>`", quote(d));
+                    return Err(parse_error(path, r.number, column_of(r.text, d), message));
+                }
+                let list: Vec<String> = r.text.split_whitespace().map(str::to_string).collect();
+                if list.is_empty() {
+                    return Err(parse_error(path, r.number, 1, "`@players` names no player"));
+                }
+                players = Some((list, line.number));
+            }
             "@nr_states" | "@nr_choices" => {
                 let c = next_line(key)?;
                 let counted = Some((count(path, &c)?, c.number));
@@ -238,6 +270,20 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                 let Some((nr_states, nr_states_line)) = nr_states else {
                     return Err(err("`@nr_states` must come before `@model`".into()));
                 };
+                if is_game && players.is_none() {
+                    return Err(err(
+                        "a game (`@type: SMG`) declares its players before `@model`: `@players` and a line of names; each `state` line then names its owner, `state 0 <name> ...`"
+                            .into(),
+                    ));
+                }
+                if !is_game && let Some((_, line)) = players {
+                    return Err(parse_error(
+                        path,
+                        line,
+                        1,
+                        "`@players` belongs to games (`@type: SMG`)",
+                    ));
+                }
                 let refuse = |message: String| Err(parse_error(path, nr_states_line, 1, message));
                 if nr_states == 0 {
                     return refuse("the model has no states".into());
@@ -250,6 +296,7 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                 }
                 return Ok(Header {
                     is_mdp,
+                    players,
                     reward_names,
                     nr_states,
                     nr_states_line,
@@ -374,10 +421,32 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     if !v.labels.contains_key("init") {
         labels.insert(0, ("init", &init));
     }
-    let (kind, m) = (if v.is_mdp { "MDP" } else { "DTMC" }, matrix.nrows());
+    if let Some(p) = v.players
+        && let Some(bad) = p
+            .names
+            .iter()
+            .find(|a| a.is_empty() || a.contains(char::is_whitespace) || a.contains(['<', '>']))
+    {
+        return Err(Error::arg(
+            "player name",
+            format!("{bad:?}: a DRN player name cannot be empty or hold white space, `<` or `>`"),
+        ));
+    }
+    let (kind, m) = (
+        match (v.is_mdp, v.players) {
+            (_, Some(_)) => "SMG",
+            (true, None) => "MDP",
+            (false, None) => "DTMC",
+        },
+        matrix.nrows(),
+    );
     let names = v.rewards.keys().cloned().collect::<Vec<_>>().join(" ");
+    let players = v
+        .players
+        .map(|p| format!("@players\n{}\n", p.names.join(" ")))
+        .unwrap_or_default();
     let header = format!(
-        "// Written by kolmo\n@type: {kind}\n@value_type: double\n@parameters\n\n@reward_models\n{names}\n@nr_states\n{n}\n@nr_choices\n{m}\n@model\n"
+        "// Written by kolmo\n@type: {kind}\n@value_type: double\n@parameters\n\n@reward_models\n{names}\n{players}@nr_states\n{n}\n@nr_choices\n{m}\n@model\n"
     );
     w.write_all(header.as_bytes())
         .map_err(io_error(Path::new("(DRN output)")))?;
@@ -401,6 +470,11 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         for s in states {
             out.push_str("state ");
             push_uint(out, s as u64);
+            if let Some(p) = v.players {
+                out.push_str(" <");
+                out.push_str(&p.names[p.owner[s] as usize]);
+                out.push('>');
+            }
             bracket(out, &mut rewards, &|i| state_rewards[i].map_or(0.0, |r| r[s]));
             for (label, set) in &labels {
                 if set.contains(s as StateId) {
@@ -573,6 +647,76 @@ mod tests {
         assert_eq!(a.reward_models(), b.reward_models());
         assert_eq!(a.action_names(), b.action_names());
         assert_eq!(a.names(), b.names());
+    }
+
+    /// A game: the players from `@players`, each state's owner from its `<name>`; written and
+    /// read back the same, in one chunk or many.
+    #[test]
+    fn games_read_and_write() {
+        let text = "@type: SMG\n@parameters\n\n@reward_models\nr\n@players\nalice bob\n@nr_states\n3\n@model\nstate 0 <alice> [1] init\n\taction safe [0]\n\t\t1 : 1\n\taction bold [2]\n\t\t2 : 1/2\n\t\t0 : 1/2\nstate 1 <bob> [0] \"a label\"\n\taction stay [0]\n\t\t1 : 1\nstate 2 < alice >\n\taction stay\n\t\t2 : 1\n";
+        let (model, _) = read_str(text).unwrap();
+        let Model::Mdp(m) = &model else {
+            panic!("not a game")
+        };
+        let p = m.players().expect("players");
+        assert_eq!(p.owner, [0, 1, 0]);
+        assert_eq!(p.names, ["alice", "bob"]);
+        assert!(same_in_chunks(text.as_bytes()).is_ok());
+        let mut out = Vec::new();
+        write(&model, &mut out).unwrap();
+        let written = String::from_utf8(out).unwrap();
+        assert!(
+            written.contains("@type: SMG") && written.contains("@players\nalice bob\n"),
+            "{written}"
+        );
+        assert!(written.contains("state 1 <bob> [0] \"a label\""), "{written}");
+        let (back, _) = read_str(&written).unwrap();
+        let Model::Mdp(b) = &back else { panic!() };
+        assert_eq!(b.players(), m.players());
+        assert_eq!(b.matrix(), m.matrix());
+        assert_eq!(b.reward_models(), m.reward_models());
+    }
+
+    #[test]
+    fn game_errors_name_the_line() {
+        let head = "@type: SMG\n@players\na b\n@nr_states\n1\n@model\n";
+        let cases: &[(&str, &str)] = &[
+            (
+                "@type: SMG\n@nr_states\n1\n@model\n",
+                "m.drn:4:1: a game (`@type: SMG`) declares its players",
+            ),
+            (
+                "@type: MDP\n@players\na\n@nr_states\n1\n@model\n",
+                "m.drn:2:1: `@players` belongs to games",
+            ),
+            (
+                "@type: SMG\n@players\na a\n",
+                "m.drn:3:3: player `a` is declared twice",
+            ),
+            (
+                "@type: SMG\n@players\n\n",
+                "m.drn:3:1: `@players` names no player",
+            ),
+            (
+                &format!("{head}state 0 init\n\taction x\n\t\t0 : 1\n"),
+                "m.drn:7:9: a game's state names the player",
+            ),
+            (
+                &format!("{head}state 0 <c> init\n\taction x\n\t\t0 : 1\n"),
+                "m.drn:7:10: no player `c` (@players declares a, b)",
+            ),
+            (&format!("{head}state 0 <a init\n"), "m.drn:7:9: `>` missing"),
+            (
+                "@type: MDP\n@nr_states\n1\n@model\nstate 0 <a> init\n\taction x\n\t\t0 : 1\n",
+                "m.drn:5:9: `<player>` on a state line belongs to games",
+            ),
+            ("@type: S2PG\n", "m.drn:1:1: model type S2PG is not supported"),
+        ];
+        for (text, expected) in cases {
+            let e = error(text);
+            assert!(e.contains(expected), "{text:?}\n got: {e}\nwant: {expected}");
+            assert_eq!(same_in_chunks(text.as_bytes()), Err(e));
+        }
     }
 
     #[test]

@@ -99,6 +99,8 @@ struct Parts {
     actions: RowNames,
     /// Whether some row's action name is not just its index (or `__NOLABEL__`).
     named: bool,
+    /// Per state of a game: its owner's index among the header's players.
+    owners: Vec<u32>,
 }
 
 impl Parts {
@@ -121,6 +123,7 @@ impl Parts {
         }
         self.actions.append(&c.actions);
         self.named |= c.named;
+        self.owners.append(&mut c.owners);
         self.states += c.states;
         self.rows += c.rows;
     }
@@ -270,7 +273,9 @@ impl Chunk {
     fn fast_state(&mut self, ctx: &Ctx, text: &str, start: usize) -> ChunkResult<Option<usize>> {
         let b = text.as_bytes();
         let i = skip_blanks(b, start);
-        if !(b[i..].starts_with(b"state") && matches!(b.get(i + 5), Some(b' ' | b'\t'))) {
+        if !(b[i..].starts_with(b"state") && matches!(b.get(i + 5), Some(b' ' | b'\t')))
+            || ctx.header.players.is_some()
+        {
             return Ok(None);
         }
         let j = skip_blanks(b, i + 5);
@@ -287,7 +292,7 @@ impl Chunk {
                 Some(q) => p = q,
                 None => return Ok(None),
             }
-        } else if matches!(b.get(p), Some(b'{' | b'!')) {
+        } else if matches!(b.get(p), Some(b'{' | b'!' | b'<')) {
             return Ok(None);
         }
         // The line is ASCII up to the number: its byte offset is its column.
@@ -414,6 +419,42 @@ impl Chunk {
             .map_err(|_| self.err_or(line, id, t, found()))?;
         self.begin_state(ctx, id_value, column_of(line, id))?;
         let mut rest = rest.trim_start();
+        match (&ctx.header.players, rest.strip_prefix('<')) {
+            (Some((names, _)), Some(inside)) => {
+                let Some(end) = inside.find('>') else {
+                    return Err(self.err(line, rest, "`>` missing after the player's name"));
+                };
+                let name = inside[..end].trim();
+                let Some(i) = names.iter().position(|n| n == name) else {
+                    let message = format!(
+                        "no player {} (@players declares {})",
+                        quote(name),
+                        names.join(", ")
+                    );
+                    return Err(self.err_or(line, name, rest, message));
+                };
+                if ctx.build {
+                    self.parts.owners.push(i as u32);
+                }
+                rest = inside[end + 1..].trim_start();
+            }
+            (Some(_), None) => {
+                return Err(self.err_or(
+                    line,
+                    rest,
+                    t,
+                    "a game's state names the player who moves there, after its number: `state 0 <name> ...`",
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(self.err(
+                    line,
+                    rest,
+                    "`<player>` on a state line belongs to games (`@type: SMG`)",
+                ));
+            }
+            (None, None) => {}
+        }
         let refused = match rest.as_bytes().first() {
             Some(b'{') => "observations `{..}` belong to POMDPs, which kolmo does not read",
             Some(b'!') => "exit rates `!..` belong to continuous-time models, which kolmo does not read",
@@ -885,7 +926,13 @@ pub(super) fn read_body<R: Read + Send>(
         notes.push("the action names of a DTMC are not kept".to_string());
     }
     let labels = (parts.labels.into_iter()).map(|(label, states)| (label, StateSet::from_states(n, states)));
-    let model = super::assemble(is_mdp, matrix, initial, labels, names, rewards, action_names)?;
+    let model = match (
+        super::assemble(is_mdp, matrix, initial, labels, names, rewards, action_names)?,
+        &header.players,
+    ) {
+        (Model::Mdp(m), Some((players, _))) => Model::Mdp(m.with_players(parts.owners, players.clone())?),
+        (model, _) => model,
+    };
     Ok((model, notes))
 }
 

@@ -48,6 +48,7 @@ const TOP_KEYS: &[&str] = &[
     "transitions",
     "labels",
     "rewards",
+    "players",
     "comment",
 ];
 /// Keys allowed in a reward model.
@@ -260,8 +261,10 @@ struct Reader<'de> {
     /// The last number token read and its value: model files repeat values.
     number_cache: (&'de str, f64),
     /// Where each top-level key was written.
-    seen: [Option<usize>; 7],
+    seen: [Option<usize>; 8],
     mdp: bool,
+    /// `"type": "smg"`, and where that value is.
+    game: Option<usize>,
     type_seen: bool,
     /// Whether the transitions were read as a chain's before any `"type"`.
     assumed_dtmc: bool,
@@ -271,8 +274,8 @@ struct Reader<'de> {
     transitions_at: usize,
     /// `"transitions"` kept to be read after the rest of the object.
     deferred: Option<Raw<'de>>,
-    /// `"initial"`, `"labels"`, `"rewards"`.
-    parts: [Option<Json<'de>>; 3],
+    /// `"initial"`, `"labels"`, `"rewards"`, `"players"`.
+    parts: [Option<Json<'de>>; 4],
 }
 
 impl<'de> Reader<'de> {
@@ -285,15 +288,16 @@ impl<'de> Reader<'de> {
             stop: None,
             locator: Locator::default(),
             number_cache: ("", 0.0),
-            seen: [None; 7],
+            seen: [None; 8],
             mdp: false,
+            game: None,
             type_seen: false,
             assumed_dtmc: false,
             states: None,
             transitions: None,
             transitions_at: 0,
             deferred: None,
-            parts: [None, None, None],
+            parts: [None, None, None, None],
         }
     }
 
@@ -537,7 +541,7 @@ impl<'de> Reader<'de> {
         let Some(mut t) = self.transitions.take() else {
             return Err(missing("transitions"));
         };
-        let [initial, labels, rewards] = std::mem::take(&mut self.parts);
+        let [initial, labels, rewards, players] = std::mem::take(&mut self.parts);
         let st = self.states();
         let initial = match &initial {
             None => vec![0],
@@ -558,6 +562,7 @@ impl<'de> Reader<'de> {
                 reward_models.push((m.key.clone(), self.reward_model(&m.value, &p, &t)?));
             }
         }
+        let owners = self.players(players.as_ref())?;
         let names = self.states.take().and_then(|st| st.names);
         // The matrix was validated row by row: the constructors only restate it.
         let model = super::assemble(
@@ -569,7 +574,61 @@ impl<'de> Reader<'de> {
             reward_models,
             t.action_names,
         )?;
+        let model = match (model, owners) {
+            (Model::Mdp(m), Some(p)) => Model::Mdp(m.with_players(p.owner, p.names)?),
+            (model, _) => model,
+        };
         Ok((model, std::mem::take(&mut t.notes)))
+    }
+
+    /// A game's `"players"`: `{ "name": [states...] }`, every state owned by exactly one player;
+    /// each state's owner (an index in the players' order as written) and the names. Required
+    /// with `"type": "smg"`, refused otherwise.
+    fn players(&self, node: Option<&Json<'de>>) -> Res<Option<crate::model::Players>, Stop> {
+        let Some(node) = node else {
+            return match self.game {
+                Some(at) => Err(Stop::Fault {
+                    at,
+                    message: "a game (\"type\": \"smg\") needs \"players\": { \"name\": [the states where that player chooses], ... }".into(),
+                }),
+                None => Ok(None),
+            };
+        };
+        let st = self.states();
+        if self.game.is_none() {
+            return Err(Stop::Error(
+                node.error(self.path, "\"players\" belongs to games: \"type\": \"smg\""),
+            ));
+        }
+        let members = st.object(node, "players", &[])?;
+        if members.is_empty() {
+            return Err(Stop::Error(
+                node.error(self.path, "players: a game needs at least one player"),
+            ));
+        }
+        let mut owner = vec![u32::MAX; st.n];
+        let mut names: Vec<String> = Vec::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            let p = key_path("players", &m.key);
+            for s in st.one_or_many(&m.value, &p)? {
+                let first = owner[s as usize];
+                if first != u32::MAX {
+                    let message = format!(
+                        "{p}: state {} is already owned by player \"{}\"; each state has one player",
+                        st.show(s),
+                        excerpt(&names[first as usize])
+                    );
+                    return Err(Stop::Error(m.value.error(self.path, message)));
+                }
+                owner[s as usize] = i as u32;
+            }
+            names.push(m.key.to_string());
+        }
+        if let Some(s) = owner.iter().position(|&o| o == u32::MAX) {
+            let message = format!("players: no player owns state {}", st.show(s as StateId));
+            return Err(Stop::Error(node.error(self.path, message)));
+        }
+        Ok(Some(crate::model::Players { owner, names }))
     }
 
     /// One reward model `{"state": ..., "action": ..., "transition": ...}`.
@@ -745,9 +804,15 @@ impl<'de> Part<'de> for TopPart {
                     r.mdp = match &*raw.string() {
                         "dtmc" if raw.is_string() => false,
                         "mdp" if raw.is_string() => true,
+                        "smg" if raw.is_string() => {
+                            r.game = Some(start);
+                            true
+                        }
                         _ => {
-                            let message =
-                                format!("type: expected \"dtmc\" or \"mdp\", found {}", raw.describe());
+                            let message = format!(
+                                "type: expected \"dtmc\", \"mdp\" or \"smg\", found {}",
+                                raw.describe()
+                            );
                             return Err(r.fail(start, message));
                         }
                     };
@@ -771,7 +836,10 @@ impl<'de> Part<'de> for TopPart {
                 "transitions" => r.deferred = Some(map.next_value()?),
                 key => {
                     let tree = map.next_value_seed(r.seed(start, TreePart { depth: 1 }))?;
-                    if let Some(i) = ["initial", "labels", "rewards"].iter().position(|k| *k == key) {
+                    if let Some(i) = ["initial", "labels", "rewards", "players"]
+                        .iter()
+                        .position(|k| *k == key)
+                    {
                         r.parts[i] = Some(tree);
                     }
                 }
@@ -1979,8 +2047,8 @@ pub(super) fn write_error(error: std::io::Error) -> Error {
 /// ([`write_states`]) and written in order.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] if two states have the same name, or two actions of one state do
-/// (JSON refers to them by name); [`Error::Io`] if `w` fails.
+/// [`Error::InvalidArgument`] if two states have the same name (JSON refers to them by name; the
+/// actions are written by number when two of one state share a name); [`Error::Io`] if `w` fails.
 pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     let View {
         matrix,
@@ -1990,9 +2058,14 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         action_names,
         rewards,
         is_mdp,
+        players,
         ..
     } = View::of(model);
-    let kind = if is_mdp { "mdp" } else { "dtmc" };
+    let kind = match (is_mdp, players) {
+        (_, Some(_)) => "smg",
+        (true, None) => "mdp",
+        (false, None) => "dtmc",
+    };
     let n = matrix.row_groups();
     if let Some(names) = names {
         let mut seen = HashMap::with_capacity(names.len());
@@ -2008,20 +2081,15 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             }
         }
     }
-    if let Some(actions) = action_names {
-        let choices = (0..n).flat_map(|g| matrix.group_rows(g).map(move |r| (g, r)));
-        let mut twice =
-            choices.filter(|&(g, r)| matrix.group_rows(g).any(|q| q < r && actions[q] == actions[r]));
-        if let Some((g, r)) = twice.next() {
-            return Err(Error::arg(
-                "model",
-                format!(
-                    "state {g} has two actions named \"{}\"; JSON needs distinct action names within a state",
-                    excerpt(&actions[r])
-                ),
-            ));
-        }
-    }
+    // JSON refers to actions by name within a state: names that repeat in a state (as the
+    // PRISM language's unlabelled commands give) are not written, the actions go by number.
+    let action_names = action_names.filter(|actions| {
+        !(0..n).any(|g| {
+            let rows = matrix.group_rows(g);
+            rows.clone()
+                .any(|r| rows.clone().any(|q| q < r && actions[q] == actions[r]))
+        })
+    });
     // A state as a value (its name, or its number) and as a key (its name, or its number in quotes).
     let state_ref = |out: &mut String, s: StateId| match names {
         Some(names) => push_json_string(out, &names[s as usize]),
@@ -2099,6 +2167,17 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
             push_json_string(&mut out, name);
             out.push_str(": ");
             states_list(&mut out, &mut set.iter());
+        }
+        out.push_str("\n  }");
+    }
+    if let Some(p) = players {
+        out.push_str(",\n  \"players\": {");
+        for (i, name) in p.names.iter().enumerate() {
+            new_line(&mut out, i == 0, "    ");
+            push_json_string(&mut out, name);
+            out.push_str(": ");
+            let owned = (0..n as StateId).filter(|&s| p.owner[s as usize] as usize == i);
+            states_list(&mut out, &mut owned.into_iter());
         }
         out.push_str("\n  }");
     }
@@ -2719,6 +2798,67 @@ mod tests {
         };
         assert_eq!(z.matrix(), x.matrix());
         assert!(z.action_names().is_none());
+    }
+
+    /// A game: owners from `"players"` (in the order written), the same after writing and
+    /// reading back, whatever the order of the keys; the errors of the players' part.
+    #[test]
+    fn games_read_write_and_errors() {
+        let game = r#"{"players": {"bob": "b", "alice": ["a", "c"]}, "type": "smg", "states": ["a", "b", "c"],
+            "transitions": {"a": {"go": {"b": 1}, "stay": {"a": 1}}, "b": {"x": {"c": 1}, "y": {"a": 1}}, "c": {"s": {"c": 1}}}}"#;
+        let model = read_str(game).unwrap();
+        let Model::Mdp(m) = &model else { panic!() };
+        let p = m.players().unwrap();
+        assert_eq!(
+            (p.owner.as_slice(), p.names.as_slice()),
+            (&[1, 0, 1][..], &["bob".to_string(), "alice".to_string()][..])
+        );
+        let mut out = Vec::new();
+        write(&model, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("\"type\": \"smg\"") && text.contains("\"bob\": [\"b\"]"),
+            "{text}"
+        );
+        let Model::Mdp(back) = read_str(&text).unwrap() else {
+            panic!()
+        };
+        assert_eq!(back.players(), m.players());
+        assert_eq!(back.matrix(), m.matrix());
+        let t = r#""transitions": {"0": [{"0": 1}], "1": [{"1": 1}]}"#;
+        for (text, want) in [
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}}}"#),
+                "m.json:1:10: a game (\"type\": \"smg\") needs \"players\"",
+            ),
+            (
+                format!(r#"{{"type": "mdp", "states": 2, {t}, "players": {{"a": [0, 1]}}}}"#),
+                "\"players\" belongs to games",
+            ),
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{"a": [0, 1], "b": 1}}}}"#),
+                "players.b: state 1 is already owned by player \"a\"",
+            ),
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{"a": 0}}}}"#),
+                "players: no player owns state 1",
+            ),
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{"a": 2}}}}"#),
+                "players.a",
+            ),
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{}}}}"#),
+                "a game needs at least one player",
+            ),
+            (
+                format!(r#"{{"type": "game", "states": 2, {t}}}"#),
+                "expected \"dtmc\", \"mdp\" or \"smg\"",
+            ),
+        ] {
+            let e = err(&text);
+            assert!(e.contains(want), "{text}\n got: {e}\nwant: {want}");
+        }
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //!
 //! | format | extension(s) | model kinds | holds |
 //! |---|---|---|---|
-//! | Storm DRN ([`Format::Drn`]) | `.drn` | DTMC, MDP | labels, state and action rewards |
+//! | Storm DRN ([`Format::Drn`]) | `.drn` | DTMC, MDP, SMG | labels, state and action rewards, players |
 //! | PRISM explicit ([`Format::Prism`]) | `.tra` (+ `.lab`, `.srew`, `.trew` beside it) | DTMC, MDP | labels, state and transition rewards |
-//! | kolmo JSON ([`Format::Json`]) | `.json` | DTMC, MDP | state names, labels, rewards, initial states |
+//! | kolmo JSON ([`Format::Json`]) | `.json` | DTMC, MDP, SMG | state names, labels, rewards, initial states, players |
 //! | dense CSV ([`Format::Csv`]) | `.csv` | DTMC | optional header of state names |
 //! | Matrix Market ([`Format::MatrixMarket`]) | `.mtx` | DTMC | the matrix only |
 //! | dense arrays ([`Format::Arrays`]) | `.json` with `"P"`/`"Q"`, or `.npy` pairs | MDP | MDPToolbox's P (A×S×S) or QuantEcon's Q (S×A×S), and R |
@@ -289,8 +289,9 @@ fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String> {
 ///
 /// # Errors
 /// [`Error::Write`] if a file cannot be written; [`Error::InvalidArgument`] if the format cannot
-/// hold the model (an MDP as CSV or Matrix Market; several reward models, none named `reward`, as
-/// arrays; arrays to a `.npy` path: they are written as JSON).
+/// hold the model (an MDP as CSV or Matrix Market; a game other than as DRN or JSON; several
+/// reward models, none named `reward`, as arrays; arrays to a `.npy` path: they are written as
+/// JSON).
 pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<PathBuf>> {
     // The writers report output errors as `Io` (without knowing the file): name the file here.
     let named = |e: Error| match e {
@@ -300,6 +301,18 @@ pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<Pat
         },
         other => other,
     };
+    if let Model::Mdp(m) = model
+        && m.players().is_some()
+        && !matches!(format, Format::Drn | Format::Json)
+    {
+        return Err(Error::arg(
+            "format",
+            format!(
+                "{}: a game's owners have a place only in DRN (.drn) and kolmo JSON (.json); this format would turn it into an MDP",
+                path.display()
+            ),
+        ));
+    }
     if format == Format::Prism {
         return prism::write(model, path).map_err(named);
     }
@@ -449,13 +462,15 @@ pub(crate) struct View<'a> {
     pub rewards: &'a BTreeMap<String, RewardModel>,
     pub is_mdp: bool,
     pub written: Option<&'a crate::model::Written>,
+    /// A game's players.
+    pub players: Option<&'a crate::model::Players>,
 }
 
 impl<'a> View<'a> {
     /// The view of `model`.
     pub fn of(model: &'a Model) -> Self {
         macro_rules! view {
-            ($m:expr, $action_names:expr, $is_mdp:expr) => {
+            ($m:expr, $action_names:expr, $is_mdp:expr, $players:expr) => {
                 Self {
                     matrix: $m.matrix(),
                     initial: $m.initial(),
@@ -465,12 +480,13 @@ impl<'a> View<'a> {
                     rewards: $m.reward_models(),
                     is_mdp: $is_mdp,
                     written: $m.written(),
+                    players: $players,
                 }
             };
         }
         match model {
-            Model::Dtmc(d) => view!(d, None, false),
-            Model::Mdp(m) => view!(m, m.action_names(), true),
+            Model::Dtmc(d) => view!(d, None, false, None),
+            Model::Mdp(m) => view!(m, m.action_names(), true, m.players()),
         }
     }
 }
