@@ -28,6 +28,13 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         bail!("no properties: give a property file after the model, or --prop 'P=? [F \"goal\"]'");
     }
     let runs = expand_constants(args.constants.as_deref().unwrap_or(""))?;
+    if args.strategy.is_some() && runs.len() > 1 {
+        return Err(kolmo::Error::arg(
+            "--strategy",
+            "one file holds one model's strategies: give single values to --const, not a range",
+        )
+        .into());
+    }
     let mut reports = Vec::new();
     let mut text = String::new();
     for (k, consts) in runs.iter().enumerate() {
@@ -137,6 +144,7 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Check
         fix_deadlocks: !args.no_fix_deadlocks,
         max_states: Some(args.max_states as usize),
         all_rewards: args.export.is_some(),
+        action_names: args.strategy.is_some(),
         options: CheckOptions {
             max_iterations: args.max_iterations,
             exact: args.exact,
@@ -160,6 +168,9 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Check
             kolmo::Error::InvalidArgument { message, .. } => kolmo::Error::arg("--export", message),
             other => other,
         })?;
+    }
+    if let Some(path) = &args.strategy {
+        write_strategies(&report, path)?;
     }
     let (n, transitions, initial) = match &report.model {
         Model::Dtmc(d) => (d.n(), d.matrix().nnz(), d.initial().len()),
@@ -228,11 +239,72 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Check
             for (s, a) in &r.printed {
                 say!(text, "  {:>10}  {}", names(*s), answer_plain(*a));
             }
+            if let Some(m) = r.first_move(&report.model) {
+                let who = m.player.as_deref().unwrap_or("the optimum");
+                let when = if r.strategy.as_ref().is_some_and(|st| st.memoryless) {
+                    ""
+                } else {
+                    " (with every step to go)"
+                };
+                say!(
+                    text,
+                    "  move     {who} chooses {} in the initial state {}{when}",
+                    m.action,
+                    m.state
+                );
+            }
             say!(text, "  method   {}", r.method);
             say!(text, "  time     {:.3} s", r.seconds);
         }
     }
     Ok(report)
+}
+
+/// `--strategy FILE`: one CSV row per state — its name, its player (games), and the action
+/// each property's strategy chooses there.
+fn write_strategies(report: &CheckReport, path: &Path) -> Result<()> {
+    let Model::Mdp(m) = &report.model else {
+        return Err(kolmo::Error::arg("--strategy", "a Markov chain has no choices, so no strategy").into());
+    };
+    let with: Vec<&PropertyResult> = report.results.iter().filter(|r| r.strategy.is_some()).collect();
+    if with.is_empty() {
+        return Err(kolmo::Error::arg(
+            "--strategy",
+            "none of the properties computes a strategy (P and R [F] do, unbounded or step-bounded; R [C], R [S] and huge step bounds do not)",
+        )
+        .into());
+    }
+    let mut header = vec!["state".to_string()];
+    if m.players().is_some() {
+        header.push("player".into());
+    }
+    header.extend(with.iter().map(|r| r.property.clone()));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let file = std::fs::File::create(path).map_err(|error| kolmo::Error::Write {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let write_error = |error| kolmo::Error::Write {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut csv = crate::output::Csv::new(std::io::BufWriter::new(file), &header).map_err(write_error)?;
+    for s in 0..m.n() as kolmo::StateId {
+        let mut row = Vec::with_capacity(header.len());
+        for (i, r) in with.iter().enumerate() {
+            let mv = r.strategy.as_ref().expect("filtered").move_at(m, s);
+            if i == 0 {
+                row.push(crate::output::csv_text(&mv.state));
+                if let Some(p) = &mv.player {
+                    row.push(crate::output::csv_text(p));
+                }
+            }
+            row.push(crate::output::csv_text(&mv.action));
+        }
+        csv.row(&row).map_err(write_error)?;
+    }
+    csv.finish().map_err(write_error)?;
+    Ok(())
 }
 
 fn answer_plain(a: Answer) -> String {

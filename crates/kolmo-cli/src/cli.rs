@@ -304,6 +304,11 @@ pub struct CheckArgs {
     /// .json, ...), e.g. for Storm to check the same model.
     #[arg(long, value_name = "FILE")]
     pub export: Option<PathBuf>,
+    /// Write the optimal strategies to FILE as CSV: a row per state (state, player, then for
+    /// each property that has one the action chosen there). Unbounded P and R [F] give
+    /// memoryless strategies; step-bounded ones the first move with every step to go.
+    #[arg(long, value_name = "FILE")]
+    pub strategy: Option<PathBuf>,
     /// Iteration limit of the MDP solvers (policy-improvement rounds, stages).
     #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_iterations: u64,

@@ -917,3 +917,66 @@ fn exported_rewards_have_no_negative_zero() {
         assert!(!text.contains("-0"), "{name}: {text}");
     }
 }
+
+/// `--strategy FILE` on a game: a CSV row per state with its player and each property's action
+/// (the JSON example of docs/model-json.md: Alice's best is the bold move, 0.4 by hand; Bob
+/// hinders), the report's first move, the JSON's `first_move`; refused for a chain and for
+/// properties without strategies, with exit 2 naming the flag.
+#[test]
+fn strategies_of_a_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = write(
+        dir.path(),
+        "game.json",
+        r#"{"type": "smg", "states": ["alice", "bob", "won", "lost"],
+            "transitions": {"alice": {"safe": {"bob": 1}, "bold": {"won": 0.4, "lost": 0.6}},
+                            "bob": {"help": {"won": 0.5, "alice": 0.5}, "hinder": {"lost": 0.5, "alice": 0.5}},
+                            "won": {"stay": {"won": 1}}, "lost": {"stay": {"lost": 1}}},
+            "labels": {"won": "won"}, "players": {"alice": ["alice", "won", "lost"], "bob": "bob"}}"#,
+    );
+    let csv = dir.path().join("s.csv");
+    let text = check_text(
+        &game,
+        &[
+            "--prop",
+            "<<alice>> Pmax=? [F \"won\"]",
+            "--prop",
+            "<<alice, bob>> Pmax=? [F \"won\"]",
+            "--strategy",
+            path(&csv),
+        ],
+    );
+    assert!(
+        text.contains("move     alice chooses bold in the initial state alice"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(
+        written,
+        "state,player,\"<<alice>> Pmax=? [F \"\"won\"\"]\",\"<<alice, bob>> Pmax=? [F \"\"won\"\"]\"\n\
+         alice,alice,bold,safe\nbob,bob,hinder,help\nwon,alice,stay,stay\nlost,alice,stay,stay\n"
+    );
+    let doc = check_json(&game, &["--prop", "<<alice>> Pmax=? [F \"won\"]"]);
+    assert_eq!(
+        doc["results"][0]["first_move"],
+        json!({"state": "alice", "player": "alice", "action": "bold"})
+    );
+    assert_eq!(doc["results"][0]["strategy"], "memoryless");
+    let v = doc["results"][0]["value"].as_f64().unwrap();
+    assert!((v - 0.4).abs() < 1e-12);
+    let chain = write(
+        dir.path(),
+        "c.json",
+        r#"{"states": 1, "transitions": {"0": {"0": 1}}}"#,
+    );
+    let e = refused(
+        &[path(&chain), "--prop", "P=? [F true]", "--strategy", path(&csv)],
+        2,
+    );
+    assert!(e.contains("--strategy") && e.contains("no choices"), "{e}");
+    let e = refused(&[path(&game), "--prop", "\"won\"", "--strategy", path(&csv)], 2);
+    assert!(
+        e.contains("--strategy") && e.contains("none of the properties"),
+        "{e}"
+    );
+}

@@ -227,6 +227,65 @@ fn reward_games_until_a_target() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The strategies `kolmo check` returns attain the values: with every state's owner playing its
+/// choice, the dice game (N = 10) becomes a Markov chain whose probability of "p1win" (and, with
+/// a reward of 1 per throw, whose expected throws until "done") is the game's value, within the
+/// bounds; the first move names player 1's action.
+#[test]
+fn strategies_attain_the_values() {
+    let dir = std::env::temp_dir().join(format!("kolmo-strategies-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(smgs().join("dice.prism")).unwrap()
+        + "\nrewards \"throws\"\n [toss1] true : 1;\n [toss2] true : 1;\nendrewards\n";
+    let game = dir.join("dice.prism");
+    std::fs::write(&game, &text).unwrap();
+    let props = [
+        "<<P1>> Pmax=? [ F \"p1win\" ]",
+        "<<P2>> R{\"throws\"}min=? [ F \"done\" ]",
+    ];
+    let r = check(&game, &props, "N=10").unwrap();
+    let kolmo::io::Model::Mdp(m) = &r.model else {
+        panic!("a game")
+    };
+    for (i, res) in r.results.iter().enumerate() {
+        let st = res.strategy.as_ref().expect("a strategy");
+        assert!(st.memoryless);
+        let rows: Vec<usize> = (0..m.n())
+            .map(|s| m.matrix().group_rows(s).start + st.choices[s] as usize)
+            .collect();
+        let chain = kolmo::model::Dtmc::new(m.matrix().select_rows(&rows), m.initial().to_vec()).unwrap();
+        let Answer::Number(v) = res.value else { panic!() };
+        let s0 = m.initial()[0] as usize;
+        let (got, bound) = if i == 0 {
+            let p = kolmo::analysis::reach_probability(&chain, m.label("p1win").unwrap()).unwrap();
+            (p.values[s0], p.error_bound)
+        } else {
+            let reward = m.reward_models()["throws"].expected_per_choice(m.matrix());
+            let per_state: Vec<f64> = rows.iter().map(|&row| reward[row]).collect();
+            let a = kolmo::analysis::AbsorbingChain::new(&chain, m.label("done").unwrap()).unwrap();
+            let (values, _, bound) = a.expected_reward(&per_state).unwrap();
+            (values[s0], bound)
+        };
+        assert!(
+            (got - v).abs() <= res.error_bound + bound + 1e-12,
+            "{}: the strategies give {got}, the value is {v}",
+            props[i]
+        );
+        let first = res.first_move(&r.model).unwrap();
+        assert_eq!(first.player.as_deref(), Some("P1"), "{}", props[i]);
+        assert!(
+            first.action.starts_with("toss1") || first.action.starts_with("choice"),
+            "{first:?}"
+        );
+    }
+    // P2 minimising the throws stops at once, P1 (opposing) throws all 10: 11.
+    let Answer::Number(v) = r.results[1].value else {
+        panic!()
+    };
+    assert!((v - 11.0).abs() < 1e-9, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Errors a game adds, each naming the place: a coalition on an MDP, a P without coalition on a
 /// game, an unknown player, a player number out of range, a state where two players can move, a
 /// module without a player.

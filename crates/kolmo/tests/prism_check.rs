@@ -300,6 +300,7 @@ fn check_exact(model: &Path, props: &[&str]) -> kolmo::Result<CheckReport> {
         fix_deadlocks: true,
         max_states: None,
         all_rewards: false,
+        action_names: false,
         options: CheckOptions {
             exact: true,
             ..CheckOptions::default()

@@ -122,6 +122,10 @@ pub struct PropertyResult {
     pub method: String,
     /// Wall-clock seconds it took.
     pub seconds: f64,
+    /// The choices attaining the value (MDPs and games, where the operator computes them: `P`
+    /// and `R [F]` unbounded (memoryless) and step-bounded (the first move); `None` for chains,
+    /// `R [C]`, `R [S]` and huge step bounds).
+    pub strategy: Option<Strategy>,
 }
 
 /// Checks every property of `file` (read from `text` at `path`) on `subject`, in order.
@@ -149,12 +153,14 @@ pub fn check_properties(
         arithmetic_bound: Cell::new(0.0),
         methods: std::cell::RefCell::new(Vec::new()),
         coalition: std::cell::RefCell::new(None),
+        strategy: std::cell::RefCell::new(None),
     };
     let scope = Scope::for_properties(file, text, path, context, &checker)?;
     let mut out = Vec::with_capacity(file.properties.len());
     for p in &file.properties {
         let start = Instant::now();
         checker.methods.borrow_mut().clear();
+        checker.strategy.replace(None);
         checker.arithmetic_bound.set(0.0);
         let outcome = checker.top(&scope, &p.expr)?;
         let written = text
@@ -200,6 +206,20 @@ struct Checker<'s, 'a> {
     methods: std::cell::RefCell<Vec<String>>,
     /// Inside `<<C>>` on a game: for each state, whether a player of the coalition owns it.
     coalition: std::cell::RefCell<Option<Vec<bool>>>,
+    /// The strategy of the operator evaluated last (the outermost one, when nested).
+    strategy: std::cell::RefCell<Option<Strategy>>,
+}
+
+/// The choices that attain an operator's value, one per state (MDPs and games; in a game, each
+/// state's owner's choice).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Strategy {
+    /// The choice in each state: an index among the state's choices (length `n`).
+    pub choices: Vec<u32>,
+    /// Whether the same choices attain the value at every visit (unbounded properties); else
+    /// they are the first move's, with all steps of a step-bounded property to go (later moves
+    /// depend on the steps left).
+    pub memoryless: bool,
 }
 
 impl OperatorHook for Checker<'_, '_> {
@@ -706,6 +726,8 @@ impl<'s, 'a> Checker<'s, 'a> {
             })
             .collect();
         let top = values.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        // The steps' choices are not the first move's with k steps to go: none recorded.
+        self.strategy.replace(None);
         Ok(Extrapolated {
             values,
             bound: bound + 4.0 * f64::EPSILON * top + self.steps_bound(extra, top),
@@ -973,6 +995,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     if self.options.exact {
                         return Err(Error::arg("--exact", "exact values of games are not offered yet"));
                     }
+                    self.memoryless(&s.policy);
                     // Values 0 and 1 exactly, by graph analysis: thresholds 0 and 1 decide on them.
                     let decided = qualitative.then(|| crate::game::qualitative(model, &maximiser, psi));
                     return Ok(Outcome::Numbers {
@@ -990,6 +1013,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     None
                 };
                 self.note(format!("{} reachability: {}", optimum_name(opt), s.method));
+                self.memoryless(&s.policy);
                 let decided = qualitative.then(|| {
                     let (yes, no, _) = match opt {
                         Optimum::Max => prob01_max(model, psi),
@@ -1038,7 +1062,22 @@ impl<'s, 'a> Checker<'s, 'a> {
                 &mut choices,
             ),
         }
+        if opt.is_some() {
+            // The latest step's choices: after k steps, the first move's with k to go.
+            self.strategy.replace(Some(Strategy {
+                choices,
+                memoryless: false,
+            }));
+        }
         out
+    }
+
+    /// Records `policy` as the strategy of the operator being evaluated (an MDP's or a game's).
+    fn memoryless(&self, policy: &[u32]) {
+        self.strategy.replace(Some(Strategy {
+            choices: policy.to_vec(),
+            memoryless: true,
+        }));
     }
 
     /// The bound of `k` steps of products on values at most `scale`: each step's rounding and
@@ -1459,7 +1498,10 @@ impl<'s, 'a> Checker<'s, 'a> {
         let (_, inside) = crate::graph::end_components(&zero, &all, &pos);
         let quiet = StateSet::from_states(n, (0..n).filter(|&s| !inside[s].is_empty()).map(|s| s as StateId));
         self.note("minimal total reward: until the end components of zero-reward choices");
-        self.reach_reward((name, rewards), &quiet, opt)
+        let outcome = self.reach_reward((name, rewards), &quiet, opt);
+        // Inside those end components the choices must keep to zero rewards: not recorded.
+        self.strategy.replace(None);
+        outcome
     }
 
     /// `Rmax [C]` of an MDP (non-negative per-choice rewards `r`): `+∞` wherever some policy can
@@ -1585,6 +1627,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     }
                     let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
                     let s = crate::game::total_reward_bounds(m, &maximiser, &r, target, &self.mdp_options())?;
+                    self.memoryless(&s.policy);
                     self.note(format!(
                         "{} expected reward until the target for the coalition: {}",
                         optimum_name(opt),
@@ -1598,6 +1641,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     });
                 }
                 let s = mdp::total_reward(m, &r, target, opt, &self.mdp_options())?;
+                self.memoryless(&s.policy);
                 self.note(format!(
                     "{} expected reward until the target: {}",
                     optimum_name(opt),
@@ -1947,6 +1991,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             printed,
             method,
             seconds: start.elapsed().as_secs_f64(),
+            strategy: self.strategy.borrow_mut().take(),
         }
     }
 }
@@ -2068,6 +2113,9 @@ pub struct CheckRequest {
     /// Build everything an export writes (PRISM-language models): every reward structure, not
     /// only those the properties use, and the MDP's action names.
     pub all_rewards: bool,
+    /// Name each choice of a PRISM-language MDP or game by its action (one more pass over the
+    /// states), for strategies; an export (`all_rewards`) names them anyway.
+    pub action_names: bool,
     /// How to check.
     pub options: CheckOptions,
 }
@@ -2165,7 +2213,7 @@ pub fn check_file(request: &CheckRequest) -> Result<CheckReport> {
                     fix_deadlocks: request.fix_deadlocks,
                     max_states: request.max_states,
                     exact: request.options.exact,
-                    action_names: request.all_rewards,
+                    action_names: request.all_rewards || request.action_names,
                     reward_structures: if request.all_rewards {
                         None
                     } else {
@@ -2451,6 +2499,18 @@ impl serde::Serialize for ResultJson<'_> {
         map.serialize_entry("exact", &r.exact)?;
         map.serialize_entry("method", &r.method)?;
         map.serialize_entry("seconds", &r.seconds)?;
+        if let Some(m) = r.first_move(self.model) {
+            map.serialize_entry("first_move", &m)?;
+            let memoryless = r.strategy.as_ref().is_some_and(|st| st.memoryless);
+            map.serialize_entry(
+                "strategy",
+                if memoryless {
+                    "memoryless"
+                } else {
+                    "first move of a step-bounded property"
+                },
+            )?;
+        }
         if r.initial_values.len() > 1 {
             map.serialize_entry("initial_values", &r.initial_values)?;
             if let Some(range) = r.range() {
@@ -2480,7 +2540,57 @@ impl serde::Serialize for ResultJson<'_> {
     }
 }
 
+/// One state's choice under a [`Strategy`], named for people.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Move {
+    /// The state's name (its variables' values for a PRISM model, else its number).
+    pub state: String,
+    /// In a game, the player who chooses there.
+    pub player: Option<String>,
+    /// The action's name, or `choice i` (numbered from 0 among the state's choices) when it
+    /// has none, both when other choices of the state share the name (`a (choice 1)`).
+    pub action: String,
+}
+
+impl Strategy {
+    /// The choice in state `s` of `model` (an MDP or a game; a chain has no choices), named.
+    #[must_use]
+    pub fn move_at(&self, model: &Mdp, s: StateId) -> Move {
+        let c = self.choices[s as usize];
+        let row = model.matrix().group_rows(s as usize).start + c as usize;
+        let group = model.matrix().group_rows(s as usize);
+        let action = match model.action_names() {
+            // A name the state's other choices share needs the number too.
+            Some(names) if !names[row].is_empty() => {
+                if group.clone().filter(|&q| names[q] == names[row]).count() > 1 {
+                    format!("{} (choice {c})", names[row])
+                } else {
+                    names[row].clone()
+                }
+            }
+            _ => format!("choice {c}"),
+        };
+        Move {
+            state: model.state_name(s),
+            player: model
+                .players()
+                .map(|p| p.names[p.owner[s as usize] as usize].clone()),
+            action,
+        }
+    }
+}
+
 impl PropertyResult {
+    /// The strategy's move in the (first) initial state of `model`, if the property has a
+    /// strategy and the model choices.
+    #[must_use]
+    pub fn first_move(&self, model: &Model) -> Option<Move> {
+        match (model, &self.strategy) {
+            (Model::Mdp(m), Some(st)) => Some(st.move_at(m, m.initial()[0])),
+            _ => None,
+        }
+    }
+
     /// The smallest and largest numeric value over the initial states, if any is a number.
     #[must_use]
     pub fn range(&self) -> Option<[f64; 2]> {

@@ -17,6 +17,7 @@ pub fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckR
         fix_deadlocks: true,
         max_states: None,
         all_rewards: false,
+        action_names: false,
         options: CheckOptions::default(),
     })
 }
