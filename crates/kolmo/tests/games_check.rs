@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::check;
+use common::{check, check_exact};
 use kolmo::check::Answer;
 use std::path::{Path, PathBuf};
 
@@ -283,6 +283,67 @@ fn strategies_attain_the_values() {
         panic!()
     };
     assert!((v - 11.0).abs() < 1e-9, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--exact` on games, each value certified in rationals: the card game's long-run value per
+/// move is ρ/2 with ρ = 1247820247/1766559075 (shared/cases/02-rps-3card.md), its total over 5
+/// rounds 15280/6561 (the built-in game's exact backward induction); game.prism's
+/// `<<p1>> Pmax=? [F t=1]` is 1/5 (its RESULT 0.2); the dice game's throws 11 and 2 (by hand,
+/// see `reward_games_until_a_target`), and `+∞` where the target may be missed.
+#[test]
+fn exact_game_values() {
+    let cards = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/models/rps-cards.prism");
+    let r = check_exact(
+        &cards,
+        &[
+            "<<alice>> R{\"score\"}max=? [ S ]",
+            "<<alice>> R{\"score\"}max=? [ C<=10 ]",
+        ],
+        "",
+    )
+    .unwrap();
+    assert_eq!(r.results[0].exact.as_deref(), Some("1247820247/3533118150"));
+    assert_eq!(r.results[1].exact.as_deref(), Some("15280/6561"));
+    let r = check_exact(
+        &smgs().join("game.prism"),
+        &["<<p1>> Pmax=? [ F t=1 ]", "<<p1>> Rmax=? [ F t=1 ]"],
+        "",
+    )
+    .unwrap();
+    assert_eq!(r.results[0].exact.as_deref(), Some("1/5"));
+    assert_eq!(r.results[1].exact.as_deref(), Some("inf"));
+    let dir = std::env::temp_dir().join(format!("kolmo-exact-games-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = dir.join("dice.prism");
+    std::fs::write(
+        &game,
+        std::fs::read_to_string(smgs().join("dice.prism")).unwrap()
+            + "\nrewards \"throws\"\n [toss1] true : 1;\n [toss2] true : 1;\nendrewards\n",
+    )
+    .unwrap();
+    let r = check_exact(
+        &game,
+        &[
+            "<<P1>> R{\"throws\"}max=? [F \"done\"]",
+            "<<P2>> R{\"throws\"}max=? [F \"done\"]",
+            "<<P1>> Pmax=? [ F \"p1win\" ]",
+        ],
+        "N=4",
+    )
+    .unwrap();
+    assert_eq!(r.results[0].exact.as_deref(), Some("5"));
+    assert_eq!(r.results[1].exact.as_deref(), Some("2"));
+    // The win probability is a fraction with a power of 6 below: within the certified interval.
+    let x = r.results[2].exact.clone().unwrap();
+    let (a, b) = x.split_once('/').unwrap();
+    let v = a.parse::<f64>().unwrap() / b.parse::<f64>().unwrap();
+    let f = check(&game, &["<<P1>> Pmax=? [ F \"p1win\" ]"], "N=4").unwrap();
+    assert!(
+        f.results[0].lower.unwrap() <= v && v <= f.results[0].upper.unwrap(),
+        "{x}"
+    );
+    assert!(b.parse::<u64>().unwrap() % 6 == 0, "{x}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

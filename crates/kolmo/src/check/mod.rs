@@ -500,7 +500,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let r: Vec<f64> = (0..self.n())
                     .map(|s| if set.contains(s as StateId) { 1.0 } else { 0.0 })
                     .collect();
-                let values = self.long_run(&RewardModel::from_state_rewards(r), opt)?;
+                let values = self.long_run(&RewardModel::from_state_rewards(r), None, opt)?;
                 self.bounded(scope, bound, values, e)
             }
             ExprKind::Time {
@@ -734,6 +734,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             taken,
             stride: period,
             gain: (lo / period as f64, hi / period as f64),
+            choices: lr.choices,
         })
     }
 
@@ -992,17 +993,21 @@ impl<'s, 'a> Checker<'s, 'a> {
                         optimum_name(opt),
                         s.method
                     ));
-                    if self.options.exact {
-                        return Err(Error::arg("--exact", "exact values of games are not offered yet"));
-                    }
                     self.memoryless(&s.policy);
+                    let exact = if self.options.exact {
+                        let v = crate::game::reach_exact(model, &maximiser, psi, &s.policy)?;
+                        self.note("exact: the strategies' chain solved in rationals, certified optimal at every state");
+                        Some(v.into_iter().map(Some).collect())
+                    } else {
+                        None
+                    };
                     // Values 0 and 1 exactly, by graph analysis: thresholds 0 and 1 decide on them.
                     let decided = qualitative.then(|| crate::game::qualitative(model, &maximiser, psi));
                     return Ok(Outcome::Numbers {
                         values: s.values,
                         bound: s.error_bound,
                         decided,
-                        exact: None,
+                        exact,
                     });
                 }
                 let s = mdp::reach_probability(model, psi, opt, &self.mdp_options())?;
@@ -1443,7 +1448,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     exact,
                 })
             }
-            RewardPath::LongRun => self.long_run(rewards, opt),
+            RewardPath::LongRun => self.long_run(rewards, self.exact_rewards(name)?, opt),
         }
     }
 
@@ -1622,9 +1627,6 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let r = rewards.expected_per_choice(m.matrix());
                 if let Some(mask) = self.coalition.borrow().as_deref() {
                     // A game: the coalition seeks `opt`, the others oppose it.
-                    if self.options.exact {
-                        return Err(Error::arg("--exact", "exact values of games are not offered yet"));
-                    }
                     let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
                     let s = crate::game::total_reward_bounds(m, &maximiser, &r, target, &self.mdp_options())?;
                     self.memoryless(&s.policy);
@@ -1633,11 +1635,20 @@ impl<'s, 'a> Checker<'s, 'a> {
                         optimum_name(opt),
                         s.method
                     ));
+                    let exact = match self.exact_rewards(name)? {
+                        Some(xr) => {
+                            self.note("exact: the strategies' chain solved in rationals, certified optimal at every state");
+                            Some(crate::game::total_reward_exact(
+                                m, &maximiser, &xr, target, &s.policy,
+                            )?)
+                        }
+                        None => None,
+                    };
                     return Ok(Outcome::Numbers {
                         values: s.values,
                         bound: s.error_bound,
                         decided: None,
-                        exact: None,
+                        exact,
                     });
                 }
                 let s = mdp::total_reward(m, &r, target, opt, &self.mdp_options())?;
@@ -1661,16 +1672,29 @@ impl<'s, 'a> Checker<'s, 'a> {
         }
     }
 
-    /// The long-run average reward per step, from every state.
-    fn long_run(&self, rewards: &RewardModel, opt: Option<Optimum>) -> Result<Outcome> {
-        if self.coalition.borrow().is_some() {
+    /// The long-run average reward per step, from every state; on a game with `--exact`, the gain
+    /// exactly from `exact_rewards` (one per choice).
+    fn long_run(
+        &self,
+        rewards: &RewardModel,
+        exact_rewards: Option<Vec<Rational>>,
+        opt: Option<Optimum>,
+    ) -> Result<Outcome> {
+        if let Some(mask) = self.coalition.borrow().clone() {
             // A game: the gain per step lies between the smallest and largest increment of
             // value iteration (the bracket holds for every state), asked to close.
-            if self.options.exact {
-                return Err(Error::arg("--exact", "exact values of games are not offered yet"));
-            }
             let r = rewards.expected_per_choice(self.matrix());
             let e = self.extrapolated(&r, u64::MAX / 4, opt)?;
+            let exact = match (exact_rewards, self.kind()) {
+                (Some(xr), Kind::Decision(m)) => {
+                    let maximiser: Vec<bool> =
+                        mask.iter().map(|&c| c == (opt == Some(Optimum::Max))).collect();
+                    let g = crate::game::long_run_exact(m, &maximiser, &xr, &e.choices)?;
+                    self.note("exact: the gain and bias of the strategies' chain in rationals, the optimality equation checked at every state");
+                    Some(vec![Some(g); self.n()])
+                }
+                _ => None,
+            };
             let (lo, hi) = e.gain;
             self.note(format!(
                 "long-run average of a game: the smallest and largest {}-step increment of {} bracket the gain of every state (Odoni 1969), after {} steps",
@@ -1682,7 +1706,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 values: vec![lo + (hi - lo) / 2.0; self.n()],
                 bound: (hi - lo) / 2.0 + f64::EPSILON * hi.abs(),
                 decided: None,
-                exact: None,
+                exact,
             });
         }
         match self.kind() {
@@ -2009,6 +2033,8 @@ struct Extrapolated {
     /// The bracket of the gain per step, `[min, max]` of the increments per step, widened by the
     /// rounding: every state's optimal gain lies in it.
     gain: (f64, f64),
+    /// The last value-iteration step's choices (stationary strategies to try for the gain).
+    choices: Vec<u32>,
 }
 
 fn optimum_name(o: Optimum) -> &'static str {

@@ -5,12 +5,14 @@
 //! ([`reach_value`]).
 
 mod bellman;
+mod exact;
 mod horizon;
 mod reach;
 mod strategy;
 
 pub use crate::mdp::{LongRun, LongRunOptions};
 pub use bellman::bellman;
+pub use exact::{long_run_exact, reach_exact, total_reward_exact};
 pub use horizon::{FiniteHorizon, finite_horizon, finite_horizon_exact, finite_horizon_strategy, long_run};
 pub use reach::{ReachGame, ReachOptions, reach_value};
 pub use strategy::{qualitative, reach_bounds, total_reward_bounds};

@@ -357,7 +357,11 @@ pub fn qualitative(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (StateSe
 /// [`qualitative`], and a strategy of the maximiser that reaches the target almost surely from
 /// every state of `yes` whatever the minimiser does (a choice inside `yes` that may step closer
 /// to the target in the attractor's order; choice 0 elsewhere).
-fn qualitative_strategy(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (StateSet, StateSet, Vec<u32>) {
+pub(super) fn qualitative_strategy(
+    mdp: &Mdp,
+    maximiser: &[bool],
+    target: &StateSet,
+) -> (StateSet, StateSet, Vec<u32>) {
     let n = mdp.n();
     let m = mdp.matrix();
     let mut strategy = vec![0u32; n];
@@ -438,7 +442,7 @@ fn qualitative_strategy(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> (St
 
 /// The MDP left when the states where `keep(s)` is `Some(c)` are restricted to their choice `c`
 /// (the other states keep all theirs), and the original row of each of its rows.
-fn fixed(mdp: &Mdp, keep: impl Fn(usize) -> Option<u32>) -> Result<(Mdp, Vec<usize>)> {
+pub(super) fn fixed(mdp: &Mdp, keep: impl Fn(usize) -> Option<u32>) -> Result<(Mdp, Vec<usize>)> {
     let m = mdp.matrix();
     let n = mdp.n();
     let mut b = CsrBuilder::new(n);
@@ -549,7 +553,18 @@ mod tests {
                 v.iter().map(Scalar::to_f64).collect()
             });
             let (yes, no) = qualitative(&mdp, &maximiser, &target);
+            // Exact: from the strategies found, and from choice 0 everywhere (exact rounds).
+            let exact = crate::game::reach_exact(&mdp, &maximiser, &target, &got.policy).unwrap();
+            let from_zero = crate::game::reach_exact(&mdp, &maximiser, &target, &vec![0; n]);
             for (s, &best) in value.iter().enumerate() {
+                assert!(
+                    (Scalar::to_f64(&exact[s]) - best).abs() < 1e-12,
+                    "seed {seed} state {s}: exact {} against {best}",
+                    exact[s]
+                );
+                if let Ok(z) = &from_zero {
+                    assert_eq!(z[s], exact[s], "seed {seed} state {s}: from zero");
+                }
                 assert!(
                     (got.values[s] - best).abs() <= got.error_bound + 1e-12,
                     "seed {seed} state {s}: {} ± {} against {best}",
@@ -598,7 +613,24 @@ mod tests {
                     .map(|x| x.as_ref().map_or(f64::INFINITY, Scalar::to_f64))
                     .collect()
             });
+            let exact_rewards: Vec<Rational> = rewards
+                .iter()
+                .map(|&r| <Rational as Scalar>::from_f64(r))
+                .collect();
+            let exact =
+                crate::game::total_reward_exact(&mdp, &maximiser, &exact_rewards, &target, &got.policy)
+                    .unwrap();
+            let from_zero =
+                crate::game::total_reward_exact(&mdp, &maximiser, &exact_rewards, &target, &vec![0; n]);
             for (s, &best) in value.iter().enumerate() {
+                let x = exact[s].as_ref().map_or(f64::INFINITY, Scalar::to_f64);
+                assert!(
+                    x == best || (x - best).abs() < 1e-12,
+                    "seed {seed} state {s}: exact {x} against {best}"
+                );
+                if let Ok(z) = &from_zero {
+                    assert_eq!(z[s], exact[s], "seed {seed} state {s}: from zero");
+                }
                 if best.is_infinite() {
                     assert_eq!(got.values[s], best, "seed {seed} state {s}");
                 } else {

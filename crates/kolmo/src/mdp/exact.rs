@@ -23,7 +23,7 @@ pub(super) fn exact_parts(mdp: &Mdp, rewards: &[Rational]) -> Result<CsrMatrix<R
 
 /// The Markov chain of `mdp` under the stationary policy choosing `rows` (one row per state),
 /// carrying the exact probabilities of those rows from `p` as its values as written.
-fn policy_chain(mdp: &Mdp, p: &CsrMatrix<Rational>, rows: &[usize]) -> Result<Dtmc> {
+pub(crate) fn policy_chain(mdp: &Mdp, p: &CsrMatrix<Rational>, rows: &[usize]) -> Result<Dtmc> {
     let probabilities = p.select_rows(rows).as_parts().2.to_vec();
     Dtmc::new(mdp.matrix().select_rows(rows), mdp.initial().to_vec())?.with_written(Written {
         probabilities,

@@ -18,6 +18,7 @@ mod total;
 
 pub use average::{average, bias};
 pub use discounted::{discounted, discounted_exact};
+pub(crate) use exact::policy_chain;
 pub use exact::{reach_probability_exact, total_reward_exact};
 pub use horizon::{
     HorizonSolution, MAX_HORIZON_WORK, MAX_STORED_DECISIONS, finite_horizon, finite_horizon_exact,

@@ -7,6 +7,29 @@ use std::path::{Path, PathBuf};
 
 /// `kolmo check MODEL --prop P... --const CONSTS` with the defaults (deadlocks fixed).
 pub fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckReport> {
+    check_with(model, props, consts, CheckOptions::default())
+}
+
+/// [`check`] with `--exact`.
+#[allow(dead_code)]
+pub fn check_exact(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckReport> {
+    check_with(
+        model,
+        props,
+        consts,
+        CheckOptions {
+            exact: true,
+            ..CheckOptions::default()
+        },
+    )
+}
+
+fn check_with(
+    model: &Path,
+    props: &[&str],
+    consts: &str,
+    options: CheckOptions,
+) -> kolmo::Result<CheckReport> {
     check_file(&CheckRequest {
         model: model.to_path_buf(),
         properties: props
@@ -18,7 +41,7 @@ pub fn check(model: &Path, props: &[&str], consts: &str) -> kolmo::Result<CheckR
         max_states: None,
         all_rewards: false,
         action_names: false,
-        options: CheckOptions::default(),
+        options,
     })
 }
 
