@@ -182,6 +182,12 @@ pub enum Method {
         /// Rounds of improvement.
         rounds: u64,
     },
+    /// Maximal total reward over all time: `+∞` where an end component that earns can be
+    /// reached, elsewhere end components collapsed, each with a choice to stop.
+    TotalOverEndComponents {
+        /// How the collapsed model's total reward was solved.
+        inner: Box<Method>,
+    },
     /// Total reward in an MDP: policy iteration from an attractor policy.
     AttractorPolicyIteration {
         /// How the last policy was evaluated.
@@ -290,6 +296,10 @@ impl fmt::Display for Method {
                 f,
                 "strategy iteration from both sides ({rounds} round{}): each side's strategy fixed, the other's best response by the certified MDP solver; the value between the two",
                 if *rounds == 1 { "" } else { "s" }
+            ),
+            Self::TotalOverEndComponents { inner } => write!(
+                f,
+                "+inf where an end component that earns can be reached; elsewhere end components collapsed with a choice to stop, then {inner}"
             ),
             Self::AttractorPolicyIteration { evaluation } => {
                 write!(

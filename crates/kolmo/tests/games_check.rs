@@ -221,6 +221,16 @@ fn reward_games_until_a_target() {
         let m = value(&mdp, &format!("R{{\"throws\"}}{mdp_opt}=? [F \"done\"]"));
         within(g, m.0, &format!("{coalition} {opt}"));
     }
+    // Over all time, and until "p1win" keeping what was earned if it is missed (Fc): the
+    // throws stop at "done" either way, so both are the same totals, 11 and 2.
+    for (prop, want) in [
+        ("<<P1>> R{\"throws\"}max=? [C]", 11.0),
+        ("<<P2>> R{\"throws\"}max=? [C]", 2.0),
+        ("<<P1>> R{\"throws\"}max=? [Fc \"p1win\"]", 11.0),
+        ("<<P1>> R{\"throws\"}min=? [Fc \"p1win\"]", 2.0),
+    ] {
+        within(value(&game, prop), want, prop);
+    }
     // "p1win" is missed whenever P2 throws at least P1's number: P1 cannot force it, so +∞.
     let (v, _, _) = value(&game, "<<P1>> R{\"throws\"}min=? [F \"p1win\"]");
     assert_eq!(v, f64::INFINITY);

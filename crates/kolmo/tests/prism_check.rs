@@ -6,7 +6,7 @@
 mod common;
 
 use common::check;
-use kolmo::check::{Answer, CheckOptions, CheckReport, CheckRequest, check_file};
+use kolmo::check::{Answer, CheckReport};
 use std::path::{Path, PathBuf};
 
 fn suite() -> PathBuf {
@@ -290,22 +290,7 @@ fn the_seed_models_agree_with_their_commands() {
 }
 
 fn check_exact(model: &Path, props: &[&str]) -> kolmo::Result<CheckReport> {
-    check_file(&CheckRequest {
-        model: model.to_path_buf(),
-        properties: props
-            .iter()
-            .map(|p| (PathBuf::from("--prop"), (*p).to_string()))
-            .collect(),
-        constants: Vec::new(),
-        fix_deadlocks: true,
-        max_states: None,
-        all_rewards: false,
-        action_names: false,
-        options: CheckOptions {
-            exact: true,
-            ..CheckOptions::default()
-        },
-    })
+    common::check_exact(model, props, "")
 }
 
 /// `--exact`: the model's numbers evaluated as rationals (1/3 stays 1/3, 0.1 is 1/10), and the
@@ -572,4 +557,76 @@ fn cumulative_reward_over_billions_of_steps_is_bracketed() {
     assert!(c.lower.unwrap() <= v && v <= c.upper.unwrap(), "{c:?}");
     assert!(c.upper.unwrap() - c.lower.unwrap() < 1e-3, "{c:?}");
     assert!(c.method.contains("bracketed"), "{}", c.method);
+}
+
+/// PRISM-games' reward variants on a chain, by hand: from s0 a step earning 1 loops back with
+/// 1/2, reaches the target s1 with 1/4 and the sink s2 with 1/4. The steps spent in s0 are
+/// geometric with mean 2 and independent of where the chain leaves to, so `F0` (a path that
+/// misses the target earns nothing) is 2 · 1/2 = 1, `Fc` (it keeps what it earned) is 2, `F`
+/// is +∞ (the target may be missed); with the sink earning 1 per step, `Fc` is +∞ and `F0`
+/// still 1. `Fc` equals `C` once the target is absorbing, and F0 ≤ Fc.
+#[test]
+fn reward_variants_f0_and_fc_on_a_chain() {
+    let (_dir, path) = model(
+        "dtmc
+module m
+  s : [0..2] init 0;
+  [] s=0 -> 1/2:(s'=0) + 1/4:(s'=1) + 1/4:(s'=2);
+  [] s>0 -> true;
+endmodule
+rewards \"r\"
+  s=0 : 1;
+endrewards
+rewards \"sink\"
+  s=0 | s=2 : 1;
+endrewards
+",
+    );
+    let props = [
+        "R{\"r\"}=? [F0 s=1]",
+        "R{\"r\"}=? [Fc s=1]",
+        "R{\"r\"}=? [F s=1]",
+        "R{\"sink\"}=? [Fc s=1]",
+        "R{\"sink\"}=? [F0 s=1]",
+    ];
+    let r = check(&path, &props, "").unwrap();
+    let want = [1.0, 2.0, f64::INFINITY, f64::INFINITY, 1.0];
+    for (i, w) in want.iter().enumerate() {
+        let v = number(&r, i);
+        assert!(
+            v == *w || (v - w).abs() <= r.results[i].error_bound + 1e-12,
+            "{}: {v} against {w}",
+            props[i]
+        );
+        if w.is_finite() {
+            let (lo, hi) = (r.results[i].lower.unwrap(), r.results[i].upper.unwrap());
+            assert!(lo <= *w && *w <= hi, "{}: [{lo}, {hi}]", props[i]);
+        }
+    }
+    // On an MDP, F0 is refused with the reason; Fc is the total with the target absorbing.
+    let (_dir2, mdp) = model(
+        "mdp
+module m
+  s : [0..2] init 0;
+  [a] s=0 -> 1/2:(s'=0) + 1/4:(s'=1) + 1/4:(s'=2);
+  [b] s=0 -> (s'=2);
+  [] s>0 -> true;
+endmodule
+rewards
+  [a] true : 1;
+  [b] true : 5;
+endrewards
+",
+    );
+    let e = check(&mdp, &["Rmax=? [F0 s=1]"], "").unwrap_err().to_string();
+    assert!(e.contains("F0") && e.contains("Markov chains only"), "{e}");
+    // Max: take b at once (5) rather than loop on a (2 then, with 1/2, b later: 2·... < 5).
+    // From s0 under "a until leaving" the total is 2; choosing b gives 5; mixing: v = max(1 +
+    // v/2, 5) = 5. Min: a (the b alternative costs 5): v = 1 + v/2 → 2.
+    let r = check(&mdp, &["Rmax=? [Fc s=1]", "Rmin=? [Fc s=1]"], "").unwrap();
+    assert!(
+        (number(&r, 0) - 5.0).abs() < 1e-9 && (number(&r, 1) - 2.0).abs() < 1e-9,
+        "{:?}",
+        r.results
+    );
 }

@@ -319,6 +319,11 @@ pub enum PathKind {
 pub enum RewardPath {
     /// `F φ`: until φ is reached (+∞ where it may be missed).
     Reach(Box<Expr>),
+    /// PRISM-games' `F0 φ`: until φ is reached, a path that never reaches it earning 0.
+    ReachOrZero(Box<Expr>),
+    /// PRISM-games' `Fc φ`: until φ is reached, a path that never reaches it earning all it
+    /// accumulates (possibly +∞).
+    ReachOrTotal(Box<Expr>),
     /// `C<=k`: over the first `k` steps.
     Cumulative(Box<Expr>),
     /// `C`: over all time.

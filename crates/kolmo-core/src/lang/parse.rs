@@ -1150,6 +1150,15 @@ impl<'a> Parser<'a> {
                 }
                 Ok(RewardPath::Reach(Box::new(self.expr()?)))
             }
+            Some(k @ ("F0" | "Fc")) => {
+                self.bump();
+                let target = Box::new(self.expr()?);
+                Ok(if k == "F0" {
+                    RewardPath::ReachOrZero(target)
+                } else {
+                    RewardPath::ReachOrTotal(target)
+                })
+            }
             Some("C") => {
                 self.bump();
                 if self.eat(&Token::Le) {
@@ -1172,7 +1181,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(RewardPath::LongRun)
             }
-            _ => Err(self.error_here("F, C<=k, C, I=k or S inside R [...]")),
+            _ => Err(self.error_here("F, F0, Fc, C<=k, C, I=k or S inside R [...]")),
         }
     }
 

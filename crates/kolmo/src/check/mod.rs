@@ -402,20 +402,6 @@ impl<'s, 'a> Checker<'s, 'a> {
         }
     }
 
-    /// Inside a coalition on a game: refuses an operator not yet solved for games, naming the
-    /// place.
-    fn not_for_games(&self, scope: &Scope<'_>, span: Span, what: &str) -> Result<()> {
-        if self.coalition.borrow().is_some() {
-            return Err(scope.error(
-                span,
-                format!(
-                    "{what} is not yet solved for games (rPATL here: P with F, G, X, U and their step bounds; R with F, C<=k, I=k and S)"
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     /// The optimum of an operator on this model: chains have none; MDPs need one (`Pmin=?`), or
     /// take it from the bound (`P>=p`: every policy, so the minimum); on a game, the coalition's.
     fn optimum(
@@ -1314,9 +1300,6 @@ impl<'s, 'a> Checker<'s, 'a> {
         opt: Option<Optimum>,
         span: Span,
     ) -> Result<Outcome> {
-        if matches!(path, RewardPath::Total) {
-            self.not_for_games(scope, span, "R with C")?;
-        }
         match path {
             RewardPath::Reach(target) => {
                 let target = self.state_set(scope, target)?;
@@ -1417,182 +1400,185 @@ impl<'s, 'a> Checker<'s, 'a> {
                 })
             }
             RewardPath::Total => {
-                let d = match self.kind() {
-                    Kind::Chain(d) => d,
-                    Kind::Decision(m) => return self.total_mdp(scope, m, (name, rewards), opt, span),
-                };
-                // The total is finite exactly where the chain settles, almost surely, in closed
-                // classes that earn nothing: the expected reward until those.
-                let r = rewards.expected_per_choice(d.matrix());
-                let cls = classes(d.matrix());
-                let quiet = StateSet::from_states(
-                    self.n(),
-                    cls.closed()
-                        .filter(|c| c.states.iter().all(|&s| r[s as usize] == 0.0))
-                        .flat_map(|c| c.states.iter().copied()),
+                let r = rewards.expected_per_choice(self.matrix());
+                let xr = self.exact_rewards(name)?;
+                match self.kind() {
+                    Kind::Chain(d) => self.total_chain(d, &r, xr),
+                    Kind::Decision(m) => {
+                        if r.iter().any(|x| *x < 0.0) {
+                            return Err(
+                                scope.error(span, "R [C] of an MDP needs non-negative rewards".into())
+                            );
+                        }
+                        self.total_decision(m, &r, xr, opt)
+                    }
+                }
+            }
+            RewardPath::ReachOrTotal(target) => {
+                // Fc φ: the total over all time once φ is made absorbing and earns nothing.
+                let target = self.state_set(scope, target)?;
+                let r = rewards.expected_per_choice(self.matrix());
+                let r: Vec<f64> = (0..self.n())
+                    .flat_map(|s| {
+                        let stop = target.contains(s as StateId);
+                        let rows = self.matrix().group_rows(s);
+                        let r = &r;
+                        rows.take(if stop { 1 } else { usize::MAX })
+                            .map(move |row| if stop { 0.0 } else { r[row] })
+                    })
+                    .collect();
+                let absorbing = absorbing_where(self.matrix(), &target, 1.0);
+                self.note(
+                    "Fc: the target made absorbing, earning nothing there; then the total over all time",
                 );
-                let chain = AbsorbingChain::new(d, &quiet)?;
-                let (values, _, bound) = chain.expected_reward(&r)?;
-                self.note(format!(
-                    "total reward until a closed class that earns nothing: {}",
-                    chain.method()
-                ));
-                let exact = match self.exact_rewards(name)? {
-                    Some(xr) => Some(crate::analysis::exact::expected_reward_exact(d, &quiet, &xr)?),
-                    None => None,
+                match self.kind() {
+                    Kind::Chain(d) => {
+                        self.total_chain(&Dtmc::new(absorbing, d.initial().to_vec())?, &r, None)
+                    }
+                    Kind::Decision(m) => {
+                        if r.iter().any(|x| *x < 0.0) {
+                            return Err(scope.error(
+                                span,
+                                "R [Fc] of an MDP or a game needs non-negative rewards".into(),
+                            ));
+                        }
+                        self.total_decision(&Mdp::new(absorbing, m.initial().to_vec())?, &r, None, opt)
+                    }
+                }
+            }
+            RewardPath::ReachOrZero(target) => {
+                let target = self.state_set(scope, target)?;
+                let Kind::Chain(d) = self.kind() else {
+                    return Err(scope.error(
+                        span,
+                        "R [F0 ...] is offered for Markov chains only: on an MDP or a game the best strategy may trade reaching the target against earning on the way, and needs memory (use F or Fc)".into(),
+                    ));
                 };
-                Ok(Outcome::Numbers {
-                    values,
-                    bound,
-                    decided: None,
-                    exact,
-                })
+                self.reach_or_zero(d, rewards, &target)
             }
             RewardPath::LongRun => self.long_run(rewards, self.exact_rewards(name)?, opt),
         }
     }
 
-    /// `Rmin [C]` of an MDP (non-negative rewards): the total is finite exactly where a policy
-    /// settles, almost surely, in an end component whose choices earn nothing, so it is the
-    /// minimal expected reward until the states of such end components (those of the sub-MDP of
-    /// zero-reward choices; de Alfaro 1997, Baier & Katoen Algorithm 47 for the decomposition).
-    /// `Rmax [C]`: see [`total_max`](Self::total_max).
-    fn total_mdp(
-        &self,
-        scope: &Scope<'_>,
-        m: &Mdp,
-        (name, rewards): (Option<&str>, &RewardModel),
-        opt: Option<Optimum>,
-        span: Span,
-    ) -> Result<Outcome> {
-        let n = self.n();
-        let matrix = m.matrix();
-        let r = rewards.expected_per_choice(matrix);
-        if r.iter().any(|x| *x < 0.0) {
-            return Err(scope.error(span, "R [C] of an MDP needs non-negative rewards".into()));
-        }
-        if opt == Some(Optimum::Max) {
-            return self.total_max(m, &r);
-        }
-        // The zero-reward choices (a state without one leaves to an extra sink state).
-        let mut b = CsrBuilder::new(n + 1);
-        for g in 0..n {
-            if g > 0 {
-                b.new_row_group();
-            }
-            let mut any = false;
-            for row in matrix.group_rows(g).filter(|&row| r[row] == 0.0) {
-                let (cols, vals) = matrix.row(row);
-                for (&c, &v) in cols.iter().zip(vals) {
-                    b.add(c, v);
-                }
-                b.finish_row();
-                any = true;
-            }
-            if !any {
-                b.add(n as StateId, 1.0);
-                b.finish_row();
-            }
-        }
-        let zero = b.build();
-        let all: Vec<StateId> = (0..n as StateId).collect();
-        // Positions among the candidates; the sink is not one.
-        let pos: Vec<u32> = (0..=n as u32)
-            .map(|s| if s < n as u32 { s } else { u32::MAX })
-            .collect();
-        let (_, inside) = crate::graph::end_components(&zero, &all, &pos);
-        let quiet = StateSet::from_states(n, (0..n).filter(|&s| !inside[s].is_empty()).map(|s| s as StateId));
-        self.note("minimal total reward: until the end components of zero-reward choices");
-        let outcome = self.reach_reward((name, rewards), &quiet, opt);
-        // Inside those end components the choices must keep to zero rewards: not recorded.
-        self.strategy.replace(None);
-        outcome
-    }
-
-    /// `Rmax [C]` of an MDP (non-negative per-choice rewards `r`): `+∞` wherever some policy can
-    /// reach a maximal end component with a choice inside it that earns (it can loop there
-    /// forever); elsewhere every end component earns nothing inside, and collapsing each into one
-    /// node that may leave by an exiting choice or stop (a choice to a sink that earns 0) leaves a
-    /// model where every policy reaches the sink: the maximal expected reward until the sink
-    /// (Baier & Katoen §10.6 for the decomposition; the same quotient as the long-run average's).
-    fn total_max(&self, m: &Mdp, r: &[f64]) -> Result<Outcome> {
-        let n = self.n();
-        let matrix = m.matrix();
-        let all: Vec<StateId> = (0..n as StateId).collect();
-        let (node, inside) = crate::graph::end_components(matrix, &all, &all);
-        let earning = StateSet::from_states(
-            n,
-            (0..n)
-                .filter(|&s| inside[s].iter().any(|&row| r[row] > 0.0))
-                .map(|s| s as StateId),
+    /// `R [C]` of a chain (`r` per state): the total is finite exactly where the chain settles,
+    /// almost surely, in closed classes that earn nothing: the expected reward until those.
+    fn total_chain(&self, d: &Dtmc, r: &[f64], exact_rewards: Option<Vec<Rational>>) -> Result<Outcome> {
+        let cls = classes(d.matrix());
+        let quiet = StateSet::from_states(
+            d.n(),
+            cls.closed()
+                .filter(|c| c.states.iter().all(|&s| r[s as usize] == 0.0))
+                .flat_map(|c| c.states.iter().copied()),
         );
-        let infinite = crate::graph::backward_reachable(matrix, &earning, None);
-        let finite: Vec<usize> = (0..n).filter(|&s| !infinite.contains(s as StateId)).collect();
-        // The quotient over the finite states: a node per end component (or state), then the sink.
-        let mut id = vec![u32::MAX; n];
-        let mut nodes: Vec<u32> = Vec::new();
-        let mut members: Vec<Vec<usize>> = Vec::new();
-        for &s in &finite {
-            let x = node[s];
-            let k = match nodes.iter().position(|&y| y == x) {
-                Some(k) => k,
-                None => {
-                    nodes.push(x);
-                    members.push(Vec::new());
-                    nodes.len() - 1
-                }
-            };
-            id[s] = k as u32;
-            members[k].push(s);
-        }
-        let sink = nodes.len() as StateId;
-        let mut b = CsrBuilder::new(nodes.len() + 1);
-        let mut rewards = Vec::new();
-        for (k, list) in members.iter().enumerate() {
-            if k > 0 {
-                b.new_row_group();
-            }
-            for &s in list {
-                for row in matrix.group_rows(s) {
-                    if inside[s].contains(&row) {
-                        continue;
-                    }
-                    let (cols, vals) = matrix.row(row);
-                    for (&t, &p) in cols.iter().zip(vals) {
-                        b.add(id[t as usize], p);
-                    }
-                    b.finish_row();
-                    rewards.push(r[row]);
-                }
-            }
-            // Stop: stay in the end component forever, earning nothing more.
-            b.add(sink, 1.0);
-            b.finish_row();
-            rewards.push(0.0);
-        }
-        b.new_row_group();
-        b.add(sink, 1.0);
-        b.finish_row();
-        rewards.push(0.0);
-        let quotient = Mdp::new(b.build(), vec![sink])?;
-        let goal = StateSet::from_states(nodes.len() + 1, [sink]);
-        let s = mdp::total_reward(&quotient, &rewards, &goal, Optimum::Max, &self.mdp_options())?;
+        let chain = AbsorbingChain::new(d, &quiet)?;
+        let (values, _, bound) = chain.expected_reward(r)?;
         self.note(format!(
-            "maximal total reward: +inf where an end component that earns can be reached; elsewhere end components collapsed with a choice to stop, then {}",
-            s.method
+            "total reward until a closed class that earns nothing: {}",
+            chain.method()
         ));
-        let values = (0..n)
-            .map(|t| {
-                if id[t] == u32::MAX {
-                    f64::INFINITY
-                } else {
-                    s.values[id[t] as usize]
-                }
-            })
-            .collect();
+        let exact = match exact_rewards {
+            Some(xr) => Some(crate::analysis::exact::expected_reward_exact(d, &quiet, &xr)?),
+            None => None,
+        };
         Ok(Outcome::Numbers {
             values,
+            bound,
+            decided: None,
+            exact,
+        })
+    }
+
+    /// `R [C]` of an MDP or a game `m` (non-negative per-choice rewards `r`): see
+    /// [`mdp::total_reward_forever`]; minimising on an MDP, exactly with `exact_rewards`; on a
+    /// game, [`crate::game::total_forever_bounds`].
+    fn total_decision(
+        &self,
+        m: &Mdp,
+        r: &[f64],
+        exact_rewards: Option<Vec<Rational>>,
+        opt: Option<Optimum>,
+    ) -> Result<Outcome> {
+        let opt = opt.expect("MDPs have an optimum");
+        if let Some(mask) = self.coalition.borrow().as_deref() {
+            let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
+            let s = crate::game::total_forever_bounds(m, &maximiser, r, &self.mdp_options())?;
+            self.note(format!(
+                "{} total reward over all time for the coalition: {}",
+                optimum_name(opt),
+                s.method
+            ));
+            if self.options.exact {
+                self.note("exact: none for games' total over all time yet");
+            }
+            return Ok(Outcome::Numbers {
+                values: s.values,
+                bound: s.error_bound,
+                decided: None,
+                exact: None,
+            });
+        }
+        let s = mdp::total_reward_forever(m, r, opt, &self.mdp_options())?;
+        let exact = match (exact_rewards, opt) {
+            (Some(xr), Optimum::Min) => {
+                let quiet = mdp::quiet_states(m, r);
+                Some(mdp::total_reward_exact(m, &xr, &quiet, Optimum::Min, &s.policy)?.0)
+            }
+            _ => None,
+        };
+        self.note(match opt {
+            Optimum::Min => format!(
+                "minimal total reward: until the end components of zero-reward choices, {}",
+                s.method
+            ),
+            Optimum::Max => format!("maximal total reward: {}", s.method),
+        });
+        Ok(Outcome::Numbers {
+            values: s.values,
             bound: s.error_bound,
+            decided: None,
+            exact,
+        })
+    }
+
+    /// `R [F0 φ]` of a chain: a path that misses φ earns nothing, so each step's reward counts
+    /// with the probability `p` of reaching φ from where it leads: the expected reward until φ
+    /// or a state of `p = 0`, a step `s → t` earning `(state + action reward) · p(t) + transition
+    /// reward · p(t)` (the Markov property: given the step, φ is reached with probability
+    /// `p(t)`). The bound adds the reward's largest step times `p`'s bound times the longest
+    /// expected time to absorption.
+    fn reach_or_zero(&self, d: &Dtmc, rewards: &RewardModel, target: &StateSet) -> Result<Outcome> {
+        let n = self.n();
+        let p = crate::analysis::reach_probability(d, target)?;
+        let never = StateSet::from_states(n, (0..n as StateId).filter(|&s| p.values[s as usize] == 0.0));
+        let stop = StateSet::from_states(
+            n,
+            (0..n as StateId).filter(|&s| target.contains(s) || never.contains(s)),
+        );
+        let m = d.matrix();
+        let mut weighted = vec![0.0; n];
+        let mut largest = 0.0f64;
+        for (s, w) in weighted.iter_mut().enumerate() {
+            let base =
+                rewards.state.as_ref().map_or(0.0, |x| x[s]) + rewards.action.as_ref().map_or(0.0, |x| x[s]);
+            let (cols, vals) = m.row(s);
+            let start = m.as_parts().0[s];
+            for (k, (&t, &q)) in cols.iter().zip(vals).enumerate() {
+                let step = base + rewards.transition.as_ref().map_or(0.0, |x| x[start + k]);
+                largest = largest.max(step.abs());
+                *w += q * step * p.values[t as usize];
+            }
+        }
+        let chain = AbsorbingChain::new(d, &stop)?;
+        let (values, _, bound) = chain.expected_reward(&weighted)?;
+        let (steps, _, steps_bound) = chain.expected_reward(&vec![1.0; n])?;
+        let longest = steps.iter().fold(0.0f64, |a, x| a.max(*x)) + steps_bound;
+        self.note(format!(
+            "F0: each step's reward weighted by the probability of reaching the target from where it leads, until the target or a state that cannot reach it: {}",
+            chain.method()
+        ));
+        Ok(Outcome::Numbers {
+            values,
+            bound: bound + 2.0 * largest * p.error_bound * longest + f64::EPSILON * longest * largest,
             decided: None,
             exact: None,
         })
@@ -2380,7 +2366,11 @@ fn rewards_used(files: &[PropertyFile]) -> Option<Vec<Option<String>>> {
                     Some(RewardRef::Index(_)) => return false,
                 }
                 let inner = match path.as_ref() {
-                    RewardPath::Reach(x) | RewardPath::Cumulative(x) | RewardPath::Instant(x) => expr(x, out),
+                    RewardPath::Reach(x)
+                    | RewardPath::ReachOrZero(x)
+                    | RewardPath::ReachOrTotal(x)
+                    | RewardPath::Cumulative(x)
+                    | RewardPath::Instant(x) => expr(x, out),
                     RewardPath::Total | RewardPath::LongRun => true,
                 };
                 inner && bound_ok(bound, out)

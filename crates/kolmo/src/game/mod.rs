@@ -15,4 +15,4 @@ pub use bellman::bellman;
 pub use exact::{long_run_exact, reach_exact, total_reward_exact};
 pub use horizon::{FiniteHorizon, finite_horizon, finite_horizon_exact, finite_horizon_strategy, long_run};
 pub use reach::{ReachGame, ReachOptions, reach_value};
-pub use strategy::{qualitative, reach_bounds, total_reward_bounds};
+pub use strategy::{qualitative, reach_bounds, total_forever_bounds, total_reward_bounds};

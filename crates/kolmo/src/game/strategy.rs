@@ -93,6 +93,31 @@ pub fn total_reward_bounds(
     iterate(mdp, maximiser, target, Goal::Reward(rewards), options)
 }
 
+/// The value of the game on `mdp` (owners as for [`reach_bounds`]) for the expected total reward
+/// over all time (PRISM's `R [C]`; with the target made absorbing, PRISM-games' `Fc`), `rewards`
+/// per choice, all `≥ 0`: strategy iteration from both sides as in [`reach_bounds`], each side's
+/// strategy fixed and the other's best response by the MDP solver of the total over all time
+/// (end components that earn give `+∞`), the sides switching where strictly better against
+/// their own values (Hoffman & Karp 1966). A state whose lower bound is `+∞` has value `+∞`
+/// (the maximiser's strategy guarantees it).
+///
+/// # Errors
+/// As [`total_reward_bounds`].
+pub fn total_forever_bounds(
+    mdp: &Mdp,
+    maximiser: &[bool],
+    rewards: &[f64],
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
+    iterate(
+        mdp,
+        maximiser,
+        &StateSet::empty(mdp.n()),
+        Goal::Forever(rewards),
+        options,
+    )
+}
+
 /// What a play is worth.
 #[derive(Clone, Copy)]
 enum Goal<'a> {
@@ -100,6 +125,8 @@ enum Goal<'a> {
     Reach,
     /// The rewards (per choice, `≥ 0`) until the target, `+∞` if it is missed.
     Reward(&'a [f64]),
+    /// The rewards (per choice, `≥ 0`) over all time.
+    Forever(&'a [f64]),
 }
 
 /// Strategy iteration from both sides for `goal` (see the module docs and
@@ -122,7 +149,7 @@ fn iterate(
             ),
         ));
     }
-    if let Goal::Reward(r) = goal
+    if let Goal::Reward(r) | Goal::Forever(r) = goal
         && (r.len() != mdp.choices() || r.iter().any(|x| !(x.is_finite() && *x >= 0.0)))
     {
         return Err(Error::arg(
@@ -137,7 +164,7 @@ fn iterate(
     let m = mdp.matrix();
     let affine = match goal {
         Goal::Reach => Affine::product(),
-        Goal::Reward(r) => Affine::offset(r),
+        Goal::Reward(r) | Goal::Forever(r) => Affine::offset(r),
     };
     let direction = |s: usize| {
         if maximiser[s] {
@@ -150,7 +177,7 @@ fn iterate(
     let (yes, no, finite, mut sigma, mut tau) = match goal {
         Goal::Reach => {
             let (yes, no, _) = qualitative_strategy(mdp, maximiser, target);
-            let choice = initial_reach(mdp, maximiser, target);
+            let choice = initial_choices(mdp, maximiser, target, None);
             (yes, no, StateSet::full(n), choice.clone(), choice)
         }
         Goal::Reward(_) => {
@@ -168,6 +195,21 @@ fn iterate(
             )?;
             let empty = StateSet::empty(n);
             (empty.clone(), empty, finite, hi.policy, tau)
+        }
+        Goal::Forever(r) => {
+            // The maximiser's choices greedy for value iteration (they loop where the total
+            // grows without bound), the minimiser's best response to them.
+            let sigma = initial_choices(mdp, maximiser, target, Some(r));
+            let lo = solve(
+                mdp,
+                goal,
+                target,
+                |s| maximiser[s].then_some(sigma[s]),
+                Optimum::Min,
+                options,
+            )?;
+            let empty = StateSet::empty(n);
+            (empty.clone(), empty, StateSet::full(n), sigma, lo.policy)
         }
     };
     let live: Vec<usize> = (0..n)
@@ -194,11 +236,19 @@ fn iterate(
             options,
         )?;
         let (l, h) = (lo.error_bound, hi.error_bound);
-        let gap = |s: usize| (hi.values[s] + h) - (lo.values[s] - l);
+        // A lower bound of +∞ settles the state (the upper one is +∞ too).
+        let gap = |s: usize| {
+            if lo.values[s] == f64::INFINITY {
+                0.0
+            } else {
+                (hi.values[s] + h) - (lo.values[s] - l)
+            }
+        };
         let width = live.iter().map(|&s| gap(s)).fold(0.0f64, f64::max);
-        let done = live
-            .iter()
-            .all(|&s| gap(s) <= 2.0 * precision * hi.values[s].abs().max(1.0));
+        let done = live.iter().all(|&s| {
+            let g = gap(s);
+            g.is_finite() && g <= 2.0 * precision * hi.values[s].abs().max(1.0)
+        });
         // Improvement rounds (below) that change nothing leave an interval that is still
         // certified: printed if narrow (the two solvers' own bounds), else refused.
         let stalled = round > 1 && last_width == Some(width) && width <= STALL_WIDTH;
@@ -216,14 +266,19 @@ fn iterate(
                         }
                         Goal::Reward(_) if target.contains(s as StateId) => 0.0,
                         Goal::Reward(_) if !finite.contains(s as StateId) => f64::INFINITY,
-                        Goal::Reward(_) => a + (b - a) / 2.0,
+                        Goal::Reward(_) | Goal::Forever(_) if a == f64::INFINITY => f64::INFINITY,
+                        Goal::Reward(_) | Goal::Forever(_) => a + (b - a) / 2.0,
                     }
                 })
                 .collect();
             let strategy = (0..n)
                 .map(|s| if maximiser[s] { sigma[s] } else { tau[s] })
                 .collect();
-            let scale = live.iter().map(|&s| hi.values[s].abs()).fold(1.0f64, f64::max);
+            let scale = live
+                .iter()
+                .map(|&s| hi.values[s].abs())
+                .filter(|x| x.is_finite())
+                .fold(1.0f64, f64::max);
             return Ok(MdpSolution {
                 values,
                 policy: strategy,
@@ -244,9 +299,14 @@ fn iterate(
                     (if maximiser[s] { sigma[s] } else { tau[s] }, &lo.values)
                 }
                 (false, Goal::Reward(_)) => (tau[s], &hi.values),
+                (false, Goal::Forever(_)) => (tau[s], &lo.values),
             };
             let here = m.row_value(group.start + current as usize, against, affine);
-            let tol = 1e-12 * here.abs().max(1e-300);
+            let tol = if here.is_finite() {
+                1e-12 * here.abs().max(1e-300)
+            } else {
+                0.0
+            };
             let (best, c) = m.group_optimum(s, direction(s), against, affine);
             let better = if maximiser[s] {
                 best > here + tol
@@ -284,12 +344,14 @@ fn iterate(
 }
 
 /// Each state's owner's choice greedy for the values of Gauss–Seidel value iteration from 0
-/// (which increases to the reachability value, the least fixed point), the target fixed at 1,
+/// (which increases to the least fixed point: the reachability value, the target fixed at 1;
+/// with `rewards`, the total over all time, growing without bound where it is infinite),
 /// strongly connected component by component in reverse topological order (a component's
 /// successors are final before it starts: an acyclic part takes one sweep).
-fn initial_reach(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> Vec<u32> {
+fn initial_choices(mdp: &Mdp, maximiser: &[bool], target: &StateSet, rewards: Option<&[f64]>) -> Vec<u32> {
     let n = mdp.n();
     let m = mdp.matrix();
+    let affine = rewards.map_or_else(Affine::product, Affine::offset);
     let mut lower: Vec<f64> = (0..n as StateId)
         .map(|s| f64::from(u8::from(target.contains(s))))
         .collect();
@@ -304,10 +366,16 @@ fn initial_reach(mdp: &Mdp, maximiser: &[bool], target: &StateSet) -> Vec<u32> {
             let mut change = 0.0f64;
             for &s in live.iter().rev() {
                 let d = if maximiser[s] { Optimum::Max } else { Optimum::Min };
-                let (v, c) = m.group_optimum(s, d.direction(), &lower, Affine::product());
-                change = change.max((v - lower[s]).abs());
+                let (v, c) = m.group_optimum(s, d.direction(), &lower, affine);
+                change = change.max((v - lower[s]).abs() / v.abs().max(1.0));
+                // Keep the choice unless another is strictly better: at the fixed point a
+                // choice that only stays (a self-loop earning nothing) ties with the one that
+                // made the value.
+                let here = m.row_value(m.group_rows(s).start + choice[s] as usize, &lower, affine);
+                if d.direction().better(&v, &here) {
+                    choice[s] = c;
+                }
                 lower[s] = v;
-                choice[s] = c;
             }
             if change <= 1e-14 || live.len() == 1 && change == 0.0 {
                 break;
@@ -332,6 +400,10 @@ fn solve(
         Goal::Reward(r) => {
             let r: Vec<f64> = rows.iter().map(|&row| r[row]).collect();
             total_reward(&sub, &r, target, optimum, options)
+        }
+        Goal::Forever(r) => {
+            let r: Vec<f64> = rows.iter().map(|&row| r[row]).collect();
+            crate::mdp::total_reward_forever(&sub, &r, optimum, options)
         }
     }
 }
@@ -655,6 +727,50 @@ mod tests {
                         "seed {seed} state {s}: negated"
                     );
                 }
+            }
+        }
+    }
+
+    /// The total reward over all time on random games (rewards 0–2 per choice, zeros common, so
+    /// that some end components earn and some do not) against brute force in exact rationals:
+    /// a pair of strategies gives a chain whose total is the expected reward until its closed
+    /// classes that earn nothing, +∞ where one that earns may be entered.
+    #[test]
+    fn random_total_reward_games_against_strategy_enumeration() {
+        for seed in 0..200u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5000 + seed);
+            let (mdp, maximiser) = random_game(&mut rng);
+            let n = mdp.n();
+            let rewards: Vec<f64> = (0..mdp.choices())
+                .map(|_| f64::from(rng.random_range(0..=3u8).saturating_sub(1)))
+                .collect();
+            let got = total_forever_bounds(&mdp, &maximiser, &rewards, &MdpOptions::default())
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert!(got.error_bound <= 1e-6, "seed {seed}: {}", got.error_bound);
+            let value = brute_force(&mdp, &maximiser, |chain, rows| {
+                let r: Vec<Rational> = rows
+                    .iter()
+                    .map(|&row| <Rational as Scalar>::from_f64(rewards[row]))
+                    .collect();
+                let cls = crate::graph::classes(chain.matrix());
+                let quiet = StateSet::from_states(
+                    n,
+                    cls.closed()
+                        .filter(|c| c.states.iter().all(|&s| r[s as usize] == Rational::ZERO))
+                        .flat_map(|c| c.states.iter().copied()),
+                );
+                let v = crate::analysis::exact::expected_reward_exact(chain, &quiet, &r).unwrap();
+                v.iter()
+                    .map(|x| x.as_ref().map_or(f64::INFINITY, Scalar::to_f64))
+                    .collect()
+            });
+            for (s, &best) in value.iter().enumerate() {
+                assert!(
+                    got.values[s] == best || (got.values[s] - best).abs() <= got.error_bound + 1e-12,
+                    "seed {seed} state {s}: {} ± {} against {best}",
+                    got.values[s],
+                    got.error_bound
+                );
             }
         }
     }

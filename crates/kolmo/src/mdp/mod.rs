@@ -10,6 +10,7 @@
 mod average;
 mod discounted;
 mod exact;
+mod forever;
 mod horizon;
 mod long_run;
 mod reach;
@@ -20,6 +21,7 @@ pub use average::{average, bias};
 pub use discounted::{discounted, discounted_exact};
 pub(crate) use exact::policy_chain;
 pub use exact::{reach_probability_exact, total_reward_exact};
+pub(crate) use forever::{quiet_states, total_reward_forever};
 pub use horizon::{
     HorizonSolution, MAX_HORIZON_WORK, MAX_STORED_DECISIONS, finite_horizon, finite_horizon_exact,
 };
