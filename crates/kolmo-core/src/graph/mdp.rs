@@ -216,6 +216,15 @@ pub fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (Vec<u32
     let mut next_component = 0u32;
     let mut active: Vec<u32> = (0..k as u32).collect();
     let mut local = vec![u32::MAX; k];
+    // For the cascade below: the rows into each state, and each row's state.
+    let (tptr, trows) = m.transpose_pattern();
+    let mut group_of = vec![0u32; m.nrows()];
+    for g in 0..m.row_groups() {
+        for r in m.group_rows(g) {
+            group_of[r] = g as u32;
+        }
+    }
+    let mut dead: Vec<u32> = Vec::new();
     while !active.is_empty() {
         for (j, &i) in active.iter().enumerate() {
             local[i as usize] = j as u32;
@@ -265,10 +274,39 @@ pub fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (Vec<u32
                 }
             }
         }
+        // A state left without a choice belongs to no end component, nor does any choice that
+        // may lead to it: drop those at once, and so on (without this, each round of SCCs
+        // peels off one layer).
+        let base = next_component - split.count as u32;
+        dead.clear();
+        dead.extend(
+            active
+                .iter()
+                .copied()
+                .filter(|&i| !m.group_rows(maybe[i as usize] as usize).any(|r| ok[r])),
+        );
+        while let Some(i) = dead.pop() {
+            let d = maybe[i as usize] as usize;
+            for &r in &trows[tptr[d]..tptr[d + 1]] {
+                let r = r as usize;
+                if !ok[r] {
+                    continue;
+                }
+                ok[r] = false;
+                let g = group_of[r] as usize;
+                let j = pos[g];
+                if j == u32::MAX || local[j as usize] == u32::MAX {
+                    continue;
+                }
+                dropped[(component[j as usize] - base) as usize] = true;
+                if !m.group_rows(g).any(|q| ok[q]) {
+                    dead.push(j);
+                }
+            }
+        }
         for &i in &active {
             local[i as usize] = u32::MAX;
         }
-        let base = next_component - split.count as u32;
         active.retain(|&i| {
             let c = component[i as usize];
             dropped[(c - base) as usize] && m.group_rows(maybe[i as usize] as usize).any(|r| ok[r])
@@ -292,4 +330,120 @@ pub fn end_components(m: &CsrMatrix, maybe: &[StateId], pos: &[u32]) -> (Vec<u32
         }
     }
     (node, inside)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+    use rand::{RngExt, SeedableRng};
+
+    /// The textbook fixpoint (Baier & Katoen, Algorithm 47) without shortcuts: SCCs of the
+    /// remaining choices among the remaining states, drop choices that leave their SCC or the
+    /// remaining states, drop states without a choice, until nothing changes. Per state, its
+    /// SCC's number (or `None`) and its remaining rows.
+    fn naive(m: &CsrMatrix, maybe: &[StateId]) -> Vec<(Option<u32>, Vec<usize>)> {
+        let n = m.row_groups();
+        let mut alive = vec![false; n];
+        for &s in maybe {
+            alive[s as usize] = true;
+        }
+        let mut ok = vec![false; m.nrows()];
+        for &s in maybe {
+            for r in m.group_rows(s as usize) {
+                ok[r] = true;
+            }
+        }
+        loop {
+            let mut b = CsrBuilder::new(n);
+            for g in 0..n {
+                let mut t: Vec<u32> = Vec::new();
+                if alive[g] {
+                    for r in m.group_rows(g).filter(|&r| ok[r]) {
+                        t.extend(m.row(r).0.iter().filter(|&&x| alive[x as usize]));
+                    }
+                }
+                t.sort_unstable();
+                t.dedup();
+                for x in t {
+                    b.add(x, 1.0);
+                }
+                b.finish_row();
+            }
+            let scc = sccs(&b.build());
+            let mut changed = false;
+            for g in 0..n {
+                for r in m.group_rows(g) {
+                    if ok[r]
+                        && !(alive[g]
+                            && m.row(r)
+                                .0
+                                .iter()
+                                .all(|&t| alive[t as usize] && scc.component[t as usize] == scc.component[g]))
+                    {
+                        ok[r] = false;
+                        changed = true;
+                    }
+                }
+                if alive[g] && !m.group_rows(g).any(|r| ok[r]) {
+                    alive[g] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return (0..n)
+                    .map(|g| {
+                        (
+                            alive[g].then_some(scc.component[g]),
+                            m.group_rows(g).filter(|&r| ok[r]).collect(),
+                        )
+                    })
+                    .collect();
+            }
+        }
+    }
+
+    /// Maximal end components of random MDPs among random candidate sets: the same partition
+    /// and the same choices inside as the textbook fixpoint.
+    #[test]
+    fn end_components_match_the_textbook_fixpoint() {
+        for seed in 0..400u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let n = rng.random_range(2..=12usize);
+            let mut b = CsrBuilder::new(n);
+            for _ in 0..n {
+                b.new_row_group();
+                for _ in 0..rng.random_range(1..=3) {
+                    let mut t: Vec<u32> = (0..rng.random_range(1..=3))
+                        .map(|_| rng.random_range(0..n as u32))
+                        .collect();
+                    t.sort_unstable();
+                    t.dedup();
+                    for &x in &t {
+                        b.add(x, 1.0 / t.len() as f64);
+                    }
+                    b.finish_row();
+                }
+            }
+            let m = b.build();
+            let maybe: Vec<StateId> = (0..n as StateId).filter(|_| rng.random_bool(0.8)).collect();
+            let mut pos = vec![u32::MAX; n];
+            for (i, &s) in maybe.iter().enumerate() {
+                pos[s as usize] = i as u32;
+            }
+            let (node, inside) = end_components(&m, &maybe, &pos);
+            let want = naive(&m, &maybe);
+            for (i, &s) in maybe.iter().enumerate() {
+                assert_eq!(
+                    inside[i], want[s as usize].1,
+                    "seed {seed} state {s}: rows inside"
+                );
+                for (j, &t) in maybe.iter().enumerate() {
+                    let same = !inside[i].is_empty() && !inside[j].is_empty() && node[i] == node[j];
+                    let want_same = want[s as usize].0.is_some() && want[s as usize].0 == want[t as usize].0;
+                    assert_eq!(same, want_same, "seed {seed}: states {s} and {t}");
+                }
+            }
+        }
+    }
 }

@@ -59,8 +59,8 @@
 //!   mark. Storm writes a state's valuation as a comment line right after its `state` line; when
 //!   every state has such a line (and they are distinct), they become the state names.
 //!
-//! What kolmo writes: the header above (`@value_type: double`, empty `@parameters`), every state
-//! with its state rewards and labels, its state name as a comment line (Storm's place for state
+//! What kolmo writes: the header above (`@value_type: double`, empty `@parameters`; a game's
+//! `@type: SMG` with `@players`), every state with its owner (games), its state rewards and labels, its state name as a comment line (Storm's place for state
 //! valuations; line breaks in names become spaces), its actions with their names (indices when the
 //! model has none; the empty name as `__NOLABEL__`) and action rewards, and its transitions.
 //! Numbers are written in Rust's shortest round-trip form, so reading the file back gives the same

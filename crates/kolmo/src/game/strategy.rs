@@ -26,14 +26,17 @@ use crate::sparse::{Affine, CsrBuilder};
 use crate::{Error, Result, StateId};
 
 /// The widest interval printed when the strategies no longer change (both solvers' own bounds
-/// keep it from the precision): certified all the same.
+/// keep it from the precision), relative to the largest value (at least 1): certified all the
+/// same.
 const STALL_WIDTH: f64 = 1e-6;
 
 /// Rounds of strategy improvement before giving up.
 const MAX_ROUNDS: u64 = 200;
 
-/// Gauss–Seidel sweeps of the initial value iteration, per strongly connected component.
-const SWEEPS: u64 = 2_000;
+/// Gauss–Seidel sweeps of the initial value iteration, per strongly connected component, and
+/// the relative change per sweep at which it stops.
+const SWEEPS: u64 = 100;
+const INITIAL_TOLERANCE: f64 = 1e-6;
 
 /// The value of the reachability game on `mdp` (a row-grouped matrix whose states are owned by
 /// the maximiser where `maximiser[s]`, else by the minimiser) for reaching `target`: values (the
@@ -180,11 +183,22 @@ fn iterate(
             let choice = initial_choices(mdp, maximiser, target, None);
             (yes, no, StateSet::full(n), choice.clone(), choice)
         }
-        Goal::Reward(_) => {
-            // Finite where the minimiser can force the target almost surely; from there on, the
-            // minimiser's almost-sure strategy and the maximiser's best response to it.
+        Goal::Reward(r) => {
+            // Finite where the minimiser can force the target almost surely. The minimiser's
+            // choices greedy for value iteration where they cost something and stay in that
+            // set, elsewhere the almost-sure attractor's (a greedy choice at no cost can loop
+            // forever).
             let minimiser: Vec<bool> = maximiser.iter().map(|m| !m).collect();
-            let (finite, _, tau) = qualitative_strategy(mdp, &minimiser, target);
+            let (finite, _, sure) = qualitative_strategy(mdp, &minimiser, target);
+            let greedy = initial_choices(mdp, maximiser, target, Some(r));
+            let tau: Vec<u32> = (0..n)
+                .map(|s| {
+                    let row = m.group_rows(s).start + greedy[s] as usize;
+                    let stays = m.row(row).0.iter().all(|&t| finite.contains(t));
+                    if stays && r[row] > 0.0 { greedy[s] } else { sure[s] }
+                })
+                .collect();
+            // The maximiser's best response to it (greedy choices of his can stall).
             let hi = solve(
                 mdp,
                 goal,
@@ -251,7 +265,13 @@ fn iterate(
         });
         // Improvement rounds (below) that change nothing leave an interval that is still
         // certified: printed if narrow (the two solvers' own bounds), else refused.
-        let stalled = round > 1 && last_width == Some(width) && width <= STALL_WIDTH;
+        // The values' magnitude: the stall width is relative to it.
+        let magnitude = live
+            .iter()
+            .map(|&s| hi.values[s].abs())
+            .filter(|x| x.is_finite())
+            .fold(1.0f64, f64::max);
+        let stalled = round > 1 && last_width == Some(width) && width <= STALL_WIDTH * magnitude;
         last_width = Some(width);
         if done || stalled {
             let values: Vec<f64> = (0..n)
@@ -274,15 +294,10 @@ fn iterate(
             let strategy = (0..n)
                 .map(|s| if maximiser[s] { sigma[s] } else { tau[s] })
                 .collect();
-            let scale = live
-                .iter()
-                .map(|&s| hi.values[s].abs())
-                .filter(|x| x.is_finite())
-                .fold(1.0f64, f64::max);
             return Ok(MdpSolution {
                 values,
                 policy: strategy,
-                error_bound: width / 2.0 + f64::EPSILON * scale,
+                error_bound: width / 2.0 + f64::EPSILON * magnitude,
                 iterations: round,
                 method: account::Method::GameStrategyIteration { rounds: round },
             });
@@ -322,7 +337,7 @@ fn iterate(
                 changed = true;
             }
         }
-        if !changed && width <= STALL_WIDTH {
+        if !changed && width <= STALL_WIDTH * magnitude {
             // Once more with the same strategies: the interval as it stands.
             continue;
         }
@@ -371,13 +386,17 @@ fn initial_choices(mdp: &Mdp, maximiser: &[bool], target: &StateSet, rewards: Op
                 // Keep the choice unless another is strictly better: at the fixed point a
                 // choice that only stays (a self-loop earning nothing) ties with the one that
                 // made the value.
-                let here = m.row_value(m.group_rows(s).start + choice[s] as usize, &lower, affine);
-                if d.direction().better(&v, &here) {
-                    choice[s] = c;
+                if c != choice[s] {
+                    let here = m.row_value(m.group_rows(s).start + choice[s] as usize, &lower, affine);
+                    if d.direction().better(&v, &here) {
+                        choice[s] = c;
+                    }
                 }
                 lower[s] = v;
             }
-            if change <= 1e-14 || live.len() == 1 && change == 0.0 {
+            // The choices only start strategy iteration, which corrects them: a rough
+            // convergence will do.
+            if change <= INITIAL_TOLERANCE || live.len() == 1 && change == 0.0 {
                 break;
             }
         }

@@ -323,27 +323,24 @@ impl CardSolution {
         }
     }
 
-    /// The gain per round as an exact fraction: the stationary distribution of the induced chain
-    /// solved in rational arithmetic (policy evaluation), `ρ = 2·π·r`.
+    /// The gain per round as an exact fraction, proved optimal: the chain of the long-run
+    /// strategies solved in rationals and the mean-payoff optimality equation checked at every
+    /// position ([`crate::game::long_run_exact`]), `ρ = 2 ·` the gain per move.
     ///
     /// # Errors
-    /// As [`crate::analysis::stationary::stationary_distribution`].
+    /// As [`crate::game::long_run_exact`].
     pub fn gain_exact(&self, game: &CardGame) -> Result<crate::exact::Rational> {
-        use crate::exact::{Rational, rationalize_matrix};
+        use crate::exact::Rational;
         let g = game.game();
-        let rows = g.chosen_rows(&self.long_run.choices);
-        let chain = rationalize_matrix(g.matrix(), true)?.select_rows(&rows);
-        let reward: Vec<Rational> = rows
+        let mdp = crate::model::Mdp::new(g.matrix().clone(), g.initial().to_vec())?;
+        let maximiser: Vec<bool> = g
+            .owners()
             .iter()
-            .map(|&r| Rational::from(g.rewards()[r] as i64))
+            .map(|&o| o == crate::model::Player::Max)
             .collect();
-        let st = crate::analysis::stationary::stationary_distribution::<Rational>(&chain)?;
-        let step = st
-            .pi
-            .iter()
-            .zip(&reward)
-            .fold(Rational::ZERO, |a, (p, r)| a + p * r);
-        Ok(step * Rational::from(2))
+        let rewards = crate::exact::rationalize_rewards(g.rewards())?;
+        let per_move = crate::game::long_run_exact(&mdp, &maximiser, &rewards, &self.long_run.choices)?;
+        Ok(per_move * Rational::from(2))
     }
 
     /// Alice's value over `rounds` rounds from Alice position `i`, and a guaranteed bound on its
