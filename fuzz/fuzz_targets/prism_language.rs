@@ -27,6 +27,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             fix_deadlocks: true,
             max_states: Some(20_000),
             all_rewards: false,
+            action_names: exact,
             options: CheckOptions {
                 max_iterations: 10_000,
                 max_work: 100_000_000,
