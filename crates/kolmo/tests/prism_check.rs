@@ -630,3 +630,37 @@ endrewards
         r.results
     );
 }
+
+/// A probability's certified interval stays inside [0, 1] (the bound around a value of 1, or of
+/// nearly 0, would reach past it); a reward's is not clamped.
+#[test]
+fn probability_intervals_stay_in_the_unit_interval() {
+    let (_dir, path) = model(
+        "dtmc
+module m
+  s : [0..2] init 0;
+  [] s=0 -> 1/3:(s'=1) + 2/3:(s'=0);
+  [] s>0 -> true;
+endmodule
+",
+    );
+    let r = check(
+        &path,
+        &["P=? [F s=1]", "P=? [F s=2]", "P=? [F<=3 s=1]", "P=? [X s<=1]"],
+        "",
+    )
+    .unwrap();
+    for res in &r.results {
+        let (lo, hi) = (res.lower.unwrap(), res.upper.unwrap());
+        assert!(
+            (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi) && lo <= hi,
+            "{}: [{lo}, {hi}]",
+            res.property
+        );
+    }
+    assert_eq!(r.results[0].upper, Some(1.0));
+    assert_eq!(r.results[1].lower, Some(0.0));
+    // One step from s=0 stays in s<=1 with 1/3 + 2/3 = 1, computed with a positive bound.
+    assert!(r.results[3].error_bound > 0.0);
+    assert_eq!(r.results[3].upper, Some(1.0));
+}

@@ -168,7 +168,14 @@ pub fn check_properties(
             .unwrap_or("")
             .trim()
             .to_string();
-        out.push(checker.result(p.name.clone(), written, outcome, start));
+        let mut r = checker.result(p.name.clone(), written, outcome, start);
+        if matches!(p.expr.kind, ast::ExprKind::Prob { .. }) {
+            // A probability: its interval lies in [0, 1] (the bound around a value near 0 or 1
+            // would reach past it).
+            r.lower = r.lower.map(|x| x.max(0.0));
+            r.upper = r.upper.map(|x| x.min(1.0));
+        }
+        out.push(r);
     }
     Ok(out)
 }
