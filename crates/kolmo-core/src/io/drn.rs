@@ -60,7 +60,8 @@
 //!   every state has such a line (and they are distinct), they become the state names.
 //!
 //! What kolmo writes: the header above (`@value_type: double`, empty `@parameters`; a game's
-//! `@type: SMG` with `@players`), every state with its owner (games), its state rewards and labels, its state name as a comment line (Storm's place for state
+//! `@type: SMG` with `@players`; an unnamed reward model as `rew<i>`, `i` its position), every
+//! state with its owner (games), its state rewards and labels, its state name as a comment line (Storm's place for state
 //! valuations; line breaks in names become spaces), its actions with their names (indices when the
 //! model has none; the empty name as `__NOLABEL__`) and action rewards, and its transitions.
 //! Numbers are written in Rust's shortest round-trip form, so reading the file back gives the same
@@ -387,14 +388,29 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
     let v = View::of(model);
     let matrix = v.matrix;
     let n = matrix.row_groups();
-    if let Some(name) = (v.rewards.keys()).find(|r| r.is_empty() || r.contains(char::is_whitespace)) {
+    if let Some(name) = (v.rewards.keys()).find(|r| r.contains(char::is_whitespace)) {
         return Err(Error::arg(
             "reward model",
-            format!(
-                "{name:?}: DRN separates reward model names by white space, so a name cannot be empty or hold any"
-            ),
+            format!("{name:?}: DRN separates reward model names by white space, so a name cannot hold any"),
         ));
     }
+    // An unnamed reward model (the PRISM language's `rewards ... endrewards`) is written as
+    // `rew<i>`, Storm's name for a reward model without one (`i` its position), or the first
+    // such name not taken.
+    let reward_names: Vec<String> = v
+        .rewards
+        .keys()
+        .enumerate()
+        .map(|(i, k)| {
+            if !k.is_empty() {
+                return k.clone();
+            }
+            (i..)
+                .map(|j| format!("rew{j}"))
+                .find(|c| !v.rewards.contains_key(c))
+                .expect("a free name")
+        })
+        .collect();
     if let Some(label) = v.labels.keys().find(|l| l.is_empty() || l.contains('"')) {
         let message = format!("{label:?}: DRN cannot write an empty label or one holding `\"`");
         return Err(Error::arg("label", message));
@@ -440,7 +456,7 @@ pub(crate) fn write(model: &Model, w: &mut dyn Write) -> Result<()> {
         },
         matrix.nrows(),
     );
-    let names = v.rewards.keys().cloned().collect::<Vec<_>>().join(" ");
+    let names = reward_names.join(" ");
     let players = v
         .players
         .map(|p| format!("@players\n{}\n", p.names.join(" ")))
@@ -675,6 +691,24 @@ mod tests {
         assert_eq!(b.players(), m.players());
         assert_eq!(b.matrix(), m.matrix());
         assert_eq!(b.reward_models(), m.reward_models());
+    }
+
+    /// An unnamed reward model (the PRISM language's) is written as `rew<i>`, the first such
+    /// name not taken, and reads back with the same values.
+    #[test]
+    fn unnamed_reward_models_get_storms_names() {
+        let (model, _) = read_str(MDP).unwrap();
+        let Model::Mdp(mut m) = model else { panic!() };
+        let time = m.reward_models()["time"].clone();
+        m.set_reward_model("", time.clone()).unwrap();
+        m.set_reward_model("rew0", time.clone()).unwrap();
+        let mut out = Vec::new();
+        write(&Model::Mdp(m), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("@reward_models\nrew1 cost rew0 time\n"), "{text}");
+        let (back, _) = read_str(&text).unwrap();
+        let Model::Mdp(b) = back else { panic!() };
+        assert_eq!(b.reward_models()["rew1"], time);
     }
 
     #[test]

@@ -331,7 +331,12 @@ pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<Pat
     };
     let file = std::fs::File::create(path).map_err(io_error)?;
     let mut w = std::io::BufWriter::new(file);
-    write_model_to(model, &mut w, format).map_err(named)?;
+    if let Err(e) = write_model_to(model, &mut w, format) {
+        // No half-written (or empty) file is left behind.
+        drop(w);
+        let _ = std::fs::remove_file(path);
+        return Err(named(e));
+    }
     std::io::Write::flush(&mut w).map_err(io_error)?;
     Ok(vec![path.to_path_buf()])
 }
