@@ -231,8 +231,8 @@ fn check_once(args: &CheckArgs, consts: &str, text: &mut String) -> Result<Check
                 say!(
                     text,
                     "  bound    within [{}, {}] (error <= {})",
-                    lo,
-                    hi,
+                    crate::output::csv_num(lo),
+                    crate::output::csv_num(hi),
                     fmt_bound(r.error_bound)
                 );
             }
@@ -311,7 +311,8 @@ fn answer_plain(a: Answer) -> String {
     match a {
         Answer::Number(x) if x == f64::INFINITY => "inf".into(),
         Answer::Number(x) if x == f64::NEG_INFINITY => "-inf".into(),
-        Answer::Number(x) => format!("{x}"),
+        // Full precision, with an exponent for tiny and huge numbers (not 300 digits of zeros).
+        Answer::Number(x) => crate::output::csv_num(x),
         Answer::Bool(b) => b.to_string(),
     }
 }

@@ -98,8 +98,9 @@ pub fn report_notes(file_notes: &[String], exact_error: Option<&str>, no_exact: 
     notes
 }
 
-/// A number for CSV in full precision: the shortest text that reads back as the same `f64`
-/// (`0.1`, `39.22512230823496`, `1e-300`); "inf" / "-inf" for infinities, empty for NaN.
+/// A number in full precision (CSV, and `kolmo check`'s report): the shortest text that reads
+/// back as the same `f64` (`0.1`, `39.22512230823496`, `1e-300`: an exponent below 1e-5 and
+/// from 1e16); "inf" / "-inf" for infinities, empty for NaN.
 pub fn csv_num(x: f64) -> String {
     let x = x + 0.0; // −0 prints as 0
     if x.is_nan() {

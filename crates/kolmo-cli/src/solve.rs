@@ -88,15 +88,16 @@ fn parse_objective(text: &str) -> Result<Objective> {
 
 /// The model as an MDP (a chain is an MDP with one choice per state); a game is refused (its
 /// values depend on which player seeks which optimum: `kolmo check` with a coalition).
-fn as_mdp(model: Model) -> Result<Mdp> {
+fn as_mdp(model: Model, path: &std::path::Path) -> Result<Mdp> {
     if let Model::Mdp(m) = &model
         && let Some(p) = m.players()
     {
         return Err(kolmo::Error::arg(
                 "FILE",
                 format!(
-                    "a game (players {}): each player seeks its own optimum, so kolmo solve's single optimum does not apply; ask kolmo check with a coalition, e.g. --prop '<<{}>> Pmax=? [F \"goal\"]'",
-                    p.names.join(", "),
+                    "{}: a game (players {}): each player seeks its own optimum, so kolmo solve's single optimum does not apply; ask kolmo check with a coalition, e.g. --prop '<<{}>> Pmax=? [F \"goal\"]'",
+                    path.display(),
+                p.names.join(", "),
                 p.names[0]
             ),
         )
@@ -209,7 +210,7 @@ fn solve(args: &SolveArgs) -> Result<()> {
         Objective::Horizon(k, None) => Objective::Horizon(k, file.discount_exact.clone()),
         other => other,
     };
-    let mdp = as_mdp(file.model)?;
+    let mdp = as_mdp(file.model, &args.file)?;
     let opt = if args.min { Optimum::Min } else { Optimum::Max };
     let solver = MdpOptions {
         method: match (args.value_iteration, args.policy_iteration) {

@@ -408,3 +408,36 @@ fn large_files_read_in_linear_time() {
     // Generous even for a debug build on a slow machine; quadratic work would take minutes.
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }
+
+/// A refused or failed write leaves an existing file as it was and no partial file behind (the
+/// model is written beside it and renamed once complete).
+#[test]
+fn refused_write_keeps_the_existing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keep.drn");
+    std::fs::write(&path, "precious\n").unwrap();
+    let mut d = sample_chain();
+    d.set_reward_model(
+        "two words",
+        RewardModel {
+            state: Some(vec![1.0, 0.0, 0.0]),
+            ..RewardModel::default()
+        },
+    )
+    .unwrap();
+    let e = write_model(&Model::Dtmc(d), &path, Format::Drn).unwrap_err();
+    assert!(e.to_string().contains("white space"), "{e}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious\n");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    // A successful write replaces it.
+    write_model(&Model::Dtmc(sample_chain()), &path, Format::Drn).unwrap();
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with("// Written by kolmo")
+    );
+}

@@ -245,9 +245,12 @@ fn read_header<'a>(path: &Path, lines: &mut impl Iterator<Item = Line<'a>>) -> R
                     let message = format!("player {} is declared twice", quote(d));
                     return Err(parse_error(path, r.number, column_of(r.text, d), message));
                 }
-                if let Some(d) = r.text.split_whitespace().find(|n| n.contains(['<', '>'])) {
-                    let message = format!("player name {} holds `<` or `>`", quote(d));
-                    return Err(parse_error(path, r.number, column_of(r.text, d), message));
+                if let Some((d, why)) = r
+                    .text
+                    .split_whitespace()
+                    .find_map(|n| crate::model::player_name_problem(n).err().map(|why| (n, why)))
+                {
+                    return Err(parse_error(path, r.number, column_of(r.text, d), why));
                 }
                 let list: Vec<String> = r.text.split_whitespace().map(str::to_string).collect();
                 if list.is_empty() {
@@ -730,6 +733,10 @@ mod tests {
             (
                 "@type: SMG\n@players\n\n",
                 "m.drn:3:1: `@players` names no player",
+            ),
+            (
+                "@type: SMG\n@players\na # b\n",
+                "m.drn:3:3: player name \"#\" is not an identifier",
             ),
             (
                 &format!("{head}state 0 init\n\taction x\n\t\t0 : 1\n"),

@@ -610,8 +610,15 @@ impl<'de> Reader<'de> {
         let mut names: Vec<String> = Vec::with_capacity(members.len());
         for (i, m) in members.iter().enumerate() {
             let p = key_path("players", &m.key);
+            if let Err(why) = crate::model::player_name_problem(&m.key) {
+                return Err(Stop::Error(m.error(self.path, format!("{p}: {why}"))));
+            }
             for s in st.one_or_many(&m.value, &p)? {
                 let first = owner[s as usize];
+                if first == i as u32 {
+                    let message = format!("{p}: state {} is listed twice", st.show(s));
+                    return Err(Stop::Error(m.value.error(self.path, message)));
+                }
                 if first != u32::MAX {
                     let message = format!(
                         "{p}: state {} is already owned by player \"{}\"; each state has one player",
@@ -2850,6 +2857,18 @@ mod tests {
             (
                 format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{}}}}"#),
                 "a game needs at least one player",
+            ),
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{"a": [0, 0], "b": 1}}}}"#),
+                "players.a: state 0 is listed twice",
+            ),
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{"team a": [0, 1]}}}}"#),
+                "is not an identifier",
+            ),
+            (
+                format!(r#"{{"type": "smg", "states": 2, {t}, "players": {{"2": [0, 1]}}}}"#),
+                "is not an identifier",
             ),
             (
                 format!(r#"{{"type": "game", "states": 2, {t}}}"#),

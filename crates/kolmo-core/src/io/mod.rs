@@ -329,15 +329,21 @@ pub fn write_model(model: &Model, path: &Path, format: Format) -> Result<Vec<Pat
         path: path.to_path_buf(),
         error,
     };
-    let file = std::fs::File::create(path).map_err(io_error)?;
+    // Written beside the target and renamed once complete: a refusal or a failure leaves an
+    // existing file as it was, and no half-written one.
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".kolmo-partial");
+    let partial = PathBuf::from(partial);
+    let file = std::fs::File::create(&partial).map_err(io_error)?;
     let mut w = std::io::BufWriter::new(file);
-    if let Err(e) = write_model_to(model, &mut w, format) {
-        // No half-written (or empty) file is left behind.
-        drop(w);
-        let _ = std::fs::remove_file(path);
-        return Err(named(e));
+    let written = write_model_to(model, &mut w, format)
+        .map_err(named)
+        .and_then(|()| std::io::Write::flush(&mut w).map_err(io_error));
+    drop(w);
+    if let Err(e) = written.and_then(|()| std::fs::rename(&partial, path).map_err(io_error)) {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
     }
-    std::io::Write::flush(&mut w).map_err(io_error)?;
     Ok(vec![path.to_path_buf()])
 }
 

@@ -71,7 +71,8 @@ impl Mdp {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `owner` does not have one entry per state or names a player
-    /// out of range, or `names` is empty.
+    /// out of range, or `names` is empty or holds a name that is not an identifier
+    /// ([`player_name_problem`]).
     pub fn with_players(mut self, owner: Vec<u32>, names: Vec<String>) -> Result<Self> {
         if owner.len() != self.n() || names.is_empty() {
             return Err(Error::arg(
@@ -83,6 +84,9 @@ impl Mdp {
                     names.len()
                 ),
             ));
+        }
+        if let Some(Err(why)) = names.iter().map(|n| player_name_problem(n)).find(|r| r.is_err()) {
+            return Err(Error::arg("players", why));
         }
         if let Some(s) = owner.iter().position(|&p| p as usize >= names.len()) {
             return Err(Error::arg(
@@ -198,6 +202,25 @@ mod tests {
         assert_eq!(mdp.choices(), 2);
         let d = mdp.into_dtmc().unwrap();
         assert_eq!(d.absorbing_states().to_vec(), vec![1]);
+    }
+}
+
+/// Why `name` cannot name a player, if it cannot: a property refers to a player by a name of the
+/// PRISM language's identifiers (a letter or `_`, then letters, digits and `_`), or by its
+/// number (so a name may not be all digits).
+///
+/// # Errors
+/// The reason, as a sentence to show after the name's place.
+pub fn player_name_problem(name: &str) -> std::result::Result<(), String> {
+    let mut chars = name.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "player name {name:?} is not an identifier (a letter or `_`, then letters, digits and `_`), so no property could name it"
+        ))
     }
 }
 

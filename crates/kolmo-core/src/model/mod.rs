@@ -154,7 +154,7 @@ pub use dtmc::{Dtmc, ROW_SUM_TOLERANCE};
 #[doc(hidden)]
 pub use game::check_choice_rewards;
 pub use game::{Game, Player};
-pub use mdp::{Mdp, Players};
+pub use mdp::{Mdp, Players, player_name_problem};
 pub use rewards::RewardModel;
 pub use state_set::StateSet;
 pub use written::Written;

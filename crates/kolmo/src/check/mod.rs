@@ -1310,6 +1310,15 @@ impl<'s, 'a> Checker<'s, 'a> {
         match path {
             RewardPath::Reach(target) => {
                 let target = self.state_set(scope, target)?;
+                if let Kind::Decision(m) = self.kind() {
+                    let r = rewards.expected_per_choice(m.matrix());
+                    if r.iter().any(|x| *x < 0.0) && r.iter().any(|x| *x > 0.0) {
+                        return Err(scope.error(
+                            span,
+                            "R [F ...] of an MDP or a game needs rewards all >= 0 or all <= 0: with both signs the total until the target can be undefined".into(),
+                        ));
+                    }
+                }
                 self.reach_reward((name, rewards), &target, opt)
             }
             RewardPath::Cumulative(k) => {
@@ -1413,9 +1422,10 @@ impl<'s, 'a> Checker<'s, 'a> {
                     Kind::Chain(d) => self.total_chain(d, &r, xr),
                     Kind::Decision(m) => {
                         if r.iter().any(|x| *x < 0.0) {
-                            return Err(
-                                scope.error(span, "R [C] of an MDP needs non-negative rewards".into())
-                            );
+                            return Err(scope.error(
+                                span,
+                                "R [C] of an MDP or a game needs non-negative rewards".into(),
+                            ));
                         }
                         self.total_decision(m, &r, xr, opt)
                     }
