@@ -51,8 +51,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         Model::Dtmc(d) => d.clone(),
         Model::Mdp(m) => m.clone().into_dtmc().with_context(|| {
             format!(
-                "{}: an MDP ({} states, {} choices); kolmo analyze handles Markov chains (an MDP with one choice per state is read as one)",
+                "{}: {} ({} states, {} choices); kolmo analyze handles Markov chains (an MDP with one choice per state is read as one)",
                 args.file.display(),
+                if m.players().is_some() { "a game" } else { "an MDP" },
                 m.n(),
                 m.choices()
             )

@@ -305,8 +305,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub export: Option<PathBuf>,
     /// Write the optimal strategies to FILE as CSV: a row per state (state, player, then for
-    /// each property that has one the action chosen there). Unbounded P and R [F] give
-    /// memoryless strategies; step-bounded ones the first move with every step to go.
+    /// each property that has one the action chosen there; a property without one, such as
+    /// R [C], R [Fc] or R [S], has no column). Unbounded P and R [F] give memoryless
+    /// strategies; step-bounded ones the first move with every step to go.
     #[arg(long, value_name = "FILE")]
     pub strategy: Option<PathBuf>,
     /// Iteration limit of the MDP solvers (policy-improvement rounds, stages).

@@ -357,6 +357,65 @@ fn exact_game_values() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Small games that strategy iteration once refused (a break-it run's, values by hand and from
+/// the MDP of the same rows): a minimiser whose greedy choices cycled through a paying choice
+/// and a free one (improper: 6 by hand, a then stop: v = 3 + v/2); an infinite successor's
+/// value that the kernel's compensated sum turned into NaN (0: the minimiser's free choice);
+/// strategies switching back and forth on rounding noise in the total over all time (45, and
+/// 975/32 for the 6-state game, the MDP's and brute force's values).
+#[test]
+fn small_games_once_refused() {
+    let dir = std::env::temp_dir().join(format!("kolmo-small-games-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = |players: &str, states: usize| {
+        format!(
+            "@type: SMG\n@parameters\n\n@reward_models\nr\n@players\n{players}\n@nr_states\n{states}\n@model\n"
+        )
+    };
+    let cases = [
+        (
+            "rm.drn",
+            head("p", 3) + "state 0 <p> [0] init\n\taction a [3]\n\t\t0 : 1/2\n\t\t1 : 1/2\n\taction b [1]\n\t\t2 : 1\nstate 1 <p> [0] goal\n\taction a [0]\n\t\t1 : 1\nstate 2 <p> [0]\n\taction back [0]\n\t\t0 : 1\n\taction idle [0]\n\t\t2 : 1\n",
+            "<<p>> Rmin=? [F \"goal\"]",
+            6.0,
+        ),
+        (
+            "rx.drn",
+            head("p q", 3) + "state 0 <q> [0] init\n\taction a0 [0]\n\t\t1 : 1/2\n\t\t2 : 1/2\n\taction a1 [1]\n\t\t2 : 1\n\taction a2 [0]\n\t\t2 : 1\nstate 1 <p> [0]\n\taction s [0]\n\t\t1 : 1\nstate 2 <p> [0] goal\n\taction s [0]\n\t\t2 : 1\n",
+            "<<p>> Rmax=? [F \"goal\"]",
+            0.0,
+        ),
+        (
+            "fc2.drn",
+            head("p", 5) + "state 0 <p> [0] goal\n\taction a [0]\n\t\t1 : 1\nstate 1 <p> [0] init\n\taction stay [0]\n\t\t1 : 1\n\taction go [0]\n\t\t4 : 1/3\n\t\t2 : 2/3\nstate 2 <p> [0]\n\taction a [0]\n\t\t3 : 1\nstate 3 <p> [0]\n\taction a [3]\n\t\t3 : 4/5\n\t\t1 : 1/5\nstate 4 <p> [0]\n\taction a [0]\n\t\t0 : 3/4\n\t\t2 : 1/4\n",
+            "<<p>> Rmax=? [Fc \"goal\"]",
+            45.0,
+        ),
+        (
+            "c13.json",
+            r#"{"type": "smg", "states": ["s0", "s1", "s2", "s3", "s4", "s5"], "transitions": {"s0": {"a2": {"s0": "1/5", "s2": "4/5"}}, "s1": {"a0": {"s1": "1/1"}, "a1": {"s5": "4/7", "s1": "3/7"}}, "s2": {"a1": {"s0": "1/5", "s3": "4/5"}}, "s3": {"a1": {"s1": "3/11", "s0": "4/11", "s2": "4/11"}}, "s4": {"a2": {"s4": "1/1"}}, "s5": {"a0": {"s4": "2/5", "s0": "3/5"}}}, "rewards": {"r": {"action": {"s0": {"a2": 3}}}}, "players": {"P0": ["s2", "s4", "s5"], "P1": ["s0", "s1", "s3"]}}"#.to_string(),
+            "<<P1>> Rmax=? [C]",
+            975.0 / 32.0,
+        ),
+    ];
+    for (name, text, prop, want) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let r = check(&path, &[prop], "").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let res = &r.results[0];
+        let Answer::Number(v) = res.value else { panic!() };
+        assert!(
+            (v - want).abs() <= res.error_bound + 1e-12
+                && res.lower.unwrap() <= want + 1e-12
+                && want <= res.upper.unwrap() + 1e-12,
+            "{name} {prop}: {v} in [{:?}, {:?}], want {want}",
+            res.lower,
+            res.upper
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Errors a game adds, each naming the place: a coalition on an MDP, a P without coalition on a
 /// game, an unknown player, a player number out of range, a state where two players can move, a
 /// module without a player.
