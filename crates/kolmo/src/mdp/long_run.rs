@@ -162,6 +162,9 @@ pub(crate) fn long_run(
     Err(Error::LimitReached {
         what: "value iteration for the gain",
         limit: options.max_stages,
-        message: format!("the gain is still only known to lie in [{}, {}]", last.0, last.1),
+        message: format!(
+            "the gain is still only known to lie in [{}, {}]: the smallest and largest increment over the states do not meet, as when the long-run value differs from state to state (plays that settle in different places) or cycles with a longer period; only a gain common to every state is bracketed",
+            last.0, last.1
+        ),
     })
 }
