@@ -299,7 +299,17 @@ impl<T: Solvable> Factored<T> {
         let (k, nnz) = TriangularWoodbury::<T>::shape(n, rows);
         let (nf, kf) = (n as f64, k as f64);
         let woodbury_cost = kf * (nnz as f64 + nf) + kf * kf * kf / 3.0;
-        woodbury_cost < nf * nf * nf / 3.0 && n * k <= MAX_WOODBURY_VALUES
+        // Against dense LU, and from SPARSE_FROM against a band factorisation when the band
+        // is narrow (n · b²).
+        let mut other = nf * nf * nf / 3.0;
+        if n >= SPARSE_FROM
+            && !T::EXACT
+            && woodbury_cost < other
+            && let Some(b) = band_width(n, rows)
+        {
+            other = other.min(nf * (b as f64) * (b as f64));
+        }
+        woodbury_cost < other && n * k <= MAX_WOODBURY_VALUES
     }
 
     /// Whether [`new`](Self::new) would factor this matrix by a general sparse LU (neither the
