@@ -33,7 +33,7 @@ fn results(props: &str) -> Vec<(String, Vec<(String, String)>)> {
 /// written, `Infinity`, booleans), with the reference inside the certified interval.
 #[test]
 fn result_lines_of_the_prism_games_examples() {
-    let (mut right, mut misses) = (0, Vec::new());
+    let mut tally = common::Tally::default();
     for (model, props) in [
         ("smg_example.prism", "smg_example.prism.props"),
         ("game.prism", "game.prism.props"),
@@ -49,35 +49,15 @@ fn result_lines_of_the_prism_games_examples() {
         for (prop, expected) in results(&text) {
             for (consts, want) in expected {
                 let label = format!("{model} [{consts}] {prop}");
-                let r = match check(&smgs().join(model), &[&format!("{declarations}{prop}")], &consts) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        misses.push(format!("{label}: {e}"));
-                        continue;
-                    }
-                };
-                let r = &r.results[0];
-                let good = common::agrees(&want, r, Some(1e-9));
-                if good {
-                    right += 1;
-                } else {
-                    misses.push(format!(
-                        "{label}: got {:?} in [{:?}, {:?}], reference {want}",
-                        r.value, r.lower, r.upper
-                    ));
-                }
+                let report = check(&smgs().join(model), &[&format!("{declarations}{prop}")], &consts);
+                tally.record(&label, report, &want, Some(1e-9), "");
             }
         }
     }
-    assert!(
-        misses.is_empty(),
-        "{} misses:\n{}",
-        misses.len(),
-        misses.join("\n")
-    );
+    tally.assert_no_misses();
     // smg_example 19 (k = 0..5 among them), game 8 (Rmax [F] = Infinity among them),
     // step-bounded 46.
-    assert_eq!(right, 73, "RESULT lines checked");
+    assert_eq!(tally.right, 73, "RESULT lines checked");
 }
 
 /// Thresholds 0 and 1 decided exactly by the game's graph analysis (the values' ±1e-16 would
@@ -131,8 +111,8 @@ fn dice_game_values_are_complementary() {
     assert!((v[0] - v[2]).abs() < 1e-12, "{v:?}");
     assert!(r.results[0].upper.unwrap() - r.results[0].lower.unwrap() < 1e-10);
     // Written as DRN and as JSON, read back: the same game (owners and players) and values.
-    let dir = std::env::temp_dir().join(format!("kolmo-dice-files-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     for (file, format) in [
         ("dice.drn", kolmo::io::Format::Drn),
         ("dice.json", kolmo::io::Format::Json),
@@ -157,7 +137,6 @@ fn dice_game_values_are_complementary() {
             assert!((w - v[i]).abs() < 1e-12, "{file}: {w} against {}", v[i]);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Expected total rewards until a target on the dice game (N = 10) with a reward of 1 per throw:
@@ -167,8 +146,8 @@ fn dice_game_values_are_complementary() {
 /// (the MDP solver is a second method). Until a state that is not always reached: +∞.
 #[test]
 fn reward_games_until_a_target() {
-    let dir = std::env::temp_dir().join(format!("kolmo-reward-games-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let text = std::fs::read_to_string(smgs().join("dice.prism")).unwrap()
         + "\nrewards \"throws\"\n [toss1] true : 1;\n [toss2] true : 1;\nendrewards\n";
     let game = dir.join("dice.prism");
@@ -234,7 +213,6 @@ fn reward_games_until_a_target() {
     // "p1win" is missed whenever P2 throws at least P1's number: P1 cannot force it, so +∞.
     let (v, _, _) = value(&game, "<<P1>> R{\"throws\"}min=? [F \"p1win\"]");
     assert_eq!(v, f64::INFINITY);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The strategies `kolmo check` returns attain the values: with every state's owner playing its
@@ -243,8 +221,8 @@ fn reward_games_until_a_target() {
 /// bounds; the first move names player 1's action.
 #[test]
 fn strategies_attain_the_values() {
-    let dir = std::env::temp_dir().join(format!("kolmo-strategies-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let text = std::fs::read_to_string(smgs().join("dice.prism")).unwrap()
         + "\nrewards \"throws\"\n [toss1] true : 1;\n [toss2] true : 1;\nendrewards\n";
     let game = dir.join("dice.prism");
@@ -293,7 +271,6 @@ fn strategies_attain_the_values() {
         panic!()
     };
     assert!((v - 11.0).abs() < 1e-9, "{v}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--exact` on games, each value certified in rationals: the card game's long-run value per
@@ -323,8 +300,8 @@ fn exact_game_values() {
     .unwrap();
     assert_eq!(r.results[0].exact.as_deref(), Some("1/5"));
     assert_eq!(r.results[1].exact.as_deref(), Some("inf"));
-    let dir = std::env::temp_dir().join(format!("kolmo-exact-games-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let game = dir.join("dice.prism");
     std::fs::write(
         &game,
@@ -354,7 +331,6 @@ fn exact_game_values() {
         "{x}"
     );
     assert!(b.parse::<u64>().unwrap() % 6 == 0, "{x}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Small games that strategy iteration once refused (a break-it run's, values by hand and from
@@ -365,8 +341,8 @@ fn exact_game_values() {
 /// 975/32 for the 6-state game, the MDP's and brute force's values).
 #[test]
 fn small_games_once_refused() {
-    let dir = std::env::temp_dir().join(format!("kolmo-small-games-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let head = |players: &str, states: usize| {
         format!(
             "@type: SMG\n@parameters\n\n@reward_models\nr\n@players\n{players}\n@nr_states\n{states}\n@model\n"
@@ -413,7 +389,6 @@ fn small_games_once_refused() {
             res.upper
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Errors a game adds, each naming the place: a coalition on an MDP, a P without coalition on a
@@ -421,8 +396,8 @@ fn small_games_once_refused() {
 /// module without a player.
 #[test]
 fn game_errors_name_the_place() {
-    let dir = std::env::temp_dir().join(format!("kolmo-games-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let write = |name: &str, text: &str| {
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
@@ -456,7 +431,6 @@ fn game_errors_name_the_place() {
         msg.contains("orphan.prism:9:") && msg.contains("no player owns module m2's unlabelled commands"),
         "{msg}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The card game written as an smg (examples/models/rps-cards.prism): 100 positions of Alice and

@@ -20,7 +20,7 @@ fn reference_values_of_the_suite() {
     // Debug builds are slow; instances up to 10^4 states keep this test under a minute.
     let max_states = 10_000;
     let text = std::fs::read_to_string(suite().join("reference_values.tsv")).unwrap();
-    let (mut right, mut misses) = (0, Vec::new());
+    let mut tally = common::Tally::default();
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
         let (model, consts, states, prop, reference, source) = (f[0], f[1], f[2], f[5], f[6], f[7]);
@@ -28,33 +28,15 @@ fn reference_values_of_the_suite() {
             continue;
         }
         let label = format!("{model} [{consts}] {prop}");
-        let report = match check(&suite().join(model), &[prop], consts) {
-            Ok(r) => r,
-            Err(e) => {
-                misses.push(format!("{label}: {e}"));
-                continue;
-            }
-        };
-        let r = &report.results[0];
         // Exact references must lie within the certified interval.
         let slack = reference.parse::<f64>().map_or(0.0, |w| 1e-15 * w.abs());
-        let good = common::agrees(reference, r, source.contains("exact").then_some(slack));
-        if good {
-            right += 1;
-        } else {
-            misses.push(format!(
-                "{label}: got {:?} in [{:?}, {:?}], reference {reference} ({source})",
-                r.value, r.lower, r.upper
-            ));
-        }
+        let inside = source.contains("exact").then_some(slack);
+        let report = check(&suite().join(model), &[prop], consts);
+        tally.record(&label, report, reference, inside, &format!(" ({source})"));
     }
-    assert!(
-        misses.is_empty(),
-        "{} misses:\n{}",
-        misses.len(),
-        misses.join("\n")
-    );
+    tally.assert_no_misses();
     // 129 rows of the suite's 322 have at most 10^4 states.
+    let right = tally.right;
     assert!(right >= 120, "only {right} reference values checked");
 }
 

@@ -399,6 +399,16 @@ impl<'s, 'a> Checker<'s, 'a> {
         Ok(p.owner.iter().map(|&o| member[o as usize]).collect())
     }
 
+    /// Inside `<<C>>` on a game: for each state, whether its owner maximises when the coalition
+    /// seeks `opt` (the coalition's states then maximise, the others minimise, or the other way
+    /// round); `None` outside a coalition.
+    fn maximiser(&self, opt: Optimum) -> Option<Vec<bool>> {
+        self.coalition
+            .borrow()
+            .as_deref()
+            .map(|mask| mask.iter().map(|&c| c == (opt == Optimum::Max)).collect())
+    }
+
     /// The direction of state `s`'s choice for the optimum `opt`: `opt`'s, except in a game's
     /// states owned by a player outside the coalition, who opposes it.
     fn direction_of(&self, s: usize, opt: Option<Optimum>) -> Direction {
@@ -977,9 +987,8 @@ impl<'s, 'a> Checker<'s, 'a> {
                     }
                     None => m,
                 };
-                if let Some(mask) = self.coalition.borrow().as_deref() {
+                if let Some(maximiser) = self.maximiser(opt) {
                     // A game: the coalition seeks `opt`, the others oppose it.
-                    let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
                     let s = crate::game::reach_bounds(model, &maximiser, psi, &self.mdp_options())?;
                     self.note(format!(
                         "{} reachability for the coalition: {}",
@@ -1516,8 +1525,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         opt: Option<Optimum>,
     ) -> Result<Outcome> {
         let opt = opt.expect("MDPs have an optimum");
-        if let Some(mask) = self.coalition.borrow().as_deref() {
-            let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
+        if let Some(maximiser) = self.maximiser(opt) {
             let s = crate::game::total_forever_bounds(m, &maximiser, r, &self.mdp_options())?;
             self.note(format!(
                 "{} total reward over all time for the coalition: {}",
@@ -1628,9 +1636,8 @@ impl<'s, 'a> Checker<'s, 'a> {
             Kind::Decision(m) => {
                 let opt = opt.expect("MDPs have an optimum");
                 let r = rewards.expected_per_choice(m.matrix());
-                if let Some(mask) = self.coalition.borrow().as_deref() {
+                if let Some(maximiser) = self.maximiser(opt) {
                     // A game: the coalition seeks `opt`, the others oppose it.
-                    let maximiser: Vec<bool> = mask.iter().map(|&c| c == (opt == Optimum::Max)).collect();
                     let s = crate::game::total_reward_bounds(m, &maximiser, &r, target, &self.mdp_options())?;
                     self.memoryless(&s.policy);
                     self.note(format!(
@@ -1683,15 +1690,14 @@ impl<'s, 'a> Checker<'s, 'a> {
         exact_rewards: Option<Vec<Rational>>,
         opt: Option<Optimum>,
     ) -> Result<Outcome> {
-        if let Some(mask) = self.coalition.borrow().clone() {
+        if self.coalition.borrow().is_some() {
             // A game: the gain per step lies between the smallest and largest increment of
             // value iteration (the bracket holds for every state), asked to close.
             let r = rewards.expected_per_choice(self.matrix());
             let e = self.extrapolated(&r, u64::MAX / 4, opt)?;
-            let exact = match (exact_rewards, self.kind()) {
-                (Some(xr), Kind::Decision(m)) => {
-                    let maximiser: Vec<bool> =
-                        mask.iter().map(|&c| c == (opt == Some(Optimum::Max))).collect();
+            let maximiser = self.maximiser(opt.unwrap_or(Optimum::Max));
+            let exact = match (exact_rewards, self.kind(), maximiser) {
+                (Some(xr), Kind::Decision(m), Some(maximiser)) => {
                     let g = crate::game::long_run_exact(m, &maximiser, &xr, &e.choices)?;
                     self.note("exact: the gain and bias of the strategies' chain in rationals, the optimality equation checked at every state");
                     Some(vec![Some(g); self.n()])

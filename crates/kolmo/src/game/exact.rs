@@ -25,7 +25,7 @@ use super::strategy::{fixed, qualitative_strategy};
 use crate::analysis::exact::{expected_reward_exact, reach_probability_exact as chain_reach_exact};
 use crate::exact::Rational;
 use crate::graph::{classes, prob01_min};
-use crate::mdp::policy_chain;
+use crate::mdp::{exact_parts, policy_chain};
 use crate::model::{Mdp, StateSet};
 use crate::sparse::{Affine, Direction};
 use crate::{Error, Result, StateId};
@@ -141,12 +141,7 @@ pub fn total_reward_exact(
     target: &StateSet,
     strategy: &[u32],
 ) -> Result<Vec<Option<Rational>>> {
-    if rewards.len() != mdp.choices() {
-        return Err(Error::arg(
-            "rewards",
-            format!("{} rewards for {} choices", rewards.len(), mdp.choices()),
-        ));
-    }
+    let p = exact_parts(mdp, rewards)?;
     let negative = rewards.iter().any(|r| *r < Rational::ZERO);
     if negative {
         if rewards.iter().any(|r| *r > Rational::ZERO) {
@@ -160,7 +155,6 @@ pub fn total_reward_exact(
         let v = total_reward_exact(mdp, &swapped, &negated, target, strategy)?;
         return Ok(v.into_iter().map(|x| x.map(|x| -x)).collect());
     }
-    let p = mdp.exact_matrix()?;
     let n = mdp.n();
     let minimiser: Vec<bool> = maximiser.iter().map(|m| !m).collect();
     let (finite, _, _) = qualitative_strategy(mdp, &minimiser, target);
@@ -236,13 +230,7 @@ pub fn long_run_exact(
     rewards: &[Rational],
     strategy: &[u32],
 ) -> Result<Rational> {
-    if rewards.len() != mdp.choices() {
-        return Err(Error::arg(
-            "rewards",
-            format!("{} rewards for {} choices", rewards.len(), mdp.choices()),
-        ));
-    }
-    let p = mdp.exact_matrix()?;
+    let p = exact_parts(mdp, rewards)?;
     let n = mdp.n();
     let mut st = strategy.to_vec();
     for _ in 0..ROUNDS {

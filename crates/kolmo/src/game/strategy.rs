@@ -609,6 +609,36 @@ mod tests {
         (Mdp::new(b.build(), vec![0]).unwrap(), maximiser)
     }
 
+    /// Random rewards per choice: 0 (half of them), 1 or 2.
+    fn random_rewards(rng: &mut rand_xoshiro::Xoshiro256PlusPlus, choices: usize) -> Vec<f64> {
+        (0..choices)
+            .map(|_| f64::from(rng.random_range(0..=3u8).saturating_sub(1)))
+            .collect()
+    }
+
+    /// The rewards as rationals (exactly: they are small integers).
+    fn exact(rewards: &[f64]) -> Vec<Rational> {
+        rewards
+            .iter()
+            .map(|&r| <Rational as Scalar>::from_f64(r))
+            .collect()
+    }
+
+    /// An exact total as a float, `None` (= +∞) as infinity.
+    fn float(x: &Option<Rational>) -> f64 {
+        x.as_ref().map_or(f64::INFINITY, Scalar::to_f64)
+    }
+
+    /// State `s`'s value in `got` is `best` (infinite: exactly; else within the certified bound).
+    fn assert_within(got: &MdpSolution, s: usize, best: f64, seed: u64) {
+        let v = got.values[s];
+        assert!(
+            v == best || (best.is_finite() && (v - best).abs() <= got.error_bound + 1e-12),
+            "seed {seed} state {s}: {v} ± {} against {best}",
+            got.error_bound
+        );
+    }
+
     /// The game's value by brute force: `eval` of the chain of every pair of pure memoryless
     /// strategies (given the rows chosen), then at every state the max over the maximiser's part
     /// of the min over the minimiser's part (such strategies suffice: Condon 1992 for
@@ -711,34 +741,24 @@ mod tests {
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1000 + seed);
             let (mdp, maximiser) = random_game(&mut rng, seed);
             let n = mdp.n();
-            let rewards: Vec<f64> = (0..mdp.choices())
-                .map(|_| f64::from(rng.random_range(0..=3u8).saturating_sub(1)))
-                .collect();
+            let rewards = random_rewards(&mut rng, mdp.choices());
             let target = StateSet::from_states(n, [n as StateId - 1]);
             let got =
                 total_reward_bounds(&mdp, &maximiser, &rewards, &target, &MdpOptions::default()).unwrap();
             assert!(got.error_bound <= 1e-6, "seed {seed}: {}", got.error_bound);
             let value = brute_force(&mdp, &maximiser, |chain, rows| {
-                let r: Vec<Rational> = rows
-                    .iter()
-                    .map(|&row| <Rational as Scalar>::from_f64(rewards[row]))
-                    .collect();
+                let r = exact(&rows.iter().map(|&row| rewards[row]).collect::<Vec<_>>());
                 let v = crate::analysis::exact::expected_reward_exact(chain, &target, &r).unwrap();
-                v.iter()
-                    .map(|x| x.as_ref().map_or(f64::INFINITY, Scalar::to_f64))
-                    .collect()
+                v.iter().map(float).collect()
             });
-            let exact_rewards: Vec<Rational> = rewards
-                .iter()
-                .map(|&r| <Rational as Scalar>::from_f64(r))
-                .collect();
+            let exact_rewards = exact(&rewards);
             let exact =
                 crate::game::total_reward_exact(&mdp, &maximiser, &exact_rewards, &target, &got.policy)
                     .unwrap();
             let from_zero =
                 crate::game::total_reward_exact(&mdp, &maximiser, &exact_rewards, &target, &vec![0; n]);
             for (s, &best) in value.iter().enumerate() {
-                let x = exact[s].as_ref().map_or(f64::INFINITY, Scalar::to_f64);
+                let x = float(&exact[s]);
                 assert!(
                     x == best || (x - best).abs() < 1e-12,
                     "seed {seed} state {s}: exact {x} against {best}"
@@ -746,16 +766,7 @@ mod tests {
                 if let Ok(z) = &from_zero {
                     assert_eq!(z[s], exact[s], "seed {seed} state {s}: from zero");
                 }
-                if best.is_infinite() {
-                    assert_eq!(got.values[s], best, "seed {seed} state {s}");
-                } else {
-                    assert!(
-                        (got.values[s] - best).abs() <= got.error_bound + 1e-12,
-                        "seed {seed} state {s}: {} ± {} against {best}",
-                        got.values[s],
-                        got.error_bound
-                    );
-                }
+                assert_within(&got, s, best, seed);
             }
             // Costs: negated rewards, the players' aims swapped in sign.
             if rewards.iter().any(|r| *r > 0.0) {
@@ -784,17 +795,12 @@ mod tests {
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5000 + seed);
             let (mdp, maximiser) = random_game(&mut rng, seed);
             let n = mdp.n();
-            let rewards: Vec<f64> = (0..mdp.choices())
-                .map(|_| f64::from(rng.random_range(0..=3u8).saturating_sub(1)))
-                .collect();
+            let rewards = random_rewards(&mut rng, mdp.choices());
             let got = total_forever_bounds(&mdp, &maximiser, &rewards, &MdpOptions::default())
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             assert!(got.error_bound <= 1e-6, "seed {seed}: {}", got.error_bound);
             let value = brute_force(&mdp, &maximiser, |chain, rows| {
-                let r: Vec<Rational> = rows
-                    .iter()
-                    .map(|&row| <Rational as Scalar>::from_f64(rewards[row]))
-                    .collect();
+                let r = exact(&rows.iter().map(|&row| rewards[row]).collect::<Vec<_>>());
                 let cls = crate::graph::classes(chain.matrix());
                 let quiet = StateSet::from_states(
                     n,
@@ -803,17 +809,10 @@ mod tests {
                         .flat_map(|c| c.states.iter().copied()),
                 );
                 let v = crate::analysis::exact::expected_reward_exact(chain, &quiet, &r).unwrap();
-                v.iter()
-                    .map(|x| x.as_ref().map_or(f64::INFINITY, Scalar::to_f64))
-                    .collect()
+                v.iter().map(float).collect()
             });
             for (s, &best) in value.iter().enumerate() {
-                assert!(
-                    got.values[s] == best || (got.values[s] - best).abs() <= got.error_bound + 1e-12,
-                    "seed {seed} state {s}: {} ± {} against {best}",
-                    got.values[s],
-                    got.error_bound
-                );
+                assert_within(&got, s, best, seed);
             }
         }
     }

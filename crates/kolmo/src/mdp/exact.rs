@@ -11,7 +11,7 @@ use crate::{Error, Result};
 
 /// The model's exact matrix ([`Mdp::exact_matrix`]: the probabilities as written when the reader
 /// kept them, else recovered as fractions), after checking that `rewards` has one reward per choice.
-pub(super) fn exact_parts(mdp: &Mdp, rewards: &[Rational]) -> Result<CsrMatrix<Rational>> {
+pub(crate) fn exact_parts(mdp: &Mdp, rewards: &[Rational]) -> Result<CsrMatrix<Rational>> {
     if rewards.len() != mdp.choices() {
         return Err(Error::arg(
             "rewards",

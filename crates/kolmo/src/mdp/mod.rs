@@ -19,7 +19,7 @@ mod total;
 
 pub use average::{average, bias};
 pub use discounted::{discounted, discounted_exact};
-pub(crate) use exact::policy_chain;
+pub(crate) use exact::{exact_parts, policy_chain};
 pub use exact::{reach_probability_exact, total_reward_exact};
 pub(crate) use forever::{quiet_states, total_reward_forever};
 pub use horizon::{

@@ -66,3 +66,52 @@ pub fn agrees(reference: &str, r: &PropertyResult, inside: Option<f64>) -> bool 
         _ => false,
     }
 }
+
+/// Reference values checked one by one: how many agree, and each miss with its label, so that a
+/// run reports every miss at once.
+#[derive(Default)]
+pub struct Tally {
+    /// References that agree.
+    pub right: usize,
+    /// One line per miss: the label, what kolmo gave (or its error), the reference.
+    pub misses: Vec<String>,
+}
+
+#[allow(dead_code)]
+impl Tally {
+    /// Records the check of one property (`label` names it; `note` follows the reference in a
+    /// miss) against `reference`, as [`agrees`] compares them.
+    pub fn record(
+        &mut self,
+        label: &str,
+        report: kolmo::Result<CheckReport>,
+        reference: &str,
+        inside: Option<f64>,
+        note: &str,
+    ) {
+        match report {
+            Err(e) => self.misses.push(format!("{label}: {e}")),
+            Ok(report) => {
+                let r = &report.results[0];
+                if agrees(reference, r, inside) {
+                    self.right += 1;
+                } else {
+                    self.misses.push(format!(
+                        "{label}: got {:?} in [{:?}, {:?}], reference {reference}{note}",
+                        r.value, r.lower, r.upper
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Fails listing every miss.
+    pub fn assert_no_misses(&self) {
+        assert!(
+            self.misses.is_empty(),
+            "{} misses:\n{}",
+            self.misses.len(),
+            self.misses.join("\n")
+        );
+    }
+}
