@@ -200,7 +200,11 @@ pub enum Method {
     },
     /// Gauss–Seidel value iteration.
     GaussSeidelValueIteration,
-    /// A discounted objective, certified by `‖Tv − v‖∞ / (1 − γ)` whatever produced `v`.
+    /// Value iteration by whole (Jacobi) sweeps, stopped by MacQueen's bounds on the span of
+    /// `Tv − v` (MacQueen, J. Math. Anal. Appl. 14, 1966).
+    MacQueenValueIteration,
+    /// A discounted objective, certified by MacQueen's bounds `Tv + γ/(1 − γ)·[min, max](Tv − v)`
+    /// whatever produced `v` (the middle of that interval is reported).
     DiscountCertified {
         /// What produced the values.
         by: Box<Method>,
@@ -309,7 +313,11 @@ impl fmt::Display for Method {
             }
             Self::PolicyIteration { evaluation } => write!(f, "policy iteration, evaluation by {evaluation}"),
             Self::GaussSeidelValueIteration => f.write_str("Gauss-Seidel value iteration"),
-            Self::DiscountCertified { by } => write!(f, "{by}; certified by ‖Tv − v‖ / (1 − γ)"),
+            Self::MacQueenValueIteration => f.write_str("value iteration (Jacobi sweeps, MacQueen's bounds)"),
+            Self::DiscountCertified { by } => write!(
+                f,
+                "{by}; certified by MacQueen's bounds Tv + γ/(1 − γ)·[min, max](Tv − v)"
+            ),
             Self::BracketedValueIteration => {
                 f.write_str("value iteration, the gain bracketed by the stage increments (Odoni 1969)")
             }
@@ -615,7 +623,7 @@ mod tests {
         };
         assert_eq!(
             d.to_string(),
-            "Gauss-Seidel value iteration; certified by ‖Tv − v‖ / (1 − γ)"
+            "Gauss-Seidel value iteration; certified by MacQueen's bounds Tv + γ/(1 − γ)·[min, max](Tv − v)"
         );
     }
 

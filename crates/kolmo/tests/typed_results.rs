@@ -61,7 +61,11 @@ fn mdp_solutions_say_how_they_were_obtained() {
     let account = s.account();
     assert_eq!(account.guarantee, Guarantee::AbsoluteError);
     assert_eq!(account.iterations, Some(s.iterations));
-    assert!(s.method.to_string().ends_with("certified by ‖Tv − v‖ / (1 − γ)"));
+    assert!(
+        s.method
+            .to_string()
+            .ends_with("certified by MacQueen's bounds Tv + γ/(1 − γ)·[min, max](Tv − v)")
+    );
     let json = serde_json::to_value(&s).unwrap();
     assert_eq!(json["method"]["kind"], "discount_certified");
 }

@@ -570,7 +570,7 @@ fn lyapunov<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::{MdpOptions, Optimum, test_mdp, total_reward, total_reward_exact};
     use crate::account::Method;
     use crate::exact::{Scalar, rationalize_rewards};
@@ -581,7 +581,7 @@ mod tests {
     /// choices of 1–3 successors with probabilities in sixteenths (exact in binary), and with
     /// `slow` a choice that leaves its state only with probability 2⁻²⁰ (value iteration then
     /// crawls and the component goes to policy iteration). Rewards are integers 0–4 per choice.
-    fn random_mdp(seed: u64, n: usize, slow: bool) -> (crate::model::Mdp, Vec<f64>) {
+    pub(crate) fn random_mdp(seed: u64, n: usize, slow: bool) -> (crate::model::Mdp, Vec<f64>) {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut groups: Vec<Vec<Vec<(u32, f64)>>> = vec![vec![vec![(0, 1.0)]]];
         for s in 1..n {
