@@ -203,6 +203,16 @@ pub enum Method {
     /// Value iteration by whole (Jacobi) sweeps, stopped by MacQueen's bounds on the span of
     /// `Tv − v` (MacQueen, J. Math. Anal. Appl. 14, 1966).
     MacQueenValueIteration,
+    /// Value iteration until its greedy policy settles, then policy iteration from that policy
+    /// (Puterman, *Markov Decision Processes*, 1994, §6.5: modified policy iteration's idea).
+    ValueThenPolicyIteration {
+        /// Value-iteration sweeps done first.
+        sweeps: u64,
+        /// Policy-iteration rounds after them.
+        rounds: u64,
+        /// How the first evaluation was solved.
+        evaluation: LinearSolver,
+    },
     /// A discounted objective, certified by MacQueen's bounds `Tv + γ/(1 − γ)·[min, max](Tv − v)`
     /// whatever produced `v` (the middle of that interval is reported).
     DiscountCertified {
@@ -314,6 +324,15 @@ impl fmt::Display for Method {
             Self::PolicyIteration { evaluation } => write!(f, "policy iteration, evaluation by {evaluation}"),
             Self::GaussSeidelValueIteration => f.write_str("Gauss-Seidel value iteration"),
             Self::MacQueenValueIteration => f.write_str("value iteration (Jacobi sweeps, MacQueen's bounds)"),
+            Self::ValueThenPolicyIteration {
+                sweeps,
+                rounds,
+                evaluation,
+            } => write!(
+                f,
+                "value iteration ({sweeps} sweeps) until its policy settled, then policy iteration \
+                 ({rounds} rounds, evaluation by {evaluation})"
+            ),
             Self::DiscountCertified { by } => write!(
                 f,
                 "{by}; certified by MacQueen's bounds Tv + γ/(1 − γ)·[min, max](Tv − v)"

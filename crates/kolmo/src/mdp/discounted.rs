@@ -37,12 +37,32 @@ pub fn discounted(
 ) -> Result<MdpSolution> {
     check(mdp, rewards, gamma)?;
     let (values, policy, iterations, method) = match options.method {
-        Method::PolicyIteration => policy_iteration(mdp, rewards, gamma, optimum, options, false)?
-            .expect("policy iteration is not abandoned when asked for"),
-        Method::ValueIteration => value_iteration(mdp, rewards, gamma, optimum, options)?,
-        Method::Auto => match policy_iteration(mdp, rewards, gamma, optimum, options, true)? {
-            Some(solved) => solved,
-            None => value_iteration(mdp, rewards, gamma, optimum, options)?,
+        Method::PolicyIteration => policy_iteration(mdp, rewards, gamma, optimum, options, None)?,
+        Method::ValueIteration => match value_iteration(mdp, rewards, gamma, optimum, options, false)? {
+            Swept::Certified(solved) | Swept::Settled(_, solved) => solved,
+        },
+        // Small models: policy iteration (dense evaluations, answers to rounding). Larger ones:
+        // value iteration, until its greedy policy settles while the bound still has far to go
+        // and that policy's evaluation is cheap (the chain splits into small strongly connected
+        // components, or is triangular plus low rank); then policy iteration from there.
+        Method::Auto if mdp.n() <= AUTO_SPARSE_LIMIT => {
+            policy_iteration(mdp, rewards, gamma, optimum, options, None)?
+        }
+        Method::Auto => match value_iteration(mdp, rewards, gamma, optimum, options, true)? {
+            Swept::Certified(solved) => solved,
+            Swept::Settled(policy, (_, _, sweeps, _)) => {
+                let (v, policy, rounds, pi) =
+                    policy_iteration(mdp, rewards, gamma, optimum, options, Some(policy))?;
+                let account::Method::PolicyIteration { evaluation } = pi else {
+                    unreachable!("policy iteration reports itself")
+                };
+                let method = account::Method::ValueThenPolicyIteration {
+                    sweeps,
+                    rounds,
+                    evaluation,
+                };
+                (v, policy, sweeps + rounds, method)
+            }
         },
     };
     super::check_finite("discounted reward", &values)?;
@@ -183,77 +203,99 @@ const MAX_SWEEP_WORK: u64 = 20_000_000_000;
 /// need a general sparse LU.
 const AUTO_SPARSE_LIMIT: usize = 2_000;
 
-/// Policy iteration: evaluate by a linear solve of `(I − γ P_π) v = r_π` (one refinement step),
-/// improve greedily where a choice is better by more than rounding.
+/// The policy evaluation's matrix `I − γ P_π` for the choice rows `rows` (one per state), by rows.
+/// The diagonal is (1 − γ) + γ·(the row's exit mass), never 1 − γ·p_ii, which cancels when γ·p_ii
+/// is close to 1 (issue 15 §1; the idea of GTH).
+fn evaluation_rows<'a>(
+    mdp: &'a Mdp,
+    gamma: f64,
+    rows: &'a [usize],
+) -> impl Fn(usize) -> std::iter::Chain<std::iter::Once<(u32, f64)>, std::vec::IntoIter<(u32, f64)>> + 'a {
+    let m = mdp.matrix();
+    move |i: usize| {
+        let (cols, vals) = m.row(rows[i]);
+        let off: Vec<(u32, f64)> = cols
+            .iter()
+            .zip(vals)
+            .filter(|(t, _)| **t as usize != i)
+            .map(|(&t, &p)| (t, p))
+            .collect();
+        let exit: f64 = off.iter().map(|(_, p)| p).sum();
+        std::iter::once((i as u32, (1.0 - gamma) + gamma * exit))
+            .chain(off.into_iter().map(|(t, p)| (t, -gamma * p)).collect::<Vec<_>>())
+    }
+}
+
+/// The choice row of each state under `policy`.
+fn policy_rows(mdp: &Mdp, policy: &[u32]) -> Vec<usize> {
+    let m = mdp.matrix();
+    policy
+        .iter()
+        .enumerate()
+        .map(|(s, &k)| m.group_rows(s).start + k as usize)
+        .collect()
+}
+
+/// Policy iteration from `initial` (else the best immediate reward): evaluate by a linear solve
+/// of `(I − γ P_π) v = r_π` (one refinement step), improve greedily where a choice is better by
+/// more than rounding (Puterman §6.4).
 fn policy_iteration(
     mdp: &Mdp,
     rewards: &[f64],
     gamma: f64,
     optimum: Optimum,
     options: &MdpOptions,
-    give_up_if_costly: bool,
-) -> Result<Option<Solved>> {
+    initial: Option<Vec<u32>>,
+) -> Result<Solved> {
     let n = mdp.n();
     let m = mdp.matrix();
-    // Start from the best immediate reward.
-    let (_, mut policy) = bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]);
+    let mut policy = match initial {
+        Some(policy) => policy,
+        None => bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]).1,
+    };
     let mut method = None;
+    let (mut tv, mut greedy) = (vec![0.0; n], vec![0u32; n]);
     for round in 1..=options.max_iterations {
-        let rows: Vec<usize> = (0..n)
-            .map(|s| m.group_rows(s).start + policy[s] as usize)
-            .collect();
-        // The diagonal as (1 − γ) + γ·(the row's exit mass), never 1 − γ·p_ii, which cancels
-        // when γ·p_ii is close to 1 (issue 15 §1; the idea of GTH).
-        let rows_of = |i: usize| {
-            let (cols, vals) = m.row(rows[i]);
-            let off = move || cols.iter().zip(vals).filter(move |(t, _)| **t as usize != i);
-            let exit: f64 = off().map(|(_, p)| p).sum();
-            std::iter::once((i as u32, (1.0 - gamma) + gamma * exit))
-                .chain(off().map(|(&t, &p)| (t, -gamma * p)))
-        };
-        // Automatic choice: policy iteration while its evaluations are cheap (dense for small
-        // models, triangular-plus-low-rank for models that mostly move forward); value iteration
-        // when only a general sparse LU would do, whose fill-in on long-range structure costs far
-        // more than the sweeps.
-        if give_up_if_costly && n > AUTO_SPARSE_LIMIT && Factored::<f64>::needs_general_sparse(n, &rows_of) {
-            return Ok(None);
-        }
-        let lu = Factored::<f64>::new(n, "policy evaluation (I - γP)", rows_of)?;
+        let rows = policy_rows(mdp, &policy);
+        let lu = Factored::<f64>::new(
+            n,
+            "policy evaluation (I - γP)",
+            evaluation_rows(mdp, gamma, &rows),
+        )?;
         let mut v: Vec<f64> = rows.iter().map(|&r| rewards[r]).collect();
         lu.solve_in_place(&mut v);
-        for _ in 0..2 {
-            // Refinement: v += (I − γP_π)⁻¹ (b − (I − γP_π) v).
-            // b − (I − γP_π) v = (r_π + γ P_π v) − v.
-            let mut e: Vec<f64> = (0..n)
-                .map(|i| q_value(mdp, rewards, gamma, &v, rows[i]) - v[i])
-                .collect();
-            lu.solve_in_place(&mut e);
-            v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
-        }
+        // Refinement: v += (I − γP_π)⁻¹ (b − (I − γP_π) v), where b − (I − γP_π) v is
+        // (r_π + γ P_π v) − v.
+        let mut e: Vec<f64> = (0..n)
+            .map(|i| q_value(mdp, rewards, gamma, &v, rows[i]) - v[i])
+            .collect();
+        lu.solve_in_place(&mut e);
+        v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
         let method = method.get_or_insert_with(|| account::Method::PolicyIteration {
             evaluation: lu.solver(),
         });
-        // Improve only where a choice beats the current one by more than rounding.
+        // Improve only where the greedy choice beats the current one by more than rounding.
+        m.multiply_and_reduce(
+            |_| optimum.direction(),
+            &v,
+            Affine::discounted(rewards, &gamma),
+            &mut tv,
+            &mut greedy,
+        );
         let mut changed = false;
         for s in 0..n {
-            let group = m.group_rows(s);
-            let current = q_value(mdp, rewards, gamma, &v, rows[s]);
-            let tol = 1e-13 * (current.abs() + 1.0);
-            let mut best = (current, policy[s]);
-            for r in group.clone() {
-                let q = q_value(mdp, rewards, gamma, &v, r);
-                if optimum.better(q, best.0) && (q - current).abs() > tol {
-                    best = (q, (r - group.start) as u32);
-                }
+            if greedy[s] == policy[s] {
+                continue;
             }
-            if best.1 != policy[s] {
-                policy[s] = best.1;
+            let current = q_value(mdp, rewards, gamma, &v, rows[s]);
+            if optimum.better(tv[s], current) && (tv[s] - current).abs() > 1e-13 * (current.abs() + 1.0) {
+                policy[s] = greedy[s];
                 changed = true;
             }
         }
         options.report(round, f64::NAN);
         if !changed {
-            return Ok(Some((v, policy, round, method.clone())));
+            return Ok((v, policy, round, method.clone()));
         }
     }
     Err(Error::LimitReached {
@@ -263,6 +305,18 @@ fn policy_iteration(
     })
 }
 
+/// How value iteration ended: certified, or (when asked to look for it) with a greedy policy that
+/// has settled and is cheap to evaluate, with the sweeps so far.
+enum Swept {
+    Certified(Solved),
+    Settled(Vec<u32>, Solved),
+}
+
+/// Sweeps without a policy change after which a settled policy is evaluated, and the sweeps the
+/// bound must still be from the precision (at its current rate) for that to pay.
+const SETTLED_SWEEPS: u32 = 4;
+const SWEEPS_LEFT_TO_SWITCH: f64 = 30.0;
+
 /// Value iteration from 0 (Jacobi sweeps, parallel), stopped when MacQueen's certified half-width
 /// (module docs) is below `precision · max(‖v‖, 1)`.
 fn value_iteration(
@@ -271,11 +325,14 @@ fn value_iteration(
     gamma: f64,
     optimum: Optimum,
     options: &MdpOptions,
-) -> Result<Solved> {
+    look_for_settled: bool,
+) -> Result<Swept> {
     let n = mdp.n();
     let m = mdp.matrix();
     let mut v = vec![0.0; n];
     let mut policy = vec![0u32; n];
+    let (mut look, mut previous, mut settled, mut last_half) =
+        (look_for_settled, vec![u32::MAX; n], 0u32, f64::INFINITY);
     // At most about a minute of sweeps, whatever the iteration limit.
     let limit = options
         .max_iterations
@@ -309,12 +366,37 @@ fn value_iteration(
         // Stop there, or once the bound is down to what rounding alone may add (when γ is close
         // to 1 that floor, divided by 1 − γ, can exceed the precision asked for); the caller
         // certifies and reports the bound actually reached.
-        if change == 0.0 || half <= options.precision * size {
-            return Ok((v, policy, sweep, account::Method::MacQueenValueIteration));
+        let target = options.precision * size;
+        if change == 0.0 || half <= target || half <= 2.0 * allowance.of(&v) / (1.0 - gamma) {
+            return Ok(Swept::Certified((
+                v,
+                policy,
+                sweep,
+                account::Method::MacQueenValueIteration,
+            )));
         }
-        if half <= 2.0 * allowance.of(&v) / (1.0 - gamma) {
-            return Ok((v, policy, sweep, account::Method::MacQueenValueIteration));
+        if look {
+            settled = if policy == previous { settled + 1 } else { 0 };
+            previous.copy_from_slice(&policy);
+            // Sweeps still needed at the bound's latest rate of decrease.
+            let rate = half / last_half;
+            let left = if rate < 1.0 {
+                (target / half).ln() / rate.ln()
+            } else {
+                f64::INFINITY
+            };
+            if settled >= SETTLED_SWEEPS && left > SWEEPS_LEFT_TO_SWITCH {
+                let rows = policy_rows(mdp, &policy);
+                if !Factored::<f64>::needs_general_sparse(n, &evaluation_rows(mdp, gamma, &rows)) {
+                    return Ok(Swept::Settled(
+                        policy,
+                        (v, vec![], sweep, account::Method::MacQueenValueIteration),
+                    ));
+                }
+                look = false;
+            }
         }
+        last_half = half;
     }
     Err(Error::LimitReached {
         what: "value iteration",
@@ -602,6 +684,39 @@ pub(crate) mod tests {
         let pi = discounted(&mdp, &rewards, 0.99, Optimum::Max, &MdpOptions::default()).unwrap();
         for (x, y) in vi.values.iter().zip(&pi.values) {
             assert!((x - y).abs() <= vi.error_bound + pi.error_bound, "{x} vs {y}");
+        }
+    }
+
+    /// The automatic choice on a forest of 20,000 states: value iteration until its greedy
+    /// policy settles, then policy iteration from it (cheap: the policy's chain is triangular
+    /// apart from two states), a couple of rounds where policy iteration from the myopic policy
+    /// takes many more; same values as policy iteration alone within both bounds.
+    #[test]
+    fn auto_switches_from_value_to_policy_iteration_on_the_forest() {
+        let (mdp, r) = forest(20_000);
+        for gamma in [0.9, 0.99] {
+            let auto = discounted(&mdp, &r, gamma, Optimum::Max, &MdpOptions::default()).unwrap();
+            let account::Method::DiscountCertified { by } = &auto.method else {
+                panic!("{}", auto.method)
+            };
+            let account::Method::ValueThenPolicyIteration { rounds, .. } = **by else {
+                panic!("{}", auto.method)
+            };
+            let options = MdpOptions {
+                method: Method::PolicyIteration,
+                ..MdpOptions::default()
+            };
+            let pi = discounted(&mdp, &r, gamma, Optimum::Max, &options).unwrap();
+            assert!(
+                rounds <= 4 && rounds < pi.iterations,
+                "{rounds} against {}",
+                pi.iterations
+            );
+            assert!(auto.error_bound < 1e-12 * 50.0, "{}", auto.error_bound);
+            for (x, y) in auto.values.iter().zip(&pi.values) {
+                assert!((x - y).abs() <= auto.error_bound + pi.error_bound, "{x} vs {y}");
+            }
+            assert_eq!(auto.policy, pi.policy);
         }
     }
 
