@@ -206,11 +206,7 @@ const AUTO_SPARSE_LIMIT: usize = 2_000;
 /// The policy evaluation's matrix `I − γ P_π` for the choice rows `rows` (one per state), by rows.
 /// The diagonal is (1 − γ) + γ·(the row's exit mass), never 1 − γ·p_ii, which cancels when γ·p_ii
 /// is close to 1 (issue 15 §1; the idea of GTH).
-fn evaluation_rows<'a>(
-    mdp: &'a Mdp,
-    gamma: f64,
-    rows: &'a [usize],
-) -> impl Fn(usize) -> std::iter::Chain<std::iter::Once<(u32, f64)>, std::vec::IntoIter<(u32, f64)>> + 'a {
+fn evaluation_rows<'a>(mdp: &'a Mdp, gamma: f64, rows: &'a [usize]) -> impl Fn(usize) -> EvaluationRow + 'a {
     let m = mdp.matrix();
     move |i: usize| {
         let (cols, vals) = m.row(rows[i]);
@@ -225,6 +221,9 @@ fn evaluation_rows<'a>(
             .chain(off.into_iter().map(|(t, p)| (t, -gamma * p)).collect::<Vec<_>>())
     }
 }
+
+/// One row of [`evaluation_rows`]: the diagonal, then the entries off it.
+type EvaluationRow = std::iter::Chain<std::iter::Once<(u32, f64)>, std::vec::IntoIter<(u32, f64)>>;
 
 /// The choice row of each state under `policy`.
 fn policy_rows(mdp: &Mdp, policy: &[u32]) -> Vec<usize> {
