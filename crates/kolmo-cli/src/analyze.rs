@@ -6,7 +6,7 @@ use crate::output::{Csv, Phase, csv_num, csv_text, fmt_bound, fmt_short};
 use anyhow::{Context, Result, bail};
 use kolmo::StateId;
 use kolmo::account::ser::{FractionsOrInf, Matrix, Number, Scalars, Text};
-use kolmo::analysis::report::{ChainReport, ReportOptions, StateValues, chain_report};
+use kolmo::analysis::report::{ChainReport, Parts, ReportOptions, StateValues, chain_report};
 use kolmo::io::{Model, ModelFile, ReadOptions};
 use kolmo::model::Dtmc;
 use serde::Serialize;
@@ -30,6 +30,8 @@ struct Report<'a> {
     from: String,
     /// `--target` as given.
     spec: Option<String>,
+    /// What was computed beyond the target's probabilities and expected steps.
+    parts: Parts,
     chain: ChainReport<'a>,
 }
 
@@ -71,7 +73,12 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             ),
             None => (
                 format!("Long-run fraction of time in each state, from {}", report.from),
-                &report.chain.long_run.distribution,
+                &report
+                    .chain
+                    .long_run
+                    .as_ref()
+                    .expect("--plot without --steps turns the whole-chain analysis on")
+                    .distribution,
             ),
         };
         t.render(&crate::plot::DistributionFigure {
@@ -100,9 +107,15 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
 fn csv_table(out: impl Write, table: AnalyzeTable, r: &Report) -> Result<()> {
     match table {
         AnalyzeTable::States => {
-            let mut header = vec!["state".to_string(), "long_run".to_string()];
-            if r.chain.target.is_some() {
-                header.extend(["p_reach", "expected_steps", "variance"].map(String::from));
+            let mut header = vec!["state".to_string()];
+            if r.chain.long_run.is_some() {
+                header.push("long_run".to_string());
+            }
+            if let Some(t) = &r.chain.target {
+                header.extend(["p_reach", "expected_steps"].map(String::from));
+                if t.time.variance.is_some() {
+                    header.push("variance".to_string());
+                }
                 for rr in r.chain.rewards.iter().filter(|x| x.to_target.is_some()) {
                     header.push(format!("reward_{}", rr.name));
                 }
@@ -113,11 +126,16 @@ fn csv_table(out: impl Write, table: AnalyzeTable, r: &Report) -> Result<()> {
             let header: Vec<&str> = header.iter().map(String::as_str).collect();
             let mut csv = Csv::new(out, &header)?;
             for (s, name) in r.names.iter().enumerate() {
-                let mut row = vec![csv_text(name), csv_num(r.chain.long_run.distribution[s])];
+                let mut row = vec![csv_text(name)];
+                if let Some(lr) = &r.chain.long_run {
+                    row.push(csv_num(lr.distribution[s]));
+                }
                 if let Some(t) = &r.chain.target {
                     row.push(csv_num(t.reach.values[s]));
                     row.push(csv_num(t.time.mean[s]));
-                    row.push(csv_num(t.time.variance[s]));
+                    if let Some(v) = &t.time.variance {
+                        row.push(csv_num(v[s]));
+                    }
                     for rr in &r.chain.rewards {
                         if let Some(v) = &rr.to_target {
                             row.push(csv_num(v.values[s]));
@@ -134,7 +152,12 @@ fn csv_table(out: impl Write, table: AnalyzeTable, r: &Report) -> Result<()> {
         AnalyzeTable::Stationary => {
             let header = ["class", "state", "probability", "mean_recurrence"];
             let mut csv = Csv::new(out, &header)?;
-            for (&c, st) in r.chain.analysis.closed.iter().zip(&r.chain.analysis.stationary) {
+            let a = r
+                .chain
+                .analysis
+                .as_ref()
+                .expect("--csv=stationary turns the whole-chain analysis on");
+            for (&c, st) in a.closed.iter().zip(&a.stationary) {
                 for ((&s, &p), &m) in st.class.iter().zip(&st.pi).zip(&st.mean_recurrence_times) {
                     csv.row(&[
                         c.to_string(),
@@ -203,20 +226,31 @@ fn compute<'a>(file: ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Result<Re
         Some(spec) => Some(target_states(dtmc, &names, spec)?),
         None => None,
     };
+    let mut parts = Parts::by_default(n, target.is_some());
+    // What the flags ask for, and what the output asked for needs: the plot of the long run,
+    // the stationary table.
+    parts.chain |= args.chain
+        || (args.plot.is_some() && args.steps.is_none())
+        || matches!(args.csv, Some(AnalyzeTable::Stationary));
+    parts.variance |= args.variance;
+    parts.target_rewards |= args.rewards;
     let options = ReportOptions {
         from: from_state,
         target,
         steps: args.steps,
         method: args.method,
         exact: args.exact,
+        parts,
     };
     let chain = chain_report(dtmc, &options)?;
+    let parts = options.parts;
     Ok(Report {
         file,
         dtmc,
         names,
         from,
         spec: args.target.clone(),
+        parts,
         chain,
     })
 }
@@ -314,20 +348,25 @@ fn target_states(dtmc: &Dtmc, names: &[String], spec: &str) -> Result<Vec<StateI
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
-    absorbing_states: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    absorbing_states: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     absorption_probabilities: Option<JsonAbsorption<'a>>,
-    classes: Vec<JsonClass<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    classes: Option<Vec<JsonClass<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     distribution_after: Option<JsonAfter<'a>>,
-    ergodic: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ergodic: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     exact_error: Option<&'a str>,
     from: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     fundamental_matrix: Option<JsonFundamental<'a>>,
-    irreducible: bool,
-    long_run: JsonLongRun<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    irreducible: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    long_run: Option<JsonLongRun<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mean_first_passage: Option<JsonPassage<'a>>,
     model: JsonModel<'a>,
@@ -335,12 +374,14 @@ struct JsonReport<'a> {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     rewards: BTreeMap<&'a str, JsonReward<'a>>,
     state_names: &'a [String],
-    stationary: Vec<JsonStationary<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stationary: Option<Vec<JsonStationary<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     steps_to_recurrence: Option<JsonSteps<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     target: Option<JsonTarget<'a>>,
-    transient_states: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transient_states: Option<Vec<&'a str>>,
 }
 
 #[derive(Serialize)]
@@ -396,7 +437,7 @@ struct JsonSteps<'a> {
     expected_steps: Scalars<'a, f64>,
     method: Text<&'a kolmo::account::Method>,
     residual: Number,
-    variance: Scalars<'a, f64>,
+    variance: Option<Scalars<'a, f64>>,
 }
 
 #[derive(Serialize)]
@@ -440,7 +481,8 @@ struct JsonTarget<'a> {
     residual: Number,
     spec: &'a str,
     states: Vec<&'a str>,
-    variance: Scalars<'a, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variance: Option<Scalars<'a, f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     variance_exact: Option<FractionsOrInf<'a>>,
 }
@@ -455,14 +497,16 @@ struct JsonAfter<'a> {
 
 #[derive(Serialize)]
 struct JsonReward<'a> {
-    classes: Vec<JsonGainBias<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    classes: Option<Vec<JsonGainBias<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected_reward_to_target: Option<Scalars<'a, f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected_reward_to_target_error_bound: Option<Number>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected_reward_to_target_residual: Option<Number>,
-    gain: Number,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gain: Option<Number>,
 }
 
 #[derive(Serialize)]
@@ -477,15 +521,15 @@ struct JsonGainBias<'a> {
 fn json_report<'a>(r: &'a Report) -> JsonReport<'a> {
     let d = r.dtmc;
     let c = &r.chain;
-    let a = &c.analysis;
+    let a = c.analysis.as_ref();
     let names = |states: &[StateId]| -> Vec<&'a str> {
         states.iter().map(|&s| r.names[s as usize].as_str()).collect()
     };
     let exact = c.exact.as_ref();
     let exact_target = exact.and_then(|x| x.target.as_ref());
     JsonReport {
-        absorbing_states: names(&a.classes.absorbing_states()),
-        absorption_probabilities: c.absorption.as_ref().map(|ab| JsonAbsorption {
+        absorbing_states: a.map(|a| names(&a.classes.absorbing_states())),
+        absorption_probabilities: c.absorption.as_ref().zip(a).map(|(ab, a)| JsonAbsorption {
             classes: &a.closed,
             error_bound: Number(ab.iter().fold(0.0f64, |m, x| m.max(x.error_bound))),
             matrix: (0..d.n())
@@ -493,24 +537,25 @@ fn json_report<'a>(r: &'a Report) -> JsonReport<'a> {
                 .collect(),
             residual: Number(ab.iter().fold(0.0f64, |m, x| m.max(x.residual))),
         }),
-        classes: a
-            .classes
-            .classes
-            .iter()
-            .map(|k| JsonClass {
-                closed: k.closed,
-                period: k.period,
-                recurrent: k.closed,
-                states: names(&k.states),
-            })
-            .collect(),
+        classes: a.map(|a| {
+            a.classes
+                .classes
+                .iter()
+                .map(|k| JsonClass {
+                    closed: k.closed,
+                    period: k.period,
+                    recurrent: k.closed,
+                    states: names(&k.states),
+                })
+                .collect()
+        }),
         distribution_after: c.after.as_ref().map(|t| JsonAfter {
             distribution: Scalars(&t.probabilities),
             mass_error: Number(t.mass_error),
             method: Text(&t.method),
             steps: t.steps,
         }),
-        ergodic: a.classes.ergodic(),
+        ergodic: a.map(|a| a.classes.ergodic()),
         exact_error: c.exact_error.as_deref(),
         from: &r.from,
         fundamental_matrix: c.fundamental.as_ref().map(|f| JsonFundamental {
@@ -521,14 +566,14 @@ fn json_report<'a>(r: &'a Report) -> JsonReport<'a> {
             residual: Number(f.residual),
             states: names(&f.states),
         }),
-        irreducible: a.classes.irreducible(),
-        long_run: JsonLongRun {
-            absorption_probabilities: Scalars(&c.long_run.absorption),
-            distribution: Scalars(&c.long_run.distribution),
-            error_bound: Number(c.long_run.error_bound),
-            is_limit: c.long_run.converges,
-            residual: Number(c.long_run.residual),
-        },
+        irreducible: a.map(|a| a.classes.irreducible()),
+        long_run: c.long_run.as_ref().map(|lr| JsonLongRun {
+            absorption_probabilities: Scalars(&lr.absorption),
+            distribution: Scalars(&lr.distribution),
+            error_bound: Number(lr.error_bound),
+            is_limit: lr.converges,
+            residual: Number(lr.residual),
+        }),
         mean_first_passage: c.passage.as_ref().map(|p| JsonPassage {
             error_bound: Number(p.error_bound),
             matrix: Matrix {
@@ -551,62 +596,64 @@ fn json_report<'a>(r: &'a Report) -> JsonReport<'a> {
             transitions: d.matrix().nnz(),
             kind: "dtmc",
         },
-        notes: crate::output::report_notes(&r.file.notes, c.exact_error.as_deref(), NO_EXACT),
+        notes: notes(r),
         rewards: c
             .rewards
             .iter()
             .map(|rr| {
                 let to = rr.to_target.as_ref();
                 let entry = JsonReward {
-                    classes: rr
-                        .classes
-                        .iter()
-                        .zip(&a.closed)
-                        .map(|(g, &class)| JsonGainBias {
-                            bias: Scalars(&g.bias),
-                            bias_residual: Number(g.bias_residual),
-                            class,
-                            gain: Number(g.gain),
-                            gain_error_bound: Number(g.gain_error_bound),
-                        })
-                        .collect(),
+                    classes: rr.classes.as_ref().zip(a).map(|(classes, a)| {
+                        classes
+                            .iter()
+                            .zip(&a.closed)
+                            .map(|(g, &class)| JsonGainBias {
+                                bias: Scalars(&g.bias),
+                                bias_residual: Number(g.bias_residual),
+                                class,
+                                gain: Number(g.gain),
+                                gain_error_bound: Number(g.gain_error_bound),
+                            })
+                            .collect()
+                    }),
                     expected_reward_to_target: to.map(|t| Scalars(&t.values)),
                     expected_reward_to_target_error_bound: to.map(|t| Number(t.error_bound)),
                     expected_reward_to_target_residual: to.map(|t| Number(t.residual)),
-                    gain: Number(rr.gain_from_start),
+                    gain: rr.gain_from_start.map(Number),
                 };
                 (rr.name.as_str(), entry)
             })
             .collect(),
         state_names: &r.names,
-        stationary: a
-            .closed
-            .iter()
-            .zip(&a.stationary)
-            .enumerate()
-            .map(|(i, (&class, st))| {
-                let x = exact.map(|x| &x.stationary[i]);
-                JsonStationary {
-                    class,
-                    distribution: Scalars(&st.pi),
-                    distribution_exact: x.map(|x| Scalars(&x.pi[..])),
-                    error_bound: Number(st.error_bound),
-                    mean_recurrence_times: Scalars(&st.mean_recurrence_times),
-                    mean_recurrence_times_exact: x.map(|x| Scalars(&x.mean_recurrence_times[..])),
-                    method: Text(&st.method),
-                    period: a.classes.classes[class].period,
-                    relative_error_bound: Number(st.relative_error_bound),
-                    residual: Number(st.residual),
-                    states: names(&st.class),
-                }
-            })
-            .collect(),
+        stationary: a.map(|a| {
+            a.closed
+                .iter()
+                .zip(&a.stationary)
+                .enumerate()
+                .map(|(i, (&class, st))| {
+                    let x = exact.map(|x| &x.stationary[i]);
+                    JsonStationary {
+                        class,
+                        distribution: Scalars(&st.pi),
+                        distribution_exact: x.map(|x| Scalars(&x.pi[..])),
+                        error_bound: Number(st.error_bound),
+                        mean_recurrence_times: Scalars(&st.mean_recurrence_times),
+                        mean_recurrence_times_exact: x.map(|x| Scalars(&x.mean_recurrence_times[..])),
+                        method: Text(&st.method),
+                        period: a.classes.classes[class].period,
+                        relative_error_bound: Number(st.relative_error_bound),
+                        residual: Number(st.residual),
+                        states: names(&st.class),
+                    }
+                })
+                .collect()
+        }),
         steps_to_recurrence: c.recurrence.as_ref().map(|t| JsonSteps {
             error_bound: Number(t.error_bound),
             expected_steps: Scalars(&t.mean),
             method: Text(&t.method),
             residual: Number(t.residual),
-            variance: Scalars(&t.variance),
+            variance: t.variance.as_deref().map(Scalars),
         }),
         target: c.target.as_ref().map(|t| JsonTarget {
             error_bound: Number(t.time.error_bound),
@@ -622,10 +669,10 @@ fn json_report<'a>(r: &'a Report) -> JsonReport<'a> {
             residual: Number(t.time.residual),
             spec: r.spec.as_deref().unwrap_or_default(),
             states: names(&t.states),
-            variance: Scalars(&t.time.variance),
+            variance: t.time.variance.as_deref().map(Scalars),
             variance_exact: exact_target.map(|x| FractionsOrInf(&x.time.variance)),
         }),
-        transient_states: names(&a.classes.transient_states()),
+        transient_states: a.map(|a| names(&a.classes.transient_states())),
     }
 }
 
@@ -645,7 +692,6 @@ fn list(names: &[String], states: &[StateId], limit: usize) -> String {
 
 fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
     let d = r.dtmc;
-    let a = &r.chain.analysis;
     let rows = if all { usize::MAX } else { ROWS };
     let width = r
         .names
@@ -664,10 +710,171 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         d.matrix().nnz(),
         r.from
     )?;
-    for note in crate::output::report_notes(&r.file.notes, r.chain.exact_error.as_deref(), NO_EXACT) {
+    for note in notes(r) {
         writeln!(out, "  note: {note}")?;
     }
     writeln!(out)?;
+    if let (Some(a), Some(lr)) = (&r.chain.analysis, &r.chain.long_run) {
+        human_chain(out, r, a, lr, (rows, all, width))?;
+    }
+    if let Some(t) = &r.chain.target {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Target {} ({}): P(reach) error ≤ {}; expected steps error ≤ {} relative; {}",
+            r.spec.as_deref().unwrap_or_default(),
+            list(&r.names, &t.states, 8),
+            fmt_bound(t.reach.error_bound),
+            fmt_bound(t.time.error_bound),
+            t.time.method
+        )?;
+        for rr in &r.chain.rewards {
+            if let Some(StateValues {
+                error_bound: bound, ..
+            }) = &rr.to_target
+            {
+                writeln!(
+                    out,
+                    "  reward {:?} to the target: error ≤ {}",
+                    rr.name,
+                    fmt_bound(*bound)
+                )?;
+            }
+        }
+        write!(
+            out,
+            "  {:<width$}  {:>18}  {:>18}",
+            "from", "P(reach)", "expected steps"
+        )?;
+        if t.time.variance.is_some() {
+            write!(out, "  {:>18}", "variance")?;
+        }
+        for rr in r.chain.rewards.iter().filter(|x| x.to_target.is_some()) {
+            write!(out, "  {:>18}", format!("reward {}", rr.name))?;
+        }
+        writeln!(out)?;
+        for s in 0..d.n().min(rows) {
+            write!(
+                out,
+                "  {:<width$}  {:>18}  {:>18}",
+                r.names[s],
+                fmt_short(t.reach.values[s], 15),
+                fmt_short(t.time.mean[s], 15),
+            )?;
+            if let Some(v) = &t.time.variance {
+                write!(out, "  {:>18}", fmt_short(v[s], 15))?;
+            }
+            for rr in &r.chain.rewards {
+                if let Some(v) = &rr.to_target {
+                    write!(out, "  {:>18}", fmt_short(v.values[s], 15))?;
+                }
+            }
+            if let Some(x) = r.chain.exact.as_ref().and_then(|x| x.target.as_ref()) {
+                let (p, t) = (&x.hitting_probability, &x.time);
+                let steps = t.mean[s].as_ref().map_or("inf".to_string(), ToString::to_string);
+                write!(out, "  exactly {}, {steps}", p[s])?;
+            }
+            writeln!(out)?;
+        }
+        if d.n() > rows {
+            writeln!(out, "  … ({} more states; --all or --json)", d.n() - rows)?;
+        }
+        if !t.time.infinite.is_empty() {
+            writeln!(
+                out,
+                "  not reached with probability 1 (expected steps infinite) from: {}",
+                list(&r.names, &t.time.infinite, 12)
+            )?;
+        }
+    }
+    if let Some(d) = &r.chain.after {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Distribution after {} steps from {} (total mass off 1 by {}, rounding; {}):",
+            d.steps,
+            r.from,
+            fmt_bound(d.mass_error),
+            d.method
+        )?;
+        print_distribution(out, &r.names, &d.probabilities, rows, all, width)?;
+    }
+    for rr in &r.chain.rewards {
+        let (Some(a), Some(gain), Some(classes)) = (&r.chain.analysis, rr.gain_from_start, &rr.classes)
+        else {
+            continue;
+        };
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Reward {:?}: long-run average reward (gain) from {}: {}",
+            rr.name,
+            r.from,
+            fmt_short(gain, 15)
+        )?;
+        for (g, &c) in classes.iter().zip(&a.closed).take(rows) {
+            writeln!(
+                out,
+                "  class {c}: gain {} (error ≤ {}); bias residual {}",
+                fmt_short(g.gain, 15),
+                fmt_bound(g.gain_error_bound),
+                fmt_bound(g.bias_residual)
+            )?;
+            let states = &a.classes.classes[c].states;
+            if states.len() > 1 {
+                for (&s, h) in states.iter().zip(&g.bias).take(rows) {
+                    writeln!(
+                        out,
+                        "    bias {:<width$}  {:>18}",
+                        r.names[s as usize],
+                        fmt_short(*h, 15)
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The notes of the report: the file's, why there are no exact fractions, and which parts were
+/// skipped (with the flag that adds each).
+fn notes(r: &Report) -> Vec<String> {
+    let mut notes = crate::output::report_notes(&r.file.notes, r.chain.exact_error.as_deref(), NO_EXACT);
+    let mut skipped = Vec::new();
+    if !r.parts.chain {
+        skipped.push(
+            "the whole-chain analysis (classes, stationary distributions, long run, reward gains: --chain)",
+        );
+    }
+    if !r.parts.variance && r.chain.target.is_some() {
+        skipped.push("the variances (--variance)");
+    }
+    if !r.parts.target_rewards && r.chain.target.is_some() && !r.dtmc.reward_models().is_empty() {
+        skipped.push("the expected rewards to the target (--rewards)");
+    }
+    if !skipped.is_empty() {
+        notes.push(format!(
+            "on a chain of {} states (more than {}) with a target, only the target's hitting \
+             probabilities and expected steps are computed unless asked for; not computed: {}",
+            r.dtmc.n(),
+            kolmo::analysis::report::CHEAP_REPORT_STATES,
+            skipped.join("; ")
+        ));
+    }
+    notes
+}
+
+/// The whole-chain part of the human report: classes, stationary distributions, the long run,
+/// the steps to recurrence, absorption probabilities, fundamental matrix and first passages.
+/// `layout`: rows shown, whether all of them, the width of the state column.
+fn human_chain(
+    out: &mut impl Write,
+    r: &Report,
+    a: &kolmo::analysis::ClassAnalysis<'_>,
+    lr: &kolmo::analysis::LongRun,
+    layout: (usize, bool, usize),
+) -> Result<()> {
+    let (rows, all, width) = layout;
     let closed = a.closed.len();
     let transient = a.classes.transient_states();
     let transient_classes = a.classes.classes.len() - closed;
@@ -771,7 +978,6 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
         }
     }
     writeln!(out)?;
-    let lr = &r.chain.long_run;
     if closed > 1 {
         writeln!(out, "From {}, the chain ends in", r.from)?;
         for ((&c, w), _) in a.closed.iter().zip(&lr.absorption).zip(0..rows) {
@@ -814,7 +1020,7 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
                 "  {:<width$}  {:>18}  {:>18}",
                 r.names[s as usize],
                 fmt_short(t.mean[s as usize], 15),
-                fmt_short(t.variance[s as usize], 15)
+                fmt_short(t.variance.as_ref().map_or(f64::NAN, |v| v[s as usize]), 15)
             )?;
         }
         if transient.len() > rows {
@@ -867,113 +1073,6 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
             )?;
             let all_states: Vec<StateId> = (0..p.n as StateId).collect();
             print_matrix(out, &r.names, &all_states, &all_states, &p.matrix, width)?;
-        }
-    }
-    if let Some(t) = &r.chain.target {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "Target {} ({}): P(reach) error ≤ {}; expected steps error ≤ {} relative; {}",
-            r.spec.as_deref().unwrap_or_default(),
-            list(&r.names, &t.states, 8),
-            fmt_bound(t.reach.error_bound),
-            fmt_bound(t.time.error_bound),
-            t.time.method
-        )?;
-        for rr in &r.chain.rewards {
-            if let Some(StateValues {
-                error_bound: bound, ..
-            }) = &rr.to_target
-            {
-                writeln!(
-                    out,
-                    "  reward {:?} to the target: error ≤ {}",
-                    rr.name,
-                    fmt_bound(*bound)
-                )?;
-            }
-        }
-        write!(
-            out,
-            "  {:<width$}  {:>18}  {:>18}  {:>18}",
-            "from", "P(reach)", "expected steps", "variance"
-        )?;
-        for rr in r.chain.rewards.iter().filter(|x| x.to_target.is_some()) {
-            write!(out, "  {:>18}", format!("reward {}", rr.name))?;
-        }
-        writeln!(out)?;
-        for s in 0..d.n().min(rows) {
-            write!(
-                out,
-                "  {:<width$}  {:>18}  {:>18}  {:>18}",
-                r.names[s],
-                fmt_short(t.reach.values[s], 15),
-                fmt_short(t.time.mean[s], 15),
-                fmt_short(t.time.variance[s], 15)
-            )?;
-            for rr in &r.chain.rewards {
-                if let Some(v) = &rr.to_target {
-                    write!(out, "  {:>18}", fmt_short(v.values[s], 15))?;
-                }
-            }
-            if let Some(x) = r.chain.exact.as_ref().and_then(|x| x.target.as_ref()) {
-                let (p, t) = (&x.hitting_probability, &x.time);
-                let steps = t.mean[s].as_ref().map_or("inf".to_string(), ToString::to_string);
-                write!(out, "  exactly {}, {steps}", p[s])?;
-            }
-            writeln!(out)?;
-        }
-        if d.n() > rows {
-            writeln!(out, "  … ({} more states; --all or --json)", d.n() - rows)?;
-        }
-        if !t.time.infinite.is_empty() {
-            writeln!(
-                out,
-                "  not reached with probability 1 (expected steps infinite) from: {}",
-                list(&r.names, &t.time.infinite, 12)
-            )?;
-        }
-    }
-    if let Some(d) = &r.chain.after {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "Distribution after {} steps from {} (total mass off 1 by {}, rounding; {}):",
-            d.steps,
-            r.from,
-            fmt_bound(d.mass_error),
-            d.method
-        )?;
-        print_distribution(out, &r.names, &d.probabilities, rows, all, width)?;
-    }
-    for rr in &r.chain.rewards {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "Reward {:?}: long-run average reward (gain) from {}: {}",
-            rr.name,
-            r.from,
-            fmt_short(rr.gain_from_start, 15)
-        )?;
-        for (g, &c) in rr.classes.iter().zip(&a.closed).take(rows) {
-            writeln!(
-                out,
-                "  class {c}: gain {} (error ≤ {}); bias residual {}",
-                fmt_short(g.gain, 15),
-                fmt_bound(g.gain_error_bound),
-                fmt_bound(g.bias_residual)
-            )?;
-            let states = &a.classes.classes[c].states;
-            if states.len() > 1 {
-                for (&s, h) in states.iter().zip(&g.bias).take(rows) {
-                    writeln!(
-                        out,
-                        "    bias {:<width$}  {:>18}",
-                        r.names[s as usize],
-                        fmt_short(*h, 15)
-                    )?;
-                }
-            }
         }
     }
     Ok(())

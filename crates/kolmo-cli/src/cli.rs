@@ -346,6 +346,19 @@ pub struct AnalyzeArgs {
     /// Start state (name or number; default: the model's initial state).
     #[arg(long, value_name = "STATE")]
     pub from: Option<String>,
+    /// With --target on a chain of more than 100,000 states, also the whole-chain analysis
+    /// (classes, stationary distributions, long run, steps to recurrence, reward gains); below
+    /// that size, and without --target, it is always there.
+    #[arg(long)]
+    pub chain: bool,
+    /// With --target on a chain of more than 100,000 states, also the variance of the steps to
+    /// the target (a second solve).
+    #[arg(long)]
+    pub variance: bool,
+    /// With --target on a chain of more than 100,000 states, also each reward model's expected
+    /// total before the target (a solve each).
+    #[arg(long)]
+    pub rewards: bool,
     /// Also report the distribution after K steps from the start.
     #[arg(long, value_name = "K")]
     pub steps: Option<u64>,

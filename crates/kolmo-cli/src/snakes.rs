@@ -1178,7 +1178,7 @@ fn json_report<'a>(
             .zip(a.quantiles.iter().map(|q| q.1))
             .collect(),
         residual: Number(a.solve.residual),
-        second_moment_residual: Number(a.solve.second_moment_residual),
+        second_moment_residual: Number(a.solve.second_moment_residual.unwrap_or(f64::NAN)),
         std_dev: Number(a.std_dev),
         variance: Number(a.variance),
         variance_exact: exact.map(|x| Text(&x.variance)),

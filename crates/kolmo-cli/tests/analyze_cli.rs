@@ -404,3 +404,66 @@ fn exact_uses_the_fractions_as_written() {
     );
     assert_eq!(t["variance_exact"][0], "8999997000000", "{t}");
 }
+
+// Pay only for what is asked (issue 18): on a chain of more than 100,000 states with --target,
+// the report holds the target's hitting probabilities and expected steps and says what it left
+// out and the flag for each; the flags add them, with the same expected steps; the reward that
+// is one per roll comes to exactly the expected steps without a solve of its own.
+#[test]
+fn a_large_chain_with_a_target_computes_only_what_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("board.drn");
+    let out = kolmo()
+        .args([
+            "snakes",
+            "empty",
+            "--size",
+            "120000",
+            "--random-portals",
+            "12000",
+            "--mc",
+            "0",
+        ])
+        .args(["--export"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = file.to_str().unwrap();
+    let lean = analyze(&[path, "--target", "goal"]);
+    for absent in ["classes", "long_run", "stationary", "rewards"] {
+        assert!(lean.get(absent).is_none(), "{absent} computed unasked");
+    }
+    assert!(lean["target"].get("variance").is_none());
+    let note = lean["notes"][0].as_str().unwrap();
+    for flag in ["--chain", "--variance", "--rewards"] {
+        assert!(note.contains(flag), "{note}");
+    }
+    let full = analyze(&[path, "--target", "goal", "--chain", "--variance", "--rewards"]);
+    assert_eq!(full["notes"].as_array().unwrap().len(), 0, "{}", full["notes"]);
+    assert_eq!(
+        full["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["closed"] == true)
+            .count(),
+        1
+    );
+    let steps = floats(&lean["target"]["expected_steps"]);
+    assert_eq!(steps, floats(&full["target"]["expected_steps"]));
+    let rolls = floats(&full["rewards"]["rolls"]["expected_reward_to_target"]);
+    assert_eq!(rolls, steps);
+    let variance = floats(&full["target"]["variance"]);
+    assert!(variance[0] > 0.0 && variance[0].is_finite());
+    // The human report says the same.
+    let out = kolmo()
+        .args(["analyze", path, "--target", "goal"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("not computed: the whole-chain analysis") && !text.contains("Classes:"),
+        "{text}"
+    );
+}

@@ -473,6 +473,33 @@ pub mod ser {
         }
     }
 
+    /// An optional `f64` by [`number`], null when absent.
+    ///
+    /// # Errors
+    /// The serializer's.
+    #[allow(clippy::ref_option)]
+    pub fn optional_number<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match x {
+            Some(x) => number(x, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Optional scalars by [`scalars`], null when absent.
+    ///
+    /// # Errors
+    /// The serializer's.
+    #[allow(clippy::ref_option)]
+    pub fn optional_scalars<T: JsonScalar, S: Serializer>(
+        values: &Option<Vec<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match values {
+            Some(v) => scalars(v, s),
+            None => s.serialize_none(),
+        }
+    }
+
     /// One scalar by [`JsonScalar`].
     ///
     /// # Errors

@@ -58,7 +58,14 @@ fn krylov_methods_agree_with_the_direct_solver() {
                 "{method:?} state {s}: {x} vs {y}"
             );
         }
-        for (s, (x, y)) in time.variance.iter().zip(&reference.variance).enumerate() {
+        for (s, (x, y)) in time
+            .variance
+            .as_ref()
+            .unwrap()
+            .iter()
+            .zip(reference.variance.as_ref().unwrap())
+            .enumerate()
+        {
             assert!(
                 (x - y).abs() <= 1e-8 * y.abs().max(1.0),
                 "{method:?} variance at {s}: {x} vs {y}"

@@ -51,15 +51,15 @@ pub struct AbsorptionTime {
     #[serde(serialize_with = "crate::account::ser::scalars")]
     pub mean: Vec<f64>,
     /// `Var[T]` from each state, in steps²; length `n`; 0 on the target; `+∞` as for `mean`, and
-    /// where it exceeds the range of `f64`.
-    #[serde(serialize_with = "crate::account::ser::scalars")]
-    pub variance: Vec<f64>,
+    /// where it exceeds the range of `f64`. `None` when not asked for (it costs a second solve).
+    #[serde(serialize_with = "crate::account::ser::optional_scalars")]
+    pub variance: Option<Vec<f64>>,
     /// Max-norm residual `‖(I − Q)t̂ − 1‖∞` of the expected-steps solve.
     #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
-    /// Max-norm residual `‖(I − Q)m̂₂ − (2t̂ − 1)‖∞` of the second-moment solve.
-    #[serde(serialize_with = "crate::account::ser::number")]
-    pub second_moment_residual: f64,
+    /// Max-norm residual `‖(I − Q)m̂₂ − (2t̂ − 1)‖∞` of the second-moment solve (with `variance`).
+    #[serde(serialize_with = "crate::account::ser::optional_number")]
+    pub second_moment_residual: Option<f64>,
     /// Guaranteed relative error of `mean` against the model as written: `r/(1 − r) + ε` for the
     /// residual `r` of the stored system (`+∞` if `r ≥ 1`; `ε` for the final rounding to `f64`),
     /// up to the rounding in evaluating the residual itself, combined with what the rounding of
@@ -318,6 +318,21 @@ impl<'a> AbsorbingChain<'a> {
     /// # Errors
     /// [`Error::InvalidArgument`] if `rewards` has the wrong length or a value that is not finite.
     pub fn expected_reward(&self, rewards: &[f64]) -> Result<(Vec<f64>, f64, f64)> {
+        self.expected_reward_with(rewards, None)
+    }
+
+    /// [`expected_reward`](Self::expected_reward) given the expected steps `steps` of this chain
+    /// (from [`absorption_time`](Self::absorption_time)): their solve is not repeated for the
+    /// bound, and a reward that is the same `c > 0` on every transient state is `c · t` without a
+    /// solve (its bound `c` times the steps' absolute one, plus the product's rounding).
+    ///
+    /// # Errors
+    /// As [`expected_reward`](Self::expected_reward).
+    pub fn expected_reward_with(
+        &self,
+        rewards: &[f64],
+        steps: Option<&AbsorptionTime>,
+    ) -> Result<(Vec<f64>, f64, f64)> {
         if rewards.len() != self.dtmc.n() || rewards.iter().any(|r| !r.is_finite()) {
             return Err(Error::arg("rewards", "one finite reward per state"));
         }
@@ -327,6 +342,22 @@ impl<'a> AbsorbingChain<'a> {
             .iter()
             .map(|&s| rewards[s as usize])
             .collect();
+        let known = steps.map(|t| {
+            let t_max = self
+                .transient
+                .states
+                .iter()
+                .fold(0.0f64, |m, &s| m.max(t.mean[s as usize]));
+            (t, t_max)
+        });
+        if let (Some((t, t_max)), Some(&c)) = (known, b.first())
+            && c > 0.0
+            && b.iter().all(|&r| r == c)
+        {
+            let values = t.mean.iter().map(|x| c * x).collect();
+            let bound = c * t_max * t.error_bound * (1.0 + 2.0 * f64::EPSILON) + f64::EPSILON * c * t_max;
+            return Ok((values, c * t.residual, bound));
+        }
         let (x, residual) = self.transient.solve_refined(&self.lu, &b);
         let x_max = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let one_sign = b.iter().all(|&r| r >= 0.0) || b.iter().all(|&r| r <= 0.0);
@@ -338,10 +369,10 @@ impl<'a> AbsorbingChain<'a> {
             (t.iter().fold(0.0f64, |m, v| m.max(*v)), r_t)
         };
         let r_max = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let (t_max, r_t) = if residual == 0.0 && one_sign {
-            (0.0, 0.0)
-        } else {
-            steps()
+        let (t_max, r_t) = match known {
+            _ if residual == 0.0 && one_sign => (0.0, 0.0),
+            Some((t, t_max)) => (t_max, t.residual),
+            None => steps(),
         };
         // What the rounding of the input probabilities and rewards can do: relative on N|r|.
         let growth = self.transient.input_growth(true);
@@ -382,19 +413,31 @@ impl<'a> AbsorbingChain<'a> {
     /// `(I − Q)t = 1` and `(I − Q)m₂ = 2t − 1` on the factored matrix.
     #[must_use]
     pub fn absorption_time(&self) -> AbsorptionTime {
+        self.absorption_time_with(true)
+    }
+
+    /// [`absorption_time`](Self::absorption_time), with the variances (a second solve) only when
+    /// `variance` is set.
+    #[must_use]
+    pub fn absorption_time_with(&self, variance: bool) -> AbsorptionTime {
         let (mean, residual) = self.expected_steps();
-        let rhs: Vec<f64> = self
-            .transient
-            .states
-            .iter()
-            .map(|&s| 2.0 * mean[s as usize] - 1.0)
-            .collect();
-        let (m2, second_moment_residual) = self.transient.solve_refined(&self.lu, &rhs);
-        let mut variance = self.scatter(&m2);
-        for &s in &self.transient.states {
-            let v = &mut variance[s as usize];
-            *v = variance_of(*v, mean[s as usize]);
-        }
+        let (variance, second_moment_residual) = if variance {
+            let rhs: Vec<f64> = self
+                .transient
+                .states
+                .iter()
+                .map(|&s| 2.0 * mean[s as usize] - 1.0)
+                .collect();
+            let (m2, second_moment_residual) = self.transient.solve_refined(&self.lu, &rhs);
+            let mut variance = self.scatter(&m2);
+            for &s in &self.transient.states {
+                let v = &mut variance[s as usize];
+                *v = variance_of(*v, mean[s as usize]);
+            }
+            (Some(variance), Some(second_moment_residual))
+        } else {
+            (None, None)
+        };
         let error_bound = self.steps_error_bound(residual);
         AbsorptionTime {
             mean,
@@ -542,6 +585,28 @@ pub(crate) mod tests {
 
     // Grinstead & Snell, Introduction to Probability, Examples 11.13-11.15 (published):
     // N = [[3/2, 1, 1/2], [1, 2, 1], [1/2, 1, 3/2]], t = (3, 4, 3), Var = (2N − I)t − t² = (8, 8, 8).
+    /// Expected rewards given the expected steps: a varying reward by its solve, bounded without
+    /// a second one (N r = (5, 8, 7) for r = (1, 2, 3) on the walk's inner states, from the
+    /// fundamental matrix by hand); a constant reward is c·t, without a solve.
+    #[test]
+    fn expected_reward_given_the_steps() {
+        let d = walk(0.5);
+        let a = AbsorbingChain::new(&d, &StateSet::from_states(5, [0, 4])).unwrap();
+        let t = a.absorption_time_with(false);
+        assert!(t.variance.is_none() && t.second_moment_residual.is_none());
+        for (r, want) in [
+            ([0.0, 1.0, 2.0, 3.0, 0.0], [0.0, 5.0, 8.0, 7.0, 0.0]),
+            ([9.0, 2.0, 2.0, 2.0, 9.0], [0.0, 6.0, 8.0, 6.0, 0.0]),
+        ] {
+            let (alone, _, b1) = a.expected_reward(&r).unwrap();
+            let (given, _, b2) = a.expected_reward_with(&r, Some(&t)).unwrap();
+            for ((x, y), w) in alone.iter().zip(&given).zip(want) {
+                assert!((x - w).abs() <= b1 && (y - w).abs() <= b2, "{x} {y} vs {w}");
+            }
+            assert!(b2 < 1e-12, "{b2}");
+        }
+    }
+
     #[test]
     fn drunkards_walk() {
         let d = walk(0.5);
@@ -552,7 +617,7 @@ pub(crate) mod tests {
             assert!((x - y).abs() < 1e-14, "{x} vs {y}");
         }
         for s in 1..4 {
-            assert!((t.variance[s] - 8.0).abs() < 1e-13);
+            assert!((t.variance.as_ref().unwrap()[s] - 8.0).abs() < 1e-13);
         }
         assert!(t.residual < 1e-14 && t.error_bound < 1e-14);
         let n = a.fundamental().unwrap();

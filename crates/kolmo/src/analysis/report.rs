@@ -46,6 +46,59 @@ pub struct ReportOptions {
     /// Whether to add the exact fractions (stationary distributions; the target's hitting
     /// probabilities, expected steps and variances).
     pub exact: bool,
+    /// Which analyses to run beyond the target's hitting probabilities and expected steps.
+    pub parts: Parts,
+}
+
+/// Which parts of a [`ChainReport`] to compute beyond a target's hitting probabilities and
+/// expected steps (each costs at least one more solve or pass over the chain). The default is
+/// everything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// The whole-chain analysis: classes, stationary distributions, the long run from the start,
+    /// the steps to recurrence, absorption probabilities, fundamental matrix, first passages and
+    /// each reward model's gain and bias.
+    pub chain: bool,
+    /// The target's variances of the steps (a second solve).
+    pub variance: bool,
+    /// Each reward model's expected total before the target (a solve each, unless the reward is
+    /// the same on every transient state).
+    pub target_rewards: bool,
+}
+
+impl Default for Parts {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// Up to this many states a report with a target still computes every part: at this size the
+/// whole-chain analysis costs well under a second.
+pub const CHEAP_REPORT_STATES: usize = 100_000;
+
+impl Parts {
+    /// Every part.
+    pub const ALL: Self = Self {
+        chain: true,
+        variance: true,
+        target_rewards: true,
+    };
+
+    /// What a report computes unless asked for more: everything without a target or up to
+    /// [`CHEAP_REPORT_STATES`] states; beyond that, with a target, only the target's hitting
+    /// probabilities and expected steps (the question asked), the rest on request.
+    #[must_use]
+    pub fn by_default(n: usize, target: bool) -> Self {
+        if !target || n <= CHEAP_REPORT_STATES {
+            Self::ALL
+        } else {
+            Self {
+                chain: false,
+                variance: false,
+                target_rewards: false,
+            }
+        }
+    }
 }
 
 /// The hitting probabilities and times of a target.
@@ -90,11 +143,13 @@ impl From<(Vec<f64>, f64, f64)> for StateValues {
 pub struct RewardReport {
     /// The reward model's name.
     pub name: String,
-    /// Gain and bias per closed class (order of [`ClassAnalysis::closed`]).
-    pub classes: Vec<GainBias>,
-    /// The gain from the start: `Σ_c absorption_c · gain_c` over the classes reached.
-    #[serde(serialize_with = "crate::account::ser::number")]
-    pub gain_from_start: f64,
+    /// Gain and bias per closed class (order of [`ClassAnalysis::closed`]; `None` without
+    /// [`Parts::chain`]).
+    pub classes: Option<Vec<GainBias>>,
+    /// The gain from the start: `Σ_c absorption_c · gain_c` over the classes reached (`None`
+    /// without [`Parts::chain`]).
+    #[serde(serialize_with = "crate::account::ser::optional_number")]
+    pub gain_from_start: Option<f64>,
     /// The expected reward accumulated before the target is entered.
     pub to_target: Option<StateValues>,
 }
@@ -136,11 +191,12 @@ pub struct ChainReport<'a> {
     /// The initial distribution (length `n`).
     #[serde(serialize_with = "crate::account::ser::scalars")]
     pub initial: Vec<f64>,
-    /// Classes and stationary distributions, with the factorisations kept.
+    /// Classes and stationary distributions, with the factorisations kept (`None` without
+    /// [`Parts::chain`]).
     #[serde(serialize_with = "class_analysis")]
-    pub analysis: ClassAnalysis<'a>,
-    /// Where the chain ends and the long-run fraction of time.
-    pub long_run: LongRun,
+    pub analysis: Option<ClassAnalysis<'a>>,
+    /// Where the chain ends and the long-run fraction of time (`None` without [`Parts::chain`]).
+    pub long_run: Option<LongRun>,
     /// The steps until a closed class is entered (`None` when every state is recurrent).
     pub recurrence: Option<AbsorptionTime>,
     /// The absorption probabilities into each closed class, when there are at least two and the
@@ -163,9 +219,16 @@ pub struct ChainReport<'a> {
     pub exact_error: Option<String>,
 }
 
-/// The class analysis as `{classes, closed, stationary}`.
-fn class_analysis<S: serde::Serializer>(a: &ClassAnalysis<'_>, s: S) -> std::result::Result<S::Ok, S::Error> {
+/// The class analysis as `{classes, closed, stationary}`, or null.
+#[allow(clippy::ref_option)]
+fn class_analysis<S: serde::Serializer>(
+    a: &Option<ClassAnalysis<'_>>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
     use serde::ser::SerializeStruct;
+    let Some(a) = a else {
+        return s.serialize_none();
+    };
     let mut st = s.serialize_struct("ClassAnalysis", 3)?;
     st.serialize_field("classes", &a.classes.classes)?;
     st.serialize_field("closed", &a.closed)?;
@@ -173,11 +236,13 @@ fn class_analysis<S: serde::Serializer>(a: &ClassAnalysis<'_>, s: S) -> std::res
     st.end()
 }
 
-/// The report on `dtmc` asked for by `options`: the class analysis and long run from the start,
-/// then (each within its size limit) the steps to recurrence, the absorption probabilities, the
-/// fundamental matrix and the mean first-passage times; then the target (one absorbing-chain
-/// factorisation, shared with the class analysis when the target is exactly the recurrent
-/// states), the distribution after `k` steps, the reward models, and the exact fractions.
+/// The report on `dtmc` asked for by `options`: with [`Parts::chain`], the class analysis and
+/// long run from the start, then (each within its size limit) the steps to recurrence, the
+/// absorption probabilities, the fundamental matrix and the mean first-passage times; then the
+/// target (one absorbing-chain factorisation, shared with the class analysis when the target is
+/// exactly the recurrent states; the variances with [`Parts::variance`]), the distribution after
+/// `k` steps, the reward models (gains with the chain part, totals to the target with
+/// [`Parts::target_rewards`]), and the exact fractions.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for a start or target state out of range, an empty target, or no
@@ -186,28 +251,8 @@ fn class_analysis<S: serde::Serializer>(a: &ClassAnalysis<'_>, s: S) -> std::res
 /// failure of the exact part is not an error: it is kept in [`ChainReport::exact_error`].
 pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<ChainReport<'a>> {
     let n = dtmc.n();
+    let parts = options.parts;
     let initial = initial_distribution(dtmc, options.from)?;
-    let analysis = ClassAnalysis::new(dtmc)?;
-    let long_run = analysis.long_run(&initial)?;
-    let recurrence = analysis.time_to_recurrence().cloned();
-    let closed = analysis.closed.len();
-    let absorption = (recurrence.is_some()
-        && (2..=MAX_ABSORPTION_CLASSES).contains(&closed)
-        && n.saturating_mul(closed) <= MAX_ABSORPTION_TABLE)
-        .then(|| {
-            (0..closed)
-                .map(|c| analysis.absorption_probabilities(c).into())
-                .collect()
-        });
-    let fundamental = match analysis.absorbing() {
-        Some(a) if a.transient_states().len() <= MAX_FUNDAMENTAL => Some(a.fundamental()?),
-        _ => None,
-    };
-    let passage = if n <= MAX_FIRST_PASSAGE_MATRIX {
-        Some(mean_first_passage_matrix(dtmc)?)
-    } else {
-        None
-    };
     if let Some(states) = &options.target {
         if states.is_empty() {
             return Err(Error::arg("target", "no state"));
@@ -216,17 +261,33 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
             return Err(Error::arg("target", format!("state {s} of a chain of {n}")));
         }
     }
+    let analysis = if parts.chain {
+        Some(ClassAnalysis::new(dtmc)?)
+    } else {
+        None
+    };
+    let mut whole = WholeChain::default();
+    if let Some(analysis) = &analysis {
+        whole = WholeChain::of(dtmc, analysis, &initial)?;
+    }
     // One absorbing-chain factorisation per target: the recurrent part's when the target is exactly
     // the set of recurrent states (absorbing states as a label, typically).
     let owned_chain;
     let target_chain: Option<&AbsorbingChain> = match &options.target {
         Some(states) => {
-            let recurrent: Vec<StateId> = (0..n as StateId)
-                .filter(|&s| analysis.classes.classes[analysis.classes.class_of[s as usize] as usize].closed)
-                .collect();
-            match analysis.absorbing() {
-                Some(a) if *states == recurrent && options.method == SolveMethod::Auto => Some(a),
-                _ => {
+            let shared = analysis.as_ref().and_then(|analysis| {
+                let recurrent: Vec<StateId> = (0..n as StateId)
+                    .filter(|&s| {
+                        analysis.classes.classes[analysis.classes.class_of[s as usize] as usize].closed
+                    })
+                    .collect();
+                (*states == recurrent && options.method == SolveMethod::Auto)
+                    .then(|| analysis.absorbing())
+                    .flatten()
+            });
+            match shared {
+                Some(a) => Some(a),
+                None => {
                     owned_chain = AbsorbingChain::with_method(
                         dtmc,
                         &StateSet::from_states(n, states.iter().copied()),
@@ -242,7 +303,7 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
         (Some(states), Some(chain)) => Some(TargetReport {
             states: states.clone(),
             reach: reach_probability(dtmc, &StateSet::from_states(n, states.iter().copied()))?,
-            time: chain.absorption_time(),
+            time: chain.absorption_time_with(parts.variance),
         }),
         _ => None,
     };
@@ -252,16 +313,28 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
     };
     let mut rewards = Vec::new();
     for (name, model) in dtmc.reward_models() {
+        if analysis.is_none() && !(parts.target_rewards && target_chain.is_some()) {
+            continue;
+        }
         let r = model.expected_per_choice(dtmc.matrix());
-        let classes = analysis.gain_bias(&r)?;
-        let gain_from_start = classes
-            .iter()
-            .zip(&long_run.absorption)
-            .map(|(g, w)| if *w > 0.0 { g.gain * w } else { 0.0 })
-            .sum();
+        let (classes, gain_from_start) = match (&analysis, &whole.long_run) {
+            (Some(analysis), Some(long_run)) => {
+                let classes = analysis.gain_bias(&r)?;
+                let gain = classes
+                    .iter()
+                    .zip(&long_run.absorption)
+                    .map(|(g, w)| if *w > 0.0 { g.gain * w } else { 0.0 })
+                    .sum();
+                (Some(classes), Some(gain))
+            }
+            _ => (None, None),
+        };
         let to_target = match target_chain {
-            Some(a) => Some(a.expected_reward(&r)?.into()),
-            None => None,
+            Some(a) if parts.target_rewards => Some(
+                a.expected_reward_with(&r, target.as_ref().map(|t| &t.time))?
+                    .into(),
+            ),
+            _ => None,
         };
         rewards.push(RewardReport {
             name: name.clone(),
@@ -270,8 +343,15 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
             to_target,
         });
     }
+    let WholeChain {
+        long_run,
+        recurrence,
+        absorption,
+        fundamental,
+        passage,
+    } = whole;
     let (exact, exact_error) = if options.exact {
-        match exact_part(dtmc, &analysis, target.as_ref()) {
+        match exact_part(dtmc, analysis.as_ref(), target.as_ref()) {
             Ok(x) => (Some(x), None),
             Err(e) => (None, Some(e.to_string())),
         }
@@ -292,6 +372,50 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
         exact,
         exact_error,
     })
+}
+
+/// The whole-chain part of a report (see [`Parts::chain`]).
+#[derive(Default)]
+struct WholeChain {
+    long_run: Option<LongRun>,
+    recurrence: Option<AbsorptionTime>,
+    absorption: Option<Vec<StateValues>>,
+    fundamental: Option<FundamentalMatrix>,
+    passage: Option<FirstPassage>,
+}
+
+impl WholeChain {
+    /// The long run from `initial`, then each analysis within its size limit.
+    fn of(dtmc: &Dtmc, analysis: &ClassAnalysis<'_>, initial: &[f64]) -> Result<Self> {
+        let n = dtmc.n();
+        let long_run = analysis.long_run(initial)?;
+        let recurrence = analysis.time_to_recurrence().cloned();
+        let closed = analysis.closed.len();
+        let absorption = (recurrence.is_some()
+            && (2..=MAX_ABSORPTION_CLASSES).contains(&closed)
+            && n.saturating_mul(closed) <= MAX_ABSORPTION_TABLE)
+            .then(|| {
+                (0..closed)
+                    .map(|c| analysis.absorption_probabilities(c).into())
+                    .collect()
+            });
+        let fundamental = match analysis.absorbing() {
+            Some(a) if a.transient_states().len() <= MAX_FUNDAMENTAL => Some(a.fundamental()?),
+            _ => None,
+        };
+        let passage = if n <= MAX_FIRST_PASSAGE_MATRIX {
+            Some(mean_first_passage_matrix(dtmc)?)
+        } else {
+            None
+        };
+        Ok(Self {
+            long_run: Some(long_run),
+            recurrence,
+            absorption,
+            fundamental,
+            passage,
+        })
+    }
 }
 
 /// The point mass on `from`, else uniform over the model's initial states.
@@ -318,12 +442,12 @@ fn initial_distribution(dtmc: &Dtmc, from: Option<StateId>) -> Result<Vec<f64>> 
 /// probabilities and times, on the chain's probabilities as fractions.
 fn exact_part(
     dtmc: &Dtmc,
-    analysis: &ClassAnalysis<'_>,
+    analysis: Option<&ClassAnalysis<'_>>,
     target: Option<&TargetReport>,
 ) -> Result<ExactReport> {
     let p = dtmc.exact_matrix()?;
     let mut stationary = Vec::new();
-    for &c in &analysis.closed {
+    for (&c, analysis) in analysis.iter().flat_map(|a| a.closed.iter().map(move |c| (c, a))) {
         let st = RecurrentClass::new(&p, &analysis.classes.classes[c].states)?.stationary()?;
         stationary.push(ExactStationary {
             pi: st.pi,
@@ -380,6 +504,33 @@ mod tests {
         assert_eq!(json["analysis"]["closed"], serde_json::json!([2]));
         assert_eq!(json["target"]["time"]["method"]["kind"], "absorbing_solve");
         assert_eq!(json["exact"]["target"]["time"]["mean"][0], "3");
+    }
+
+    /// Without the optional parts: no class analysis, long run, variances or rewards, and the
+    /// same expected steps as the full report.
+    #[test]
+    fn parts_left_out_are_not_computed() {
+        let d = chain();
+        let lean = ReportOptions {
+            target: Some(vec![2]),
+            parts: Parts::by_default(CHEAP_REPORT_STATES + 1, true),
+            ..ReportOptions::default()
+        };
+        let r = chain_report(&d, &lean).unwrap();
+        assert!(r.analysis.is_none() && r.long_run.is_none() && r.recurrence.is_none());
+        let t = r.target.as_ref().unwrap();
+        assert!(t.time.variance.is_none());
+        let full = chain_report(
+            &d,
+            &ReportOptions {
+                target: Some(vec![2]),
+                ..ReportOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(full.target.unwrap().time.mean, t.time.mean);
+        assert_eq!(Parts::by_default(CHEAP_REPORT_STATES, true), Parts::ALL);
+        assert_eq!(Parts::by_default(usize::MAX, false), Parts::ALL);
     }
 
     #[test]

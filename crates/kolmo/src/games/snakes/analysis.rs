@@ -322,9 +322,9 @@ impl Board {
         });
         Some(AbsorptionTime {
             mean,
-            variance,
+            variance: Some(variance),
             residual,
-            second_moment_residual,
+            second_moment_residual: Some(second_moment_residual),
             error_bound,
             infinite: Vec::new(),
             method: Method::MatrixFree {
@@ -395,7 +395,7 @@ impl Board {
     fn certify(&self, solve: &AbsorptionTime) -> Result<()> {
         let init = self.initial_cell() as usize;
         let ok = solve.error_bound <= MAX_ERROR_BOUND && solve.mean[init].is_finite();
-        if ok && solve.variance[init].is_finite() {
+        if ok && solve.variance.as_ref().is_some_and(|v| v[init].is_finite()) {
             return Ok(());
         }
         if ok {
@@ -577,12 +577,16 @@ impl Board {
             ));
         }
         let portal_usage = self.portal_usage(&visits.visits);
+        let variance = solve
+            .variance
+            .as_ref()
+            .expect("the board's solves include the variance (certify checked it)");
         Ok(BoardAnalysis {
             expected_rolls: solve.mean[init as usize],
-            variance: solve.variance[init as usize],
-            std_dev: solve.variance[init as usize].sqrt(),
+            variance: variance[init as usize],
+            std_dev: variance[init as usize].sqrt(),
             expected_rolls_by_cell: solve.mean.clone(),
-            variance_by_cell: solve.variance.clone(),
+            variance_by_cell: variance.clone(),
             finished_by: options.turns.iter().map(|&k| (k, time.cdf_checked(k))).collect(),
             quantiles: options
                 .quantiles

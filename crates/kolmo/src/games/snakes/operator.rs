@@ -511,7 +511,14 @@ mod tests {
                 board.name()
             );
         }
-        for (c, (a, b)) in free.variance.iter().zip(&csr.variance).enumerate() {
+        for (c, (a, b)) in free
+            .variance
+            .as_ref()
+            .unwrap()
+            .iter()
+            .zip(csr.variance.as_ref().unwrap())
+            .enumerate()
+        {
             assert!(
                 (a - b).abs() <= 1e-6 * b.max(1.0),
                 "{}: variance at cell {c}: {a} vs {b}",
