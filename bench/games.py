@@ -13,7 +13,7 @@ Then it times `kolmo check` on <<maximiser>> Pmax=? [F "goal"] (the game) agains
 (the MDP: its Pmax is 1 by graph analysis alone), and <<minimiser>> R{"steps"}min=? [F "goal" | "sink"] (a reward game: one per step) against
 Rmin on the MDP, median of --reps, and prints one markdown table: load (parse), check and total
 seconds, the value with its certified interval, the game/MDP ratio of check times, peak RSS.
-Needs numpy (the peer harness's venv has it).
+Needs numpy (the peer harness's venv has it). Exit status 1 if a kolmo run fails.
 """
 import argparse, json, os, resource, statistics, subprocess, sys, time
 
@@ -139,7 +139,9 @@ def main():
             f"[{r['lower']:.10g}, {r['upper']:.10g}] | {ratio} |"
         )
     print(f"\npeak RSS of the kolmo runs: {peak_rss_mib():.0f} MiB")
+    failed = [r for *_, r in rows if r["method"] == "refused"]
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

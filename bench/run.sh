@@ -17,6 +17,7 @@
 #   --no-peers         kolmo only
 #   --rerun-peers      measure the peers again instead of reusing results.jsonl
 #   --reps N           runs of kolmo per board, median reported (default 3; always 1 at 10^7)
+#   --out FILE         write the table here instead of bench/results.md (bench/all.sh does)
 # Exit status: 0; 1 if a peer's value disagrees with kolmo's or a kolmo run failed; 2 bad usage.
 set -euo pipefail
 
@@ -36,6 +37,7 @@ big=auto
 peers=1
 rerun=0
 reps=3
+out=$here/results.md
 
 log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 2; }
@@ -56,6 +58,7 @@ while (($#)); do
     --no-peers) peers=0 ;;
     --rerun-peers) rerun=1 ;;
     --reps) reps=${1:-}; shift || true ;;
+    --out) out=${1:-}; shift || true; [[ -n $out ]] || die "--out wants a file" ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown option $option" ;;
   esac
@@ -171,11 +174,11 @@ fi
 big_sizes=()
 ((${#big_rules[@]})) && big_sizes=("$big_n")
 echo
-python3 "$here/table.py" --kolmo "$kolmo_out" --run "$run_id" --commit "$commit" --out "$here/results.md" \
+python3 "$here/table.py" --kolmo "$kolmo_out" --run "$run_id" --commit "$commit" --out "$out" \
   --sizes "${sizes[@]}" --rules "${rules[@]}" --big-sizes "${big_sizes[@]}" --big-rules "${big_rules[@]}" \
   "${peer_args[@]}" || status=1
 echo
-log "table written to $here/results.md; raw results: $kolmo_out, $results"
+log "table written to $out; raw results: $kolmo_out, $results"
 log "total time $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
 ((status == 0)) || log "finished with failures or disagreements (see above)"
 exit "$status"
