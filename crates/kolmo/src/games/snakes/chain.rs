@@ -160,10 +160,12 @@ impl Board {
     }
 
     /// Plays `options.games` games by Monte Carlo from the start cell and summarises the number
-    /// of rolls (see [`sim::absorption_times`] for the seeding, determinism and step limit). From
-    /// [`SIMULATE_INTERLEAVED_FROM`] cells on, where a roll is a cache miss, the games run
-    /// interleaved ([`sim::absorption_times_interleaved`]: several in flight per thread, chunks of
-    /// a few games, other random streams).
+    /// of rolls (see [`sim::absorption_times`] for the seeding, determinism and step limit). A fair
+    /// die's games run [`sim::UNIFORM_LANES`] at once per thread, twelve rolls of a six-sided die
+    /// per random word ([`sim::absorption_times_uniform`]); a weighted die's one at a time, or from
+    /// [`SIMULATE_INTERLEAVED_FROM`] cells on, where a roll is a cache miss, interleaved
+    /// ([`sim::absorption_times_interleaved`]). Big boards take chunks of a few games, so that
+    /// long games still spread over the threads.
     ///
     /// # Errors
     /// [`Error::FrontEnd`](crate::Error::FrontEnd) with [`BoardError::Trapped`](crate::games::BoardError::Trapped)
@@ -214,7 +216,20 @@ impl Board {
         };
         // Games on a board that can trap the token need not end: refuse before playing.
         self.check_not_trapped()?;
-        if self.size >= SIMULATE_INTERLEAVED_FROM {
+        let big = self.size >= SIMULATE_INTERLEAVED_FROM;
+        if fair {
+            let chunk = if big { sim::INTERLEAVED_CHUNK } else { sim::CHUNK };
+            return sim::absorption_times_uniform(
+                options,
+                progress,
+                chunk,
+                first,
+                goal,
+                faces as u32,
+                &table,
+            );
+        }
+        if big {
             sim::absorption_times_interleaved(options, progress, first, goal, step)
         } else {
             sim::absorption_times(options, progress, play)
