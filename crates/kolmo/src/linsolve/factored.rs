@@ -315,11 +315,31 @@ impl<T: Solvable> Factored<T> {
     /// Whether [`new`](Self::new) would factor this matrix by a general sparse LU (neither the
     /// triangular structure nor a small dense system applies): for callers that have a cheaper
     /// alternative to a solve whose fill-in is unpredictable (value iteration, for instance).
+    ///
+    /// A matrix whose strongly connected components are all below [`SPARSE_FROM`] is cheap
+    /// whatever its band (the split solves each densely, in one pass): that is decided first, by
+    /// the decomposition alone, before the band is measured.
     pub fn needs_general_sparse<I>(n: usize, rows: &impl Fn(usize) -> I) -> bool
     where
         I: Iterator<Item = (u32, T)>,
     {
-        n >= SPARSE_FROM && !T::EXACT && !Self::woodbury_pays(n, rows)
+        if n < SPARSE_FROM || T::EXACT {
+            return false;
+        }
+        let mut ptr = Vec::with_capacity(n + 1);
+        ptr.push(0usize);
+        let mut cols = Vec::new();
+        for i in 0..n {
+            cols.extend(rows(i).map(|(j, _)| j));
+            ptr.push(cols.len());
+        }
+        let sccs = crate::graph::sccs_of(n, |v| &cols[ptr[v]..ptr[v + 1]]);
+        let mut size = vec![0usize; sccs.count];
+        sccs.component.iter().for_each(|&c| size[c as usize] += 1);
+        if size.iter().all(|&s| s < SPARSE_FROM) {
+            return false;
+        }
+        !Self::woodbury_pays(n, rows)
     }
 
     /// Solves `A x = b` in place (approximately for [`Factored::Iterative`]: to its default

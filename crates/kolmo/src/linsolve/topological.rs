@@ -140,6 +140,24 @@ impl<T: Scalar> Topological<T> {
         for c in 0..count {
             let range = comp_ptr[c]..comp_ptr[c + 1];
             let k = range.len();
+            if k == 1 {
+                // A single state (most of them, in a chain that mostly moves on): its diagonal,
+                // without the block's own row pointers.
+                let p = range.start;
+                let d = within_vals[within_ptr[p]..within_ptr[p + 1]]
+                    .iter()
+                    .fold(T::zero(), |acc, v| acc.plus(v));
+                let x = d.to_f64();
+                if d.is_zero() || !x.is_finite() {
+                    return Err(Error::Singular {
+                        what,
+                        row: members[p] as usize,
+                        pivot: x,
+                    });
+                }
+                blocks.push(Block::Single(d));
+                continue;
+            }
             let base = within_ptr[range.start];
             let ptr: Vec<usize> = within_ptr[range.start..=range.end]
                 .iter()
@@ -153,22 +171,8 @@ impl<T: Scalar> Topological<T> {
                 let r = ptr[i]..ptr[i + 1];
                 wc[r.clone()].iter().copied().zip(wv[r].iter().cloned())
             };
-            if k == 1 {
-                let d = row(0).fold(T::zero(), |acc, (_, v)| acc.plus(&v));
-                let x = d.to_f64();
-                if d.is_zero() || !x.is_finite() {
-                    return Err(Error::Singular {
-                        what,
-                        row: members[range.start] as usize,
-                        pivot: x,
-                    });
-                }
-                blocks.push(Block::Single(d));
-            } else {
-                let f =
-                    Factored::choose_whole(k, what, SolveMethod::Auto, row, Some((&ptr[..], wc, wv)), true)?;
-                blocks.push(Block::Solver(Box::new(f)));
-            }
+            let f = Factored::choose_whole(k, what, SolveMethod::Auto, row, Some((&ptr[..], wc, wv)), true)?;
+            blocks.push(Block::Solver(Box::new(f)));
         }
         Ok(Some(Self {
             n,

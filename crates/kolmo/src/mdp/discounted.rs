@@ -206,24 +206,50 @@ const AUTO_SPARSE_LIMIT: usize = 2_000;
 /// The policy evaluation's matrix `I − γ P_π` for the choice rows `rows` (one per state), by rows.
 /// The diagonal is (1 − γ) + γ·(the row's exit mass), never 1 − γ·p_ii, which cancels when γ·p_ii
 /// is close to 1 (issue 15 §1; the idea of GTH).
-fn evaluation_rows<'a>(mdp: &'a Mdp, gamma: f64, rows: &'a [usize]) -> impl Fn(usize) -> EvaluationRow + 'a {
+fn evaluation_rows<'a>(
+    mdp: &'a Mdp,
+    gamma: f64,
+    rows: &'a [usize],
+) -> impl Fn(usize) -> EvaluationRow<'a> + 'a {
     let m = mdp.matrix();
     move |i: usize| {
         let (cols, vals) = m.row(rows[i]);
-        let off: Vec<(u32, f64)> = cols
+        let exit: f64 = cols
             .iter()
             .zip(vals)
             .filter(|(t, _)| **t as usize != i)
-            .map(|(&t, &p)| (t, p))
-            .collect();
-        let exit: f64 = off.iter().map(|(_, p)| p).sum();
-        std::iter::once((i as u32, (1.0 - gamma) + gamma * exit))
-            .chain(off.into_iter().map(|(t, p)| (t, -gamma * p)).collect::<Vec<_>>())
+            .map(|(_, p)| p)
+            .sum();
+        EvaluationRow {
+            diagonal: Some((i as u32, (1.0 - gamma) + gamma * exit)),
+            state: i as u32,
+            entries: cols.iter().zip(vals.iter()),
+            gamma,
+        }
     }
 }
 
-/// One row of [`evaluation_rows`]: the diagonal, then the entries off it.
-type EvaluationRow = std::iter::Chain<std::iter::Once<(u32, f64)>, std::vec::IntoIter<(u32, f64)>>;
+/// One row of [`evaluation_rows`]: the diagonal, then the entries off it, `−γ p`.
+struct EvaluationRow<'a> {
+    diagonal: Option<(u32, f64)>,
+    state: u32,
+    entries: std::iter::Zip<std::slice::Iter<'a, u32>, std::slice::Iter<'a, f64>>,
+    gamma: f64,
+}
+
+impl Iterator for EvaluationRow<'_> {
+    type Item = (u32, f64);
+
+    fn next(&mut self) -> Option<(u32, f64)> {
+        if let Some(d) = self.diagonal.take() {
+            return Some(d);
+        }
+        self.entries
+            .by_ref()
+            .find(|(t, _)| **t != self.state)
+            .map(|(&t, &p)| (t, -self.gamma * p))
+    }
+}
 
 /// The choice row of each state under `policy`.
 fn policy_rows(mdp: &Mdp, policy: &[u32]) -> Vec<usize> {
