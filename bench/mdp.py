@@ -23,7 +23,7 @@ build_model_from_drn (timed: load), then checks R{"r"}max=? [Cdiscount=G] for ev
   default  stormpy.Environment(): Storm's command-line defaults (1e-6 relative, no guarantee);
   sound    stormpy.environments.sound() (Storm's sound mode), reported as it comes.
 Its values come from result.get_value_vector() (all states; the initial state alone if the
-result has no vector). Peak RSS: the child's ru_maxrss (kolmo: wait4's, like /usr/bin/time %M).
+result has no vector). Peak RSS: the child's ru_maxrss (kolmo: /usr/bin/time's %M).
 
 Agreement: a Storm value agrees when, at every state s, it lies within 1e-6 · |v_kolmo(s)| (Storm's
 relative precision) of kolmo's certified interval [lower(s), upper(s)]. The table gives the largest
@@ -126,11 +126,13 @@ def warm_page_cache(path):
 
 # ------------------------------------------------------------------------------------ kolmo
 def run_timed(cmd, cap):
-    """Runs `cmd`: (exit code, or None if killed after `cap` s; stdout; stderr; wall seconds; peak
-    RSS in MiB from wait4)."""
+    """Runs `cmd` under /usr/bin/time: (exit code, or None if killed after `cap` s; stdout; stderr;
+    wall seconds; peak RSS in MiB as /usr/bin/time reports it). Not wait4's ru_maxrss of a child
+    of this process: a forked child's maximum includes this interpreter's memory at the fork (the
+    forest model's arrays: 900 MiB reported for a run that peaked at 250)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        child = subprocess.Popen(["/usr/bin/time", "-f", "%M"] + list(cmd), stdout=out, stderr=err, text=True)
         killed = []
         timer = threading.Timer(cap, lambda: (killed.append(1), child.kill()))
         timer.start()
@@ -141,7 +143,13 @@ def run_timed(cmd, cap):
         out.seek(0)
         err.seek(0)
         code = None if killed else child.returncode
-        return code, out.read(), err.read(), wall, usage.ru_maxrss / 1024.0
+        lines = err.read().rstrip("\n").split("\n")
+        try:
+            peak = int(lines[-1]) / 1024.0
+            lines = lines[:-1]
+        except ValueError:
+            peak = float("nan")
+        return code, out.read(), "\n".join(lines), wall, peak
 
 
 def kolmo_runs(kolmo, path, objective, reps, cap):

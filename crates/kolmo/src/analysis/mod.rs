@@ -30,7 +30,7 @@ pub use absorbing::{AbsorbingChain, AbsorptionTime, ExpectedVisits, FundamentalM
 pub use multichain::{ClassAnalysis, LongRun};
 pub use passage::{FirstPassage, MAX_FIRST_PASSAGE_MATRIX, mean_first_passage_matrix};
 pub use race::{MAX_PLAYERS, Race, race};
-pub use reach::{ReachProbability, reach_probability};
+pub use reach::{ReachProbability, reach_probability, reach_probability_given};
 pub use report::{ChainReport, ReportOptions, chain_report};
 pub use transient::{
     Quantile, TimeDistribution, TimeDistributionOptions, TransientDistribution, absorption_time_distribution,

@@ -43,7 +43,16 @@ pub struct ReachProbability {
 /// and 1 (see [`Factored`](crate::linsolve::Factored) for the method).
 pub fn reach_probability(dtmc: &Dtmc, target: &StateSet) -> Result<ReachProbability> {
     dtmc.check_set("target", target)?;
-    let qualitative = Qualitative::new(dtmc, target);
+    reach_probability_given(dtmc, Qualitative::new(dtmc, target))
+}
+
+/// [`reach_probability`] for the target whose graph analysis `qualitative` is already known (an
+/// [`AbsorbingChain`](super::AbsorbingChain)'s, for instance): only the undecided states are
+/// solved.
+///
+/// # Errors
+/// As [`reach_probability`], except the target's range (checked when `qualitative` was made).
+pub fn reach_probability_given(dtmc: &Dtmc, qualitative: Qualitative) -> Result<ReachProbability> {
     let mut values: Vec<f64> = (0..dtmc.n() as u32)
         .map(|s| if qualitative.yes.contains(s) { 1.0 } else { 0.0 })
         .collect();

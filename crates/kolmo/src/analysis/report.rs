@@ -14,7 +14,7 @@ use super::stationary::{GainBias, RecurrentClass};
 use super::{
     AbsorbingChain, AbsorptionTime, ClassAnalysis, FirstPassage, FundamentalMatrix, LongRun,
     MAX_FIRST_PASSAGE_MATRIX, ReachProbability, TransientDistribution, mean_first_passage_matrix,
-    reach_probability, transient_distribution,
+    reach_probability_given, transient_distribution,
 };
 use crate::exact::Rational;
 use crate::linsolve::SolveMethod;
@@ -302,7 +302,7 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
     let target = match (&options.target, target_chain) {
         (Some(states), Some(chain)) => Some(TargetReport {
             states: states.clone(),
-            reach: reach_probability(dtmc, &StateSet::from_states(n, states.iter().copied()))?,
+            reach: reach_probability_given(dtmc, chain.qualitative().clone())?,
             time: chain.absorption_time_with(parts.variance),
         }),
         _ => None,
