@@ -337,14 +337,15 @@ impl BatchedDie {
 /// faces: from state `s`, face `d` (from 0) leads to `table[s · faces + d]`. [`UNIFORM_LANES`]
 /// games are in flight per chunk of `chunk` games, each lane with its own stream (chunk `k` from
 /// the seeded generator advanced by `k · 2¹⁹²` steps, lane `l` by a further `l · 2¹²⁸`), in
-/// lockstep: every lane draws one batch of rolls at the same step ([`BatchedDie`]: twelve rolls of
-/// a six-sided die per 64-bit word), then each takes one step in turn, so that the lanes' table
+/// lockstep: every lane draws one batch of rolls at the same step (twelve exact rolls of a six-sided
+/// die per 64-bit word: Lemire's multiply-and-reject over 6¹², then its base-6 digits), then each takes one step in turn, so that the lanes' table
 /// reads overlap and no branch depends on when a lane's batch runs out. A lane whose game ends
 /// starts the chunk's next game with the rolls it has left. The result for a seed is the same
 /// whatever the thread count (and differs from the other functions', which draw otherwise).
 ///
 /// # Errors
-/// As [`absorption_times`].
+/// As [`absorption_times`]; [`Error::InvalidArgument`] if the start or an entry of `table` is a
+/// state beyond the table's rows.
 ///
 /// # Panics
 /// - panics if `faces` is 0 or `table` is shorter than `faces` times a state reached.
