@@ -149,7 +149,9 @@ fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64])
     let half = scale * (hi - lo) / 2.0 + allowance / (1.0 - gamma);
     (
         tv,
-        (half + 4.0 * f64::EPSILON * (size + half)) * (1.0 + 4.0 * f64::EPSILON),
+        // The shift's own rounding (γ/(1 − γ) and the product, a few ulps of the shift) and the
+        // additions' (an ulp of each value), generously.
+        (half + 4.0 * f64::EPSILON * (size + half + shift.abs())) * (1.0 + 4.0 * f64::EPSILON),
     )
 }
 
