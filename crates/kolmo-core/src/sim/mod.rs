@@ -748,6 +748,15 @@ mod tests {
     use super::*;
     use rand::RngExt;
 
+    /// `f` run on a pool of `threads` threads.
+    fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
     fn geometric(rng: &mut SimRng, max: u64) -> Option<u64> {
         // Steps until a 1 in 4 event: mean 4, variance 12.
         for t in 1..=max {
@@ -765,13 +774,7 @@ mod tests {
             seed: 7,
             max_steps: 1000,
         };
-        let run = |threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| absorption_times(&opts, None, geometric).unwrap())
-        };
+        let run = |threads| on_threads(threads, || absorption_times(&opts, None, geometric).unwrap());
         let one = run(1);
         assert_eq!(one, run(2));
         assert_eq!(one, run(3));
@@ -796,11 +799,9 @@ mod tests {
             max_steps: 100_000,
         };
         let run = |threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| absorption_times_interleaved(&opts, None, 0, 9, step).unwrap())
+            on_threads(threads, || {
+                absorption_times_interleaved(&opts, None, 0, 9, step).unwrap()
+            })
         };
         let one = run(1);
         assert_eq!(one, run(2));
@@ -874,11 +875,9 @@ mod tests {
             max_steps: 1_000_000,
         };
         let run = |threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| absorption_times_uniform(&opts, None, CHUNK, 0, 12, 6, &table).unwrap())
+            on_threads(threads, || {
+                absorption_times_uniform(&opts, None, CHUNK, 0, 12, 6, &table).unwrap()
+            })
         };
         assert_eq!(run(1), run(2));
         assert_eq!(run(1), run(3));

@@ -118,11 +118,9 @@ fn q_value(mdp: &Mdp, rewards: &[f64], gamma: f64, v: &[f64], row: usize) -> f64
         .row_value(row, v, Affine::discounted(rewards, &gamma))
 }
 
-/// MacQueen's interval around `T v` (module docs): its middle, one value per state, and its
-/// half-width, with the rounding of `T v`, of `d = Tv − v` and of the middle allowed for.
-fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (Vec<f64>, f64) {
-    let mut tv = vec![0.0; mdp.n()];
-    let mut policy = vec![0u32; mdp.n()];
+/// `T v` (the Bellman step, parallel, compensated) and its greedy policy.
+fn bellman_step(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (Vec<f64>, Vec<u32>) {
+    let (mut tv, mut policy) = (vec![0.0; mdp.n()], vec![0u32; mdp.n()]);
     mdp.matrix().multiply_and_reduce(
         |_| optimum.direction(),
         v,
@@ -130,12 +128,23 @@ fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64])
         &mut tv,
         &mut policy,
     );
-    let (lo, hi) = tv
-        .iter()
+    (tv, policy)
+}
+
+/// The smallest and the largest entry of `tv − v` (MacQueen's `min d` and `max d`).
+fn change_range(tv: &[f64], v: &[f64]) -> (f64, f64) {
+    tv.iter()
         .zip(v)
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (t, x)| {
             (lo.min(t - x), hi.max(t - x))
-        });
+        })
+}
+
+/// MacQueen's interval around `T v` (module docs): its middle, one value per state, and its
+/// half-width, with the rounding of `T v`, of `d = Tv − v` and of the middle allowed for.
+fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (Vec<f64>, f64) {
+    let (mut tv, _) = bellman_step(mdp, rewards, gamma, optimum, v);
+    let (lo, hi) = change_range(&tv, v);
     if tv.is_empty() {
         return (tv, 0.0);
     }
@@ -157,15 +166,7 @@ fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64])
 
 /// `‖T v − v‖∞` plus an allowance for its rounding, and the greedy policy of `v`.
 fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (f64, Vec<u32>) {
-    let mut tv = vec![0.0; mdp.n()];
-    let mut policy = vec![0u32; mdp.n()];
-    mdp.matrix().multiply_and_reduce(
-        |_| optimum.direction(),
-        v,
-        Affine::discounted(rewards, &gamma),
-        &mut tv,
-        &mut policy,
-    );
+    let (tv, policy) = bellman_step(mdp, rewards, gamma, optimum, v);
     let gap = tv.iter().zip(v).fold(0.0f64, |g, (t, x)| g.max((t - x).abs()));
     (gap + rounding_allowance(mdp, rewards, v), policy)
 }
@@ -275,13 +276,11 @@ fn policy_iteration(
     initial: Option<Vec<u32>>,
 ) -> Result<Solved> {
     let n = mdp.n();
-    let m = mdp.matrix();
     let mut policy = match initial {
         Some(policy) => policy,
         None => bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]).1,
     };
     let mut method = None;
-    let (mut tv, mut greedy) = (vec![0.0; n], vec![0u32; n]);
     for round in 1..=options.max_iterations {
         let rows = policy_rows(mdp, &policy);
         let lu = Factored::<f64>::new(
@@ -302,13 +301,7 @@ fn policy_iteration(
             evaluation: lu.solver(),
         });
         // Improve only where the greedy choice beats the current one by more than rounding.
-        m.multiply_and_reduce(
-            |_| optimum.direction(),
-            &v,
-            Affine::discounted(rewards, &gamma),
-            &mut tv,
-            &mut greedy,
-        );
+        let (tv, greedy) = bellman_step(mdp, rewards, gamma, optimum, &v);
         let mut changed = false;
         for s in 0..n {
             if greedy[s] == policy[s] {
@@ -378,12 +371,7 @@ fn value_iteration(
             &mut tv,
             &mut policy,
         );
-        let (lo, hi) = tv
-            .iter()
-            .zip(&v)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (t, x)| {
-                (lo.min(t - x), hi.max(t - x))
-            });
+        let (lo, hi) = change_range(&tv, &v);
         std::mem::swap(&mut v, &mut tv);
         let change = lo.abs().max(hi.abs());
         options.report(sweep, change);
