@@ -30,8 +30,6 @@ struct Report<'a> {
     from: String,
     /// `--target` as given.
     spec: Option<String>,
-    /// What was computed beyond the target's probabilities and expected steps.
-    parts: Parts,
     chain: ChainReport<'a>,
 }
 
@@ -249,14 +247,12 @@ fn compute<'a>(file: &'a ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Resul
         parts,
     };
     let chain = chain_report(dtmc, &options)?;
-    let parts = options.parts;
     Ok(Report {
         file,
         dtmc,
         names,
         from,
         spec: args.target.clone(),
-        parts,
         chain,
     })
 }
@@ -847,15 +843,20 @@ fn human_report(out: &mut impl Write, r: &Report, all: bool) -> Result<()> {
 fn notes(r: &Report) -> Vec<String> {
     let mut notes = crate::output::report_notes(&r.file.notes, r.chain.exact_error.as_deref(), NO_EXACT);
     let mut skipped = Vec::new();
-    if !r.parts.chain {
+    // What was left out shows in the report itself: no class analysis, no variances, no totals
+    // to the target.
+    if r.chain.analysis.is_none() {
         skipped.push(
             "the whole-chain analysis (classes, stationary distributions, long run, reward gains: --chain)",
         );
     }
-    if !r.parts.variance && r.chain.target.is_some() {
+    if r.chain.target.as_ref().is_some_and(|t| t.time.variance.is_none()) {
         skipped.push("the variances (--variance)");
     }
-    if !r.parts.target_rewards && r.chain.target.is_some() && !r.dtmc.reward_models().is_empty() {
+    if r.chain.target.is_some()
+        && !r.dtmc.reward_models().is_empty()
+        && r.chain.rewards.iter().all(|rr| rr.to_target.is_none())
+    {
         skipped.push("the expected rewards to the target (--rewards)");
     }
     if !skipped.is_empty() {

@@ -266,10 +266,10 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
     } else {
         None
     };
-    let mut whole = WholeChain::default();
-    if let Some(analysis) = &analysis {
-        whole = WholeChain::of(dtmc, analysis, &initial)?;
-    }
+    let whole = match &analysis {
+        Some(analysis) => WholeChain::of(dtmc, analysis, &initial)?,
+        None => WholeChain::default(),
+    };
     // One absorbing-chain factorisation per target: the recurrent part's when the target is exactly
     // the set of recurrent states (absorbing states as a label, typically).
     let owned_chain;
