@@ -242,8 +242,9 @@ pub struct SolveArgs {
     #[arg(long)]
     pub min: bool,
     /// Value iteration (discounted objectives; still certified, by MacQueen's bounds). Default:
-    /// policy iteration up to 2,000 states; beyond, value iteration until its greedy policy
-    /// settles, then policy iteration from it when the policy's evaluation is cheap.
+    /// policy iteration up to 2,000 states; beyond, when the model's policies split into small
+    /// strongly connected components, Gauss–Seidel sweeps until their policy is quiet, then
+    /// policy iteration (later rounds by low-rank updates); otherwise parallel value iteration.
     #[arg(long, conflicts_with = "policy_iteration")]
     pub value_iteration: bool,
     /// Policy iteration whatever the model (discounted objectives).

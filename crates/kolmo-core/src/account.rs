@@ -203,8 +203,9 @@ pub enum Method {
     /// Value iteration by whole (Jacobi) sweeps, stopped by MacQueen's bounds on the span of
     /// `Tv − v` (MacQueen, J. Math. Anal. Appl. 14, 1966).
     MacQueenValueIteration,
-    /// Value iteration until its greedy policy settles, then policy iteration from that policy
-    /// (Puterman, *Markov Decision Processes*, 1994, §6.5: modified policy iteration's idea).
+    /// Gauss–Seidel value iteration (depth-first finishing order) until its policy is quiet, then
+    /// policy iteration from that policy (Puterman, *Markov Decision Processes*, 1994, §6.5:
+    /// modified policy iteration's idea), later evaluations by low-rank updates.
     ValueThenPolicyIteration {
         /// Value-iteration sweeps done first.
         sweeps: u64,
@@ -330,8 +331,9 @@ impl fmt::Display for Method {
                 evaluation,
             } => write!(
                 f,
-                "value iteration ({sweeps} sweeps) until its policy settled, then policy iteration \
-                 ({rounds} rounds, evaluation by {evaluation})"
+                "Gauss–Seidel value iteration ({sweeps} sweeps in depth-first finishing order) until \
+                 its policy was quiet, then policy iteration ({rounds} rounds, evaluation by \
+                 {evaluation}; later rounds by low-rank updates where few choices changed)"
             ),
             Self::DiscountCertified { by } => write!(
                 f,

@@ -13,4 +13,4 @@ pub use mdp::{choices_within, end_components, prob01_max, prob01_min, prob1e, st
 pub use reach::{
     Qualitative, backward_reachable, forward_reachable, longest_distance, prob0, prob1, shortest_distance,
 };
-pub use scc::{Sccs, sccs, sccs_of};
+pub use scc::{Sccs, finishing_order, sccs, sccs_of};

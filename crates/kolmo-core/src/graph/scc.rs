@@ -1,3 +1,4 @@
+use crate::StateId;
 use crate::sparse::CsrMatrix;
 
 /// The strongly connected components of a matrix's graph (an edge `i → j` for every stored entry
@@ -140,6 +141,57 @@ pub fn sccs_of<'a>(n: usize, successors: impl Fn(usize) -> &'a [u32]) -> Sccs {
     Sccs { component, count }
 }
 
+/// The states of a matrix's graph (an edge `i → j` for every stored entry of any row in group
+/// `i`) in depth-first **finishing order** (postorder), the searches started from state 0, 1, …
+/// in turn: a state comes after every state it reaches unless an edge back to the search path
+/// (a cycle) is in the way. A good order for Gauss–Seidel sweeps of backward equations, which
+/// then read the new values of most successors (the reverse of the order that topological
+/// sorting takes from the finishing times: Cormen, Leiserson, Rivest & Stein, *Introduction to
+/// Algorithms*, 3rd ed., §22.4). An explicit stack: long chains cannot overflow the thread's.
+///
+/// # Returns
+/// All `n` states (`n` = the number of row groups), each once.
+///
+/// # Complexity
+/// O(n + nnz) time, 9n bytes auxiliary space.
+#[must_use]
+pub fn finishing_order(matrix: &CsrMatrix) -> Vec<StateId> {
+    let n = matrix.row_groups();
+    let (row_ptr, cols, _) = matrix.as_parts();
+    let successors = |g: usize| {
+        let r = matrix.group_rows(g);
+        &cols[row_ptr[r.start]..row_ptr[r.end]]
+    };
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    // The search path: (state, position in its successors).
+    let mut calls: Vec<(StateId, u32)> = Vec::new();
+    for start in 0..n {
+        if seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        calls.push((start as StateId, 0));
+        while let Some(frame) = calls.last_mut() {
+            let succ = successors(frame.0 as usize);
+            let next = succ[frame.1 as usize..].iter().position(|&w| !seen[w as usize]);
+            match next {
+                Some(k) => {
+                    let w = succ[frame.1 as usize + k];
+                    frame.1 += k as u32 + 1;
+                    seen[w as usize] = true;
+                    calls.push((w, 0));
+                }
+                None => {
+                    order.push(frame.0);
+                    calls.pop();
+                }
+            }
+        }
+    }
+    order
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +206,21 @@ mod tests {
             b.finish_row();
         }
         b.build()
+    }
+
+    #[test]
+    fn finishing_order_puts_successors_first() {
+        // 0 -> 1 -> 2 -> 3, 2 -> 0 (a cycle back), 4 -> 1.
+        let g = graph(&[&[1], &[2], &[0, 3], &[], &[1]]);
+        assert_eq!(finishing_order(&g), vec![3, 2, 1, 0, 4]);
+        // A long chain 0 -> 1 -> ... -> n - 1: the last first, without recursion.
+        let n = 200_000u32;
+        let edges: Vec<Vec<u32>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        let refs: Vec<&[u32]> = edges.iter().map(Vec::as_slice).collect();
+        let order = finishing_order(&graph(&refs));
+        assert!(order.iter().copied().eq((0..n).rev()));
     }
 
     #[test]

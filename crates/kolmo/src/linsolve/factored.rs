@@ -312,34 +312,37 @@ impl<T: Solvable> Factored<T> {
         woodbury_cost < other && n * k <= MAX_WOODBURY_VALUES
     }
 
-    /// Whether [`new`](Self::new) would factor this matrix by a general sparse LU (neither the
-    /// triangular structure nor a small dense system applies): for callers that have a cheaper
-    /// alternative to a solve whose fill-in is unpredictable (value iteration, for instance).
+    /// As [`new`](Self::new), unless that would take a general sparse LU or a Krylov method (no
+    /// triangular structure, no small dense system): `None` then, for callers that have a
+    /// cheaper alternative to a solve whose fill-in is unpredictable (value iteration, for
+    /// instance). A matrix whose strongly connected components are all below [`SPARSE_FROM`]
+    /// is cheap whatever its band (the split solves each densely, in one pass); otherwise it is
+    /// cheap when the triangular-plus-Woodbury method pays on the whole. The decomposition is
+    /// computed once, for the decision and the factorisation. The matrix is given in CSR form
+    /// `csr = (row_ptr, cols, vals)` (sorted rows without repeats), as for
+    /// [`for_csr`](Self::for_csr).
     ///
-    /// A matrix whose strongly connected components are all below [`SPARSE_FROM`] is cheap
-    /// whatever its band (the split solves each densely, in one pass): that is decided first, by
-    /// the decomposition alone, before the band is measured.
-    pub fn needs_general_sparse<I>(n: usize, rows: &impl Fn(usize) -> I) -> bool
-    where
-        I: Iterator<Item = (u32, T)>,
-    {
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn new_if_cheap(n: usize, what: &'static str, csr: (&[usize], &[u32], &[T])) -> Result<Option<Self>> {
+        let (row_ptr, cols, vals) = csr;
+        let rows = |i: usize| {
+            let r = row_ptr[i]..row_ptr[i + 1];
+            cols[r.clone()].iter().copied().zip(vals[r].iter().cloned())
+        };
         if n < SPARSE_FROM || T::EXACT {
-            return false;
+            return Self::for_csr(n, what, SolveMethod::Auto, csr).map(Some);
         }
-        let mut ptr = Vec::with_capacity(n + 1);
-        ptr.push(0usize);
-        let mut cols = Vec::new();
-        for i in 0..n {
-            cols.extend(rows(i).map(|(j, _)| j));
-            ptr.push(cols.len());
-        }
-        let sccs = crate::graph::sccs_of(n, |v| &cols[ptr[v]..ptr[v + 1]]);
+        let sccs = crate::graph::sccs_of(n, |v| &cols[row_ptr[v]..row_ptr[v + 1]]);
         let mut size = vec![0usize; sccs.count];
         sccs.component.iter().for_each(|&c| size[c as usize] += 1);
-        if size.iter().all(|&s| s < SPARSE_FROM) {
-            return false;
+        if size.iter().any(|&s| s >= SPARSE_FROM) && !Self::woodbury_pays(n, &rows) {
+            return Ok(None);
         }
-        !Self::woodbury_pays(n, rows)
+        if let Some(t) = Topological::with_components(n, what, csr, &sccs)? {
+            return Ok(Some(Self::Topological(Box::new(t))));
+        }
+        Self::choose_whole(n, what, SolveMethod::Auto, rows, Some(csr), true).map(Some)
     }
 
     /// Solves `A x = b` in place (approximately for [`Factored::Iterative`]: to its default
@@ -396,6 +399,18 @@ impl<T: Solvable> Factored<T> {
             Self::Dense(lu, _) => lu.is_iterative(),
             Self::Topological(t) => t.is_iterative(),
             _ => false,
+        }
+    }
+
+    /// For a matrix split by strongly connected components ([`Factored::Topological`]), the
+    /// unknowns in an order where every row's entries lie in its own component or earlier ones
+    /// (reverse topological order of the components: a Gauss–Seidel sweep in this order reads
+    /// its successors' new values); `None` for the other methods.
+    #[must_use]
+    pub fn topological_order(&self) -> Option<&[u32]> {
+        match self {
+            Self::Topological(t) => Some(t.order()),
+            _ => None,
         }
     }
 

@@ -13,7 +13,7 @@
 use super::Solvable as Scalar;
 use super::factored::{Factored, KRYLOV_FROM, SolveMethod};
 use crate::account::LinearSolver;
-use crate::graph::sccs_of;
+use crate::graph::{Sccs, sccs_of};
 use crate::sparse::{CsrParts, RowSink, par_rows};
 use crate::{Error, Result};
 
@@ -90,6 +90,21 @@ impl<T: Scalar> Topological<T> {
             }
         };
         let sccs = sccs_of(n, |v| &cols[row_ptr[v]..row_ptr[v + 1]]);
+        Self::with_components(n, what, (row_ptr, cols, vals), &sccs)
+    }
+
+    /// [`new`](Self::new) for the matrix in CSR form `csr = (row_ptr, cols, vals)` (sorted rows
+    /// without repeats) whose strongly connected components `sccs` are already known.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub(crate) fn with_components(
+        n: usize,
+        what: &'static str,
+        csr: (&[usize], &[u32], &[T]),
+        sccs: &Sccs,
+    ) -> Result<Option<Self>> {
+        let (row_ptr, cols, vals) = csr;
         let count = sccs.count;
         let mut comp_ptr = vec![0usize; count + 1];
         for &c in &sccs.component {
@@ -258,6 +273,12 @@ impl<T: Scalar> Topological<T> {
                 }
             }
         }
+    }
+
+    /// The unknowns component by component, in reverse topological order (each row's entries in
+    /// its own component or earlier ones).
+    pub(crate) fn order(&self) -> &[u32] {
+        &self.members
     }
 
     /// The number of unknowns.

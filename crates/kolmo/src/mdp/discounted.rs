@@ -16,10 +16,11 @@
 use super::{MdpOptions, MdpSolution, Method, Optimum};
 use crate::account;
 use crate::exact::Rational;
-use crate::linsolve::Factored;
+use crate::linsolve::{Factored, SPARSE_FROM, SolveMethod};
 use crate::model::Mdp;
 use crate::sparse::Affine;
 use crate::{Error, Result};
+use rayon::prelude::*;
 
 /// The optimal expected discounted total reward `Σ_k γ^k r_k` from every state and an optimal
 /// stationary policy. `rewards` has one entry per choice (length `m`), `0 ≤ gamma < 1`.
@@ -39,7 +40,8 @@ pub fn discounted(
     let (values, policy, iterations, method) = match options.method {
         Method::PolicyIteration => policy_iteration(mdp, rewards, gamma, optimum, options, None)?,
         Method::ValueIteration => match value_iteration(mdp, rewards, gamma, optimum, options, false)? {
-            Swept::Certified(solved) | Swept::Settled(_, solved) => solved,
+            Swept::Certified(solved) => solved,
+            Swept::Settled(_) => unreachable!("value iteration asked not to settle"),
         },
         // Small models: policy iteration (dense evaluations, answers to rounding). Larger ones:
         // value iteration, until its greedy policy settles while the bound still has far to go
@@ -50,9 +52,10 @@ pub fn discounted(
         }
         Method::Auto => match value_iteration(mdp, rewards, gamma, optimum, options, true)? {
             Swept::Certified(solved) => solved,
-            Swept::Settled(policy, (_, _, sweeps, _)) => {
+            Swept::Settled(settled) => {
+                let sweeps = settled.sweeps;
                 let (v, policy, rounds, pi) =
-                    policy_iteration(mdp, rewards, gamma, optimum, options, Some(policy))?;
+                    policy_iteration(mdp, rewards, gamma, optimum, options, Some(settled))?;
                 let account::Method::PolicyIteration { evaluation } = pi else {
                     unreachable!("policy iteration reports itself")
                 };
@@ -131,20 +134,51 @@ fn bellman_step(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f
     (tv, policy)
 }
 
-/// The smallest and the largest entry of `tv − v` (MacQueen's `min d` and `max d`).
-fn change_range(tv: &[f64], v: &[f64]) -> (f64, f64) {
-    tv.iter()
+/// What a sweep changed: the smallest and the largest entry of `tv − v` (MacQueen's `min d` and
+/// `max d`) and the largest `|tv|` and `|v|`, in one parallel pass.
+#[derive(Clone, Copy)]
+struct Changes {
+    lo: f64,
+    hi: f64,
+    new_size: f64,
+    old_size: f64,
+}
+
+/// [`Changes`] from `v` to `tv`.
+fn change_range(tv: &[f64], v: &[f64]) -> Changes {
+    use rayon::prelude::*;
+    let none = Changes {
+        lo: f64::INFINITY,
+        hi: f64::NEG_INFINITY,
+        new_size: 0.0,
+        old_size: 0.0,
+    };
+    let join = |a: Changes, b: Changes| Changes {
+        lo: a.lo.min(b.lo),
+        hi: a.hi.max(b.hi),
+        new_size: a.new_size.max(b.new_size),
+        old_size: a.old_size.max(b.old_size),
+    };
+    tv.par_iter()
         .zip(v)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (t, x)| {
-            (lo.min(t - x), hi.max(t - x))
-        })
+        .with_min_len(1 << 14)
+        .fold(
+            || none,
+            |c, (t, x)| Changes {
+                lo: c.lo.min(t - x),
+                hi: c.hi.max(t - x),
+                new_size: c.new_size.max(t.abs()),
+                old_size: c.old_size.max(x.abs()),
+            },
+        )
+        .reduce(|| none, join)
 }
 
 /// MacQueen's interval around `T v` (module docs): its middle, one value per state, and its
 /// half-width, with the rounding of `T v`, of `d = Tv − v` and of the middle allowed for.
 fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (Vec<f64>, f64) {
     let (mut tv, _) = bellman_step(mdp, rewards, gamma, optimum, v);
-    let (lo, hi) = change_range(&tv, v);
+    let Changes { lo, hi, old_size, .. } = change_range(&tv, v);
     if tv.is_empty() {
         return (tv, 0.0);
     }
@@ -154,7 +188,7 @@ fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64])
     let size = tv.iter().fold(0.0f64, |a, t| a.max(t.abs()));
     // Each computed q-value is within the allowance of the exact one, and so is each d's entry
     // (its subtraction is exact or within an ulp of values the allowance already scales with).
-    let allowance = rounding_allowance(mdp, rewards, v);
+    let allowance = Allowance::new(mdp, rewards).of_size(old_size);
     let half = scale * (hi - lo) / 2.0 + allowance / (1.0 - gamma);
     (
         tv,
@@ -192,8 +226,12 @@ impl Allowance {
     }
 
     fn of(&self, v: &[f64]) -> f64 {
-        let scale = v.iter().fold(0.0f64, |a, x| a.max(x.abs())) + self.r_max;
-        2.0 * self.width * f64::EPSILON * scale
+        self.of_size(v.iter().fold(0.0f64, |a, x| a.max(x.abs())))
+    }
+
+    /// [`of`](Self::of) for values of largest magnitude `size`.
+    fn of_size(&self, size: f64) -> f64 {
+        2.0 * self.width * f64::EPSILON * (size + self.r_max)
     }
 }
 
@@ -206,14 +244,14 @@ const MAX_SWEEP_WORK: u64 = 20_000_000_000;
 /// need a general sparse LU.
 const AUTO_SPARSE_LIMIT: usize = 2_000;
 
-/// The policy evaluation's matrix `I − γ P_π` for the choice rows `rows` (one per state), by rows.
-/// The diagonal is (1 − γ) + γ·(the row's exit mass), never 1 − γ·p_ii, which cancels when γ·p_ii
-/// is close to 1 (issue 15 §1; the idea of GTH).
+/// The policy evaluation's matrix `I − γ P_π` for the choice rows `rows` (one per state), by rows,
+/// columns increasing. The diagonal is (1 − γ) + γ·(the row's exit mass), never 1 − γ·p_ii, which
+/// cancels when γ·p_ii is close to 1 (issue 15 §1; the idea of GTH).
 fn evaluation_rows<'a>(
     mdp: &'a Mdp,
     gamma: f64,
     rows: &'a [usize],
-) -> impl Fn(usize) -> EvaluationRow<'a> + 'a {
+) -> impl Fn(usize) -> EvaluationRow<'a> + Sync + 'a {
     let m = mdp.matrix();
     move |i: usize| {
         let (cols, vals) = m.row(rows[i]);
@@ -224,19 +262,32 @@ fn evaluation_rows<'a>(
             .map(|(_, p)| p)
             .sum();
         EvaluationRow {
-            diagonal: Some((i as u32, (1.0 - gamma) + gamma * exit)),
+            diagonal: Some((1.0 - gamma) + gamma * exit),
             state: i as u32,
-            entries: cols.iter().zip(vals.iter()),
+            entries: cols.iter().zip(vals.iter()).peekable(),
             gamma,
         }
     }
 }
 
-/// One row of [`evaluation_rows`]: the diagonal, then the entries off it, `−γ p`.
+/// [`evaluation_rows`] as one CSR matrix (row pointers, columns, values), assembled in parallel.
+fn evaluation_csr(mdp: &Mdp, gamma: f64, rows: &[usize]) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+    let row = evaluation_rows(mdp, gamma, rows);
+    let [a] = crate::sparse::par_rows(
+        rows.len(),
+        0.0,
+        || (),
+        |_, i, sink: &mut crate::sparse::RowSink<'_, f64, 1>| row(i).for_each(|(j, x)| sink.push(0, j, x)),
+    );
+    a.into_arrays()
+}
+
+/// One row of [`evaluation_rows`]: the entries off the diagonal, `−γ p`, with the diagonal in its
+/// place.
 struct EvaluationRow<'a> {
-    diagonal: Option<(u32, f64)>,
+    diagonal: Option<f64>,
     state: u32,
-    entries: std::iter::Zip<std::slice::Iter<'a, u32>, std::slice::Iter<'a, f64>>,
+    entries: std::iter::Peekable<std::iter::Zip<std::slice::Iter<'a, u32>, std::slice::Iter<'a, f64>>>,
     gamma: f64,
 }
 
@@ -244,13 +295,16 @@ impl Iterator for EvaluationRow<'_> {
     type Item = (u32, f64);
 
     fn next(&mut self) -> Option<(u32, f64)> {
-        if let Some(d) = self.diagonal.take() {
-            return Some(d);
+        // The row's own entry (if any) is replaced by the diagonal.
+        if self.entries.peek().is_some_and(|(t, _)| **t == self.state) {
+            self.entries.next();
         }
-        self.entries
-            .by_ref()
-            .find(|(t, _)| **t != self.state)
-            .map(|(&t, &p)| (t, -self.gamma * p))
+        match self.entries.peek() {
+            Some((t, _)) if **t < self.state || self.diagonal.is_none() => {
+                self.entries.next().map(|(&t, &p)| (t, -self.gamma * p))
+            }
+            _ => self.diagonal.take().map(|d| (self.state, d)),
+        }
     }
 }
 
@@ -264,44 +318,187 @@ fn policy_rows(mdp: &Mdp, policy: &[u32]) -> Vec<usize> {
         .collect()
 }
 
-/// Policy iteration from `initial` (else the best immediate reward): evaluate by a linear solve
-/// of `(I − γ P_π) v = r_π` (one refinement step), improve greedily where a choice is better by
-/// more than rounding (Puterman §6.4).
+/// The policy evaluations `(I − γP_π) v = r_π` of a sequence of policies that differ in few
+/// states: one factorisation for the policy `base`, and for the `k` states whose choice has
+/// changed since, the Sherman–Morrison–Woodbury identity. With `A` the factored matrix,
+/// `A' = A + E Dᵀ` the current one (`E` the unit columns of the changed states, `D` the
+/// differences of their rows), `A'⁻¹ b = y − Z (I + DᵀZ)⁻¹ Dᵀ y`, `y = A⁻¹ b`, `Z = A⁻¹ E`
+/// (W. W. Hager, "Updating the inverse of a matrix", SIAM Review 31(2), 1989): one solve per
+/// changed state, kept while the policy changes again, and a dense `k × k` system — until `k`
+/// passes [`Evaluation::limit`], when the current policy is factored afresh. Policy iteration's
+/// later rounds change a handful of states, so they cost a few solves instead of a
+/// factorisation each.
+struct Evaluation {
+    lu: Factored<f64>,
+    /// The choice row of every state in the factored matrix.
+    base: Vec<usize>,
+    /// The states whose choice may differ from `base`, and `A⁻¹ e_s` for each.
+    changed: Vec<usize>,
+    z: Vec<Vec<f64>>,
+    /// The factor of `I + DᵀZ` for the current rows (none while nothing has changed).
+    correction: Option<Factored<f64>>,
+    /// The current choice rows (`base` with the changes).
+    rows: Vec<usize>,
+}
+
+/// Most values (`k · n`) the columns `Z` of an [`Evaluation`] may hold (64 MiB), and most columns.
+const UPDATE_VALUES: usize = 1 << 23;
+const UPDATE_COLUMNS: usize = 64;
+
+impl Evaluation {
+    /// The evaluation of the policy with choice rows `rows`, factored (`lu`, when the caller has
+    /// it already).
+    fn new(mdp: &Mdp, gamma: f64, rows: Vec<usize>, lu: Option<Factored<f64>>) -> Result<Self> {
+        let lu = match lu {
+            Some(lu) => lu,
+            None => {
+                let (row_ptr, cols, vals) = evaluation_csr(mdp, gamma, &rows);
+                Factored::for_csr(mdp.n(), WHAT, SolveMethod::Auto, (&row_ptr, &cols, &vals))?
+            }
+        };
+        Ok(Self {
+            lu,
+            base: rows.clone(),
+            changed: Vec::new(),
+            z: Vec::new(),
+            correction: None,
+            rows,
+        })
+    }
+
+    /// Most changed states kept as a low-rank correction (none when the factorisation's solves
+    /// are approximate: the identity needs exact ones).
+    fn limit(&self) -> usize {
+        if self.lu.is_iterative() {
+            0
+        } else {
+            Self::columns(self.base.len())
+        }
+    }
+
+    /// Most columns `Z` kept for `n` states.
+    fn columns(n: usize) -> usize {
+        (UPDATE_VALUES / n.max(1)).clamp(1, UPDATE_COLUMNS)
+    }
+
+    /// Moves to the policy with choice rows `rows`: a correction of the factored policy when few
+    /// states differ from it, a new factorisation otherwise.
+    fn update(&mut self, mdp: &Mdp, gamma: f64, rows: Vec<usize>) -> Result<()> {
+        let fresh: Vec<usize> = (0..rows.len())
+            .filter(|&s| rows[s] != self.base[s] && !self.changed.contains(&s))
+            .collect();
+        if self.changed.len() + fresh.len() > self.limit() {
+            *self = Self::new(mdp, gamma, rows, None)?;
+            return Ok(());
+        }
+        for s in fresh {
+            let mut z = vec![0.0; rows.len()];
+            z[s] = 1.0;
+            self.lu.solve_in_place(&mut z);
+            self.changed.push(s);
+            self.z.push(z);
+        }
+        self.rows = rows;
+        let k = self.changed.len();
+        if k == 0 {
+            self.correction = None;
+            return Ok(());
+        }
+        // (I + DᵀZ)[i][j] = δ_ij + (row s_i of A' − row s_i of A) · z_j.
+        let (now, before) = (
+            evaluation_rows(mdp, gamma, &self.rows),
+            evaluation_rows(mdp, gamma, &self.base),
+        );
+        let dot = |row: EvaluationRow<'_>, z: &[f64]| row.map(|(j, a)| a * z[j as usize]).sum::<f64>();
+        let s = &self.changed;
+        let m: Vec<Vec<f64>> = (0..k)
+            .map(|i| {
+                (0..k)
+                    .map(|j| {
+                        f64::from(u8::from(i == j)) + dot(now(s[i]), &self.z[j])
+                            - dot(before(s[i]), &self.z[j])
+                    })
+                    .collect()
+            })
+            .collect();
+        self.correction = Some(Factored::new(k, WHAT, |i| {
+            m[i].iter().enumerate().map(|(j, &x)| (j as u32, x))
+        })?);
+        Ok(())
+    }
+
+    /// Solves `A' x = b` in place for the current policy.
+    fn solve_in_place(&self, mdp: &Mdp, gamma: f64, b: &mut [f64]) {
+        self.lu.solve_in_place(b);
+        let Some(correction) = &self.correction else {
+            return;
+        };
+        let (now, before) = (
+            evaluation_rows(mdp, gamma, &self.rows),
+            evaluation_rows(mdp, gamma, &self.base),
+        );
+        let dot = |row: EvaluationRow<'_>, y: &[f64]| row.map(|(j, a)| a * y[j as usize]).sum::<f64>();
+        let mut w: Vec<f64> = self
+            .changed
+            .iter()
+            .map(|&s| dot(now(s), b) - dot(before(s), b))
+            .collect();
+        correction.solve_in_place(&mut w);
+        for (z, w) in self.z.iter().zip(&w) {
+            b.iter_mut().zip(z).for_each(|(x, z)| *x -= w * z);
+        }
+    }
+}
+
+/// What a policy evaluation's errors call the system.
+const WHAT: &str = "policy evaluation (I - γP)";
+
+/// Policy iteration from `initial` (else the best immediate reward; with its evaluation's
+/// factorisation when the caller has it): evaluate by a linear solve of `(I − γ P_π) v = r_π`
+/// (one refinement step; later rounds by low-rank corrections, [`Evaluation`]), improve greedily
+/// where a choice is better by more than rounding (Puterman §6.4), stop when the policy is
+/// stable or MacQueen's bound around the evaluation already meets the precision.
 fn policy_iteration(
     mdp: &Mdp,
     rewards: &[f64],
     gamma: f64,
     optimum: Optimum,
     options: &MdpOptions,
-    initial: Option<Vec<u32>>,
+    initial: Option<Settled>,
 ) -> Result<Solved> {
     let n = mdp.n();
-    let mut policy = match initial {
-        Some(policy) => policy,
-        None => bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]).1,
+    let (mut policy, lu) = match initial {
+        Some(Settled { policy, lu, .. }) => (policy, Some(lu)),
+        None => (bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]).1, None),
     };
-    let mut method = None;
+    let mut evaluation = Evaluation::new(mdp, gamma, policy_rows(mdp, &policy), lu)?;
+    let method = account::Method::PolicyIteration {
+        evaluation: evaluation.lu.solver(),
+    };
     for round in 1..=options.max_iterations {
-        let rows = policy_rows(mdp, &policy);
-        let lu = Factored::<f64>::new(
-            n,
-            "policy evaluation (I - γP)",
-            evaluation_rows(mdp, gamma, &rows),
-        )?;
+        if round > 1 {
+            evaluation.update(mdp, gamma, policy_rows(mdp, &policy))?;
+        }
+        let rows = &evaluation.rows;
         let mut v: Vec<f64> = rows.iter().map(|&r| rewards[r]).collect();
-        lu.solve_in_place(&mut v);
+        evaluation.solve_in_place(mdp, gamma, &mut v);
         // Refinement: v += (I − γP_π)⁻¹ (b − (I − γP_π) v), where b − (I − γP_π) v is
         // (r_π + γ P_π v) − v.
         let mut e: Vec<f64> = (0..n)
+            .into_par_iter()
+            .with_min_len(1 << 12)
             .map(|i| q_value(mdp, rewards, gamma, &v, rows[i]) - v[i])
             .collect();
-        lu.solve_in_place(&mut e);
+        evaluation.solve_in_place(mdp, gamma, &mut e);
         v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
-        let method = method.get_or_insert_with(|| account::Method::PolicyIteration {
-            evaluation: lu.solver(),
-        });
         // Improve only where the greedy choice beats the current one by more than rounding.
         let (tv, greedy) = bellman_step(mdp, rewards, gamma, optimum, &v);
+        // Stop early when MacQueen's interval around `T v` is already within the precision (the
+        // caller certifies `v` by that interval): the greedy policy of `v` is then as good as
+        // the bound says, and another evaluation would only confirm it.
+        let Changes { lo, hi, old_size, .. } = change_range(&tv, &v);
+        let size = old_size.max(1.0);
+        let certified = gamma / (1.0 - gamma) * (hi - lo) / 2.0 <= options.precision * size;
         let mut changed = false;
         for s in 0..n {
             if greedy[s] == policy[s] {
@@ -314,8 +511,8 @@ fn policy_iteration(
             }
         }
         options.report(round, f64::NAN);
-        if !changed {
-            return Ok((v, policy, round, method.clone()));
+        if !changed || certified {
+            return Ok((v, policy, round, method));
         }
     }
     Err(Error::LimitReached {
@@ -325,20 +522,86 @@ fn policy_iteration(
     })
 }
 
+/// A Gauss–Seidel sweep of the Bellman step over the states in `order`, in place: each state
+/// takes the best choice against the values already updated (Puterman §6.3.3), so with successors
+/// mostly before their predecessors in `order` an improvement travels along it in one sweep where
+/// a Jacobi sweep moves it one state. A state's choice in `policy` changes only when the best beats
+/// the current one by more than rounding. Returns the number of changed choices.
+///
+/// From the evaluation `w = v_π` it is also a policy improvement step (Puterman §6.4–6.5): the
+/// sweep's values `w'` satisfy `v_π ≤ w' ≤ L_π' w'` (up to that rounding), so the new policy's
+/// values are at least `w'`.
+fn sweep_in_order(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    optimum: Optimum,
+    order: &[u32],
+    w: &mut [f64],
+    policy: &mut [u32],
+) -> usize {
+    let m = mdp.matrix();
+    let affine = Affine::discounted(rewards, &gamma);
+    let mut changes = 0;
+    for &s in order {
+        let s = s as usize;
+        let (best, k) = m.group_optimum(s, optimum.direction(), w, affine);
+        if k != policy[s] {
+            let current = m.row_value(m.group_rows(s).start + policy[s] as usize, w, affine);
+            if optimum.better(best, current) && (best - current).abs() > 1e-13 * (current.abs() + 1.0) {
+                policy[s] = k;
+                changes += 1;
+            }
+        }
+        w[s] = best;
+    }
+    changes
+}
+
+/// Whether the graph of `policy` (one choice per state) splits into strongly connected components
+/// of fewer than [`SPARSE_FROM`] states each: then its evaluation is one pass of small solves,
+/// and (as a guess for the model's other policies) policy iteration is cheap.
+fn splits_small(mdp: &Mdp, policy: &[u32]) -> bool {
+    if mdp.n() < SPARSE_FROM {
+        return true;
+    }
+    let (m, rows) = (mdp.matrix(), policy_rows(mdp, policy));
+    let sccs = crate::graph::sccs_of(mdp.n(), |s| m.row(rows[s]).0);
+    let mut size = vec![0usize; sccs.count];
+    sccs.component.iter().all(|&c| {
+        size[c as usize] += 1;
+        size[c as usize] < SPARSE_FROM
+    })
+}
+
 /// How value iteration ended: certified, or (when asked to look for it) with a greedy policy that
 /// has settled and is cheap to evaluate, with the sweeps so far.
 enum Swept {
     Certified(Solved),
-    Settled(Vec<u32>, Solved),
+    Settled(Settled),
 }
 
-/// Sweeps without a policy change after which a settled policy is evaluated, and the sweeps the
+/// Where value iteration handed over to policy iteration: the settled policy, its evaluation's
+/// factorisation, and the sweeps so far.
+struct Settled {
+    policy: Vec<u32>,
+    lu: Factored<f64>,
+    sweeps: u64,
+}
+
+/// Quiet sweeps (few policy changes) after which the policy is evaluated, and the sweeps the
 /// bound must still be from the precision (at its current rate) for that to pay.
-const SETTLED_SWEEPS: u32 = 4;
-const SWEEPS_LEFT_TO_SWITCH: f64 = 30.0;
+const SETTLED_SWEEPS: u32 = 2;
+
+/// Most Gauss–Seidel sweeps spent looking for a policy to hand over to policy iteration.
+const GAUSS_SEIDEL_SWEEPS: u64 = 20;
 
 /// Value iteration from 0 (Jacobi sweeps, parallel), stopped when MacQueen's certified half-width
-/// (module docs) is below `precision · max(‖v‖, 1)`.
+/// (module docs) is below `precision · max(‖v‖, 1)`. With `look_for_settled`, first up to
+/// [`GAUSS_SEIDEL_SWEEPS`] Gauss–Seidel sweeps in depth-first finishing order, handing over to
+/// policy iteration once their policy is quiet and cheap to evaluate — when the policy of the best
+/// immediate rewards [`splits_small`] (a model whose policies have large strongly connected
+/// components goes to Jacobi sweeps at once).
 fn value_iteration(
     mdp: &Mdp,
     rewards: &[f64],
@@ -351,8 +614,9 @@ fn value_iteration(
     let m = mdp.matrix();
     let mut v = vec![0.0; n];
     let mut policy = vec![0u32; n];
-    let (mut look, mut previous, mut settled, mut last_half) =
-        (look_for_settled, vec![u32::MAX; n], 0u32, f64::INFINITY);
+    // A sweep is quiet when it changes no more states than policy iteration's later rounds
+    // correct cheaply (Evaluation's low-rank updates).
+    let quiet = Evaluation::columns(n);
     // At most about a minute of sweeps, whatever the iteration limit.
     let limit = options
         .max_iterations
@@ -363,7 +627,34 @@ fn value_iteration(
     let scale = gamma / (1.0 - gamma);
     let allowance = Allowance::new(mdp, rewards);
     let mut tv = vec![0.0; n];
-    for sweep in 1..=limit {
+    // Looking for a policy to hand over: Gauss–Seidel sweeps in depth-first finishing order
+    // (successors mostly first: values travel far in one sweep) until their policy is quiet,
+    // then policy iteration if that policy is cheap to evaluate; otherwise Jacobi sweeps go on
+    // from the values reached (MacQueen's bounds hold from any start).
+    let mut done = 0u64;
+    if look_for_settled && splits_small(mdp, &bellman_gap(mdp, rewards, 0.0, optimum, &v).1) {
+        let mut settled = 0u32;
+        let order = crate::graph::finishing_order(m);
+        for sweep in 1..=GAUSS_SEIDEL_SWEEPS.min(limit) {
+            let changes = sweep_in_order(mdp, rewards, gamma, optimum, &order, &mut v, &mut policy);
+            done = sweep;
+            options.report(sweep, f64::NAN);
+            settled = if changes <= quiet { settled + 1 } else { 0 };
+            if settled >= SETTLED_SWEEPS {
+                let rows = policy_rows(mdp, &policy);
+                let (row_ptr, cols, vals) = evaluation_csr(mdp, gamma, &rows);
+                if let Some(lu) = Factored::new_if_cheap(n, WHAT, (&row_ptr, &cols, &vals))? {
+                    return Ok(Swept::Settled(Settled {
+                        policy,
+                        lu,
+                        sweeps: sweep,
+                    }));
+                }
+                break;
+            }
+        }
+    }
+    for sweep in done + 1..=limit {
         m.multiply_and_reduce(
             |_| optimum.direction(),
             &v,
@@ -371,18 +662,18 @@ fn value_iteration(
             &mut tv,
             &mut policy,
         );
-        let (lo, hi) = change_range(&tv, &v);
+        let Changes { lo, hi, new_size, .. } = change_range(&tv, &v);
         std::mem::swap(&mut v, &mut tv);
         let change = lo.abs().max(hi.abs());
         options.report(sweep, change);
-        let size = v.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+        let size = new_size.max(1.0);
         let half = scale * (hi - lo) / 2.0;
         // A sweep that changed nothing is a fixed point in floating point: more sweeps repeat it.
         // Stop there, or once the bound is down to what rounding alone may add (when γ is close
         // to 1 that floor, divided by 1 − γ, can exceed the precision asked for); the caller
         // certifies and reports the bound actually reached.
         let target = options.precision * size;
-        if change == 0.0 || half <= target || half <= 2.0 * allowance.of(&v) / (1.0 - gamma) {
+        if change == 0.0 || half <= target || half <= 2.0 * allowance.of_size(new_size) / (1.0 - gamma) {
             return Ok(Swept::Certified((
                 v,
                 policy,
@@ -390,28 +681,6 @@ fn value_iteration(
                 account::Method::MacQueenValueIteration,
             )));
         }
-        if look {
-            settled = if policy == previous { settled + 1 } else { 0 };
-            previous.copy_from_slice(&policy);
-            // Sweeps still needed at the bound's latest rate of decrease.
-            let rate = half / last_half;
-            let left = if rate < 1.0 {
-                (target / half).ln() / rate.ln()
-            } else {
-                f64::INFINITY
-            };
-            if settled >= SETTLED_SWEEPS && left > SWEEPS_LEFT_TO_SWITCH {
-                let rows = policy_rows(mdp, &policy);
-                if !Factored::<f64>::needs_general_sparse(n, &evaluation_rows(mdp, gamma, &rows)) {
-                    return Ok(Swept::Settled(
-                        policy,
-                        (v, vec![], sweep, account::Method::MacQueenValueIteration),
-                    ));
-                }
-                look = false;
-            }
-        }
-        last_half = half;
     }
     Err(Error::LimitReached {
         what: "value iteration",
@@ -518,6 +787,66 @@ pub(crate) mod tests {
             });
         }
         (Mdp::new(b.build(), vec![0]).unwrap(), rewards)
+    }
+
+    /// The low-rank updates of a policy evaluation solve the changed policy's system as a fresh
+    /// factorisation does (to rounding), through several rounds of changes, and past the limit
+    /// of changed states (a fresh factorisation then).
+    #[test]
+    fn evaluation_updates_match_fresh_factorisations() {
+        let (mdp, _) = crate::mdp::topological::tests::random_mdp(7, 300, false);
+        let gamma = 0.95;
+        let n = mdp.n();
+        let b: Vec<f64> = (0..n).map(|i| (i % 7) as f64 - 2.5).collect();
+        let mut policy = vec![0u32; n];
+        let mut evaluation = Evaluation::new(&mdp, gamma, policy_rows(&mdp, &policy), None).unwrap();
+        let choices = |s: usize| mdp.matrix().group_rows(s).len() as u32;
+        let mut seen_update = false;
+        for round in 0..8usize {
+            // Change 1, 2, 4, ... states (cycling through their choices), some back again.
+            for k in 0..(1usize << round).min(n) {
+                let s = (k * 37 + round * 11) % n;
+                policy[s] = (policy[s] + 1) % choices(s);
+            }
+            evaluation
+                .update(&mdp, gamma, policy_rows(&mdp, &policy))
+                .unwrap();
+            seen_update |= !evaluation.changed.is_empty();
+            let mut x = b.clone();
+            evaluation.solve_in_place(&mdp, gamma, &mut x);
+            let rows = policy_rows(&mdp, &policy);
+            let fresh = Factored::<f64>::new(n, WHAT, evaluation_rows(&mdp, gamma, &rows)).unwrap();
+            let mut y = b.clone();
+            fresh.solve_in_place(&mut y);
+            for (s, (x, y)) in x.iter().zip(&y).enumerate() {
+                assert!(
+                    (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                    "round {round}, state {s}: {x} vs {y}"
+                );
+            }
+            assert!(evaluation.changed.len() <= evaluation.limit());
+        }
+        assert!(seen_update, "no round took the low-rank path");
+    }
+
+    /// The evaluation rows come with increasing columns and the diagonal in its place, whether
+    /// the choice has a self-loop or not; the exit mass gives the diagonal.
+    #[test]
+    fn evaluation_rows_are_sorted_with_the_diagonal() {
+        let (mdp, _) = forest(4);
+        let gamma = 0.5;
+        // State 0 cuts (to itself), the others wait: state 1 to 0 and 2, state 2 to 0 and 3,
+        // state 3 to 0 and itself.
+        let rows = policy_rows(&mdp, &[1, 0, 0, 0]);
+        let row = evaluation_rows(&mdp, gamma, &rows);
+        assert_eq!(row(0).collect::<Vec<_>>(), vec![(0, 0.5)]);
+        assert_eq!(row(2).collect::<Vec<_>>(), vec![(0, -0.05), (2, 1.0), (3, -0.45)]);
+        assert_eq!(row(3).collect::<Vec<_>>(), vec![(0, -0.05), (3, 0.55)]);
+        let (ptr, cols, vals) = evaluation_csr(&mdp, gamma, &rows);
+        assert_eq!(ptr, vec![0, 1, 4, 7, 9]);
+        assert_eq!(cols, vec![0, 0, 1, 2, 0, 2, 3, 0, 3]);
+        assert_eq!(vals[2], 1.0);
+        assert_eq!(vals[5], 1.0);
     }
 
     // shared/cases/08-mdp.md — MDPToolbox's forest example, γ = 0.9: V* = (6561/250, 7371/250,
