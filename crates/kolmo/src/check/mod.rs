@@ -2104,27 +2104,37 @@ fn written_absorbing(p: &CsrMatrix<Rational>, set: &StateSet) -> crate::model::W
 }
 
 /// `m` with every state of `set` made absorbing: its row group replaced by one self-loop (of
-/// probability `one`).
-fn absorbing_where<T: Clone + std::ops::AddAssign>(m: &CsrMatrix<T>, set: &StateSet, one: T) -> CsrMatrix<T> {
-    let mut b = CsrBuilder::<T>::new(m.ncols());
+/// probability `one`). Assembled in parallel ([`par_rows`](crate::sparse::par_rows)).
+fn absorbing_where<T: Clone + Send + Sync>(m: &CsrMatrix<T>, set: &StateSet, one: T) -> CsrMatrix<T> {
+    // The new row groups, and the old row each new row copies (`None`: the self-loop of the
+    // absorbing state given).
+    let mut group_ptr = Vec::with_capacity(m.row_groups() + 1);
+    group_ptr.push(0usize);
+    let mut source: Vec<Result<usize, StateId>> = Vec::with_capacity(m.nrows());
     for g in 0..m.row_groups() {
-        if g > 0 {
-            b.new_row_group();
-        }
         if set.contains(g as StateId) {
-            b.add(g as StateId, one.clone());
-            b.finish_row();
-            continue;
+            source.push(Err(g as StateId));
+        } else {
+            source.extend(m.group_rows(g).map(Ok));
         }
-        for r in m.group_rows(g) {
-            let (cols, vals) = m.row(r);
-            for (&c, v) in cols.iter().zip(vals) {
-                b.add(c, v.clone());
-            }
-            b.finish_row();
-        }
+        group_ptr.push(source.len());
     }
-    b.build()
+    let [a] = crate::sparse::par_rows(
+        source.len(),
+        one.clone(),
+        || (),
+        |_, i, out: &mut crate::sparse::RowSink<'_, T, 1>| match source[i] {
+            Err(g) => out.push(0, g, one.clone()),
+            Ok(r) => {
+                let (cols, vals) = m.row(r);
+                cols.iter()
+                    .zip(vals)
+                    .for_each(|(&c, v)| out.push(0, c, v.clone()));
+            }
+        },
+    );
+    let (row_ptr, cols, vals) = a.into_arrays();
+    CsrMatrix::from_grouped_parts(m.ncols(), row_ptr, cols, vals, group_ptr)
 }
 
 /// The file extensions read as the PRISM modelling language (others go to [`crate::io`]).
@@ -2641,5 +2651,42 @@ impl PropertyResult {
             None => Some([x, x]),
             Some([lo, hi]) => Some([lo.min(x), hi.max(x)]),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sparse::CsrBuilder;
+
+    /// Made absorbing: the chosen states' groups become one self-loop, the others are copied
+    /// with their groups (an MDP of three states: 2, 1 and 2 choices).
+    #[test]
+    fn absorbing_where_keeps_the_other_groups() {
+        let mut b = CsrBuilder::new(3);
+        for (g, rows) in [
+            vec![vec![(1, 0.5), (2, 0.5)], vec![(0, 1.0)]],
+            vec![vec![(0, 0.25), (1, 0.75)]],
+            vec![vec![(2, 1.0)], vec![(0, 0.5), (1, 0.5)]],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if g > 0 {
+                b.new_row_group();
+            }
+            for row in rows {
+                row.into_iter().for_each(|(c, p)| b.add(c, p));
+                b.finish_row();
+            }
+        }
+        let m = b.build();
+        let a = absorbing_where(&m, &StateSet::from_states(3, [1]), 1.0);
+        assert_eq!((a.row_groups(), a.nrows()), (3, 5));
+        assert_eq!(a.group_rows(0), 0..2);
+        assert_eq!(a.group_rows(1), 2..3);
+        assert_eq!(a.row(2), (&[1u32][..], &[1.0][..]));
+        assert_eq!(a.row(4), m.row(4));
+        assert_eq!(a.row(0), m.row(0));
     }
 }
