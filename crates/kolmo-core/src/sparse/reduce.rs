@@ -158,20 +158,9 @@ impl<T: Accumulate> CsrMatrix<T> {
     pub fn group_optimum(&self, g: usize, direction: Direction, x: &[T], affine: Affine<'_, T>) -> (T, u32) {
         let rows = self.group_rows(g);
         assert!(!rows.is_empty(), "row group {g} is empty");
-        // The group's row pointers as one slice: a bounds check per group, not per row.
-        let ptr = &self.row_ptr[rows.start..=rows.end];
-        let offsets = affine.b.map(|b| &b[rows]);
-        let value = |k: usize| {
-            let r = ptr[k]..ptr[k + 1];
-            let mut sum = T::start(offsets.map(|b| &b[k]));
-            for (&t, a) in self.cols[r.clone()].iter().zip(&self.vals[r]) {
-                T::add_product(&mut sum, affine.gamma, a, &x[t as usize]);
-            }
-            T::finish(sum)
-        };
-        let mut best = (value(0), 0u32);
-        for k in 1..ptr.len() - 1 {
-            let v = value(k);
+        let mut best = (self.row_value(rows.start, x, affine), 0u32);
+        for (k, r) in rows.enumerate().skip(1) {
+            let v = self.row_value(r, x, affine);
             if direction.better(&v, &best.0) {
                 best = (v, k as u32);
             }

@@ -402,18 +402,6 @@ impl<T: Solvable> Factored<T> {
         }
     }
 
-    /// For a matrix split by strongly connected components ([`Factored::Topological`]), the
-    /// unknowns in an order where every row's entries lie in its own component or earlier ones
-    /// (reverse topological order of the components: a Gauss–Seidel sweep in this order reads
-    /// its successors' new values); `None` for the other methods.
-    #[must_use]
-    pub fn topological_order(&self) -> Option<&[u32]> {
-        match self {
-            Self::Topological(t) => Some(t.order()),
-            _ => None,
-        }
-    }
-
     /// The number of unknowns.
     #[must_use]
     pub fn n(&self) -> usize {

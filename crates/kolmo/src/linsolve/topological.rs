@@ -275,12 +275,6 @@ impl<T: Scalar> Topological<T> {
         }
     }
 
-    /// The unknowns component by component, in reverse topological order (each row's entries in
-    /// its own component or earlier ones).
-    pub(crate) fn order(&self) -> &[u32] {
-        &self.members
-    }
-
     /// The number of unknowns.
     pub(crate) fn n(&self) -> usize {
         self.n
