@@ -195,6 +195,7 @@ fn solve(args: &SolveArgs) -> Result<()> {
         exact: args.exact,
     };
     let phase = Phase::start("reading the model", String::new);
+    let clock = std::time::Instant::now();
     let file = kolmo::io::read_model(&args.file, &options)?;
     drop(phase);
     let objective = match objective {
@@ -211,6 +212,7 @@ fn solve(args: &SolveArgs) -> Result<()> {
         other => other,
     };
     let mdp = as_mdp(file.model, &args.file)?;
+    let load = clock.elapsed().as_secs_f64();
     let opt = if args.min { Optimum::Min } else { Optimum::Max };
     let solver = MdpOptions {
         method: match (args.value_iteration, args.policy_iteration) {
@@ -351,6 +353,10 @@ fn solve(args: &SolveArgs) -> Result<()> {
         }
     };
     drop(phase);
+    let seconds = JsonSeconds {
+        load,
+        solve: clock.elapsed().as_secs_f64() - load,
+    };
     let policy_exact = exact_policy.is_some();
     // A finite horizon's first stage is the printed policy: the exact one when there is one.
     let mut stages = stages;
@@ -461,6 +467,7 @@ fn solve(args: &SolveArgs) -> Result<()> {
             notes: crate::output::report_notes(&file.notes, exact_error.as_deref(), NO_EXACT),
             objective: &args.objective,
             policy: (0..mdp.n()).map(action).collect(),
+            seconds,
             state_names: &names,
             upper: shifted(e),
             values: Scalars(&solution.values),
@@ -563,11 +570,20 @@ struct JsonSolution<'a> {
     notes: Vec<String>,
     objective: &'a str,
     policy: Vec<String>,
+    seconds: JsonSeconds,
     state_names: &'a [String],
     upper: Vec<Number>,
     values: Scalars<'a, f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     values_exact: Option<&'a [String]>,
+}
+
+/// Wall-clock seconds of the run's phases: reading the model (and checking it), and solving
+/// (with `--exact`, the exact solve too); writing the report is in neither.
+#[derive(Serialize)]
+struct JsonSeconds {
+    load: f64,
+    solve: f64,
 }
 
 #[derive(Serialize)]

@@ -198,15 +198,40 @@ fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64])
     )
 }
 
-/// `‖T v − v‖∞` plus an allowance for its rounding, and the greedy policy of `v`.
+/// `‖T v − v‖∞` plus an allowance for its rounding, and the greedy policy of `v` (the
+/// contraction bound's ingredient, for the tests' comparison with MacQueen's).
+#[cfg(test)]
 fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (f64, Vec<u32>) {
     let (tv, policy) = bellman_step(mdp, rewards, gamma, optimum, v);
     let gap = tv.iter().zip(v).fold(0.0f64, |g, (t, x)| g.max((t - x).abs()));
     (gap + rounding_allowance(mdp, rewards, v), policy)
 }
 
+/// The policy of the best immediate rewards (the greedy policy of `v = 0`; the first choice on
+/// ties), one pass over the rewards in parallel.
+fn immediate_policy(mdp: &Mdp, rewards: &[f64], optimum: Optimum) -> Vec<u32> {
+    let m = mdp.matrix();
+    (0..mdp.n())
+        .into_par_iter()
+        .with_min_len(1 << 12)
+        .map(|s| {
+            let rows = m.group_rows(s);
+            let first = rows.start;
+            rows.fold((rewards[first], 0u32), |best, r| {
+                if optimum.better(rewards[r], best.0) {
+                    (rewards[r], (r - first) as u32)
+                } else {
+                    best
+                }
+            })
+            .1
+        })
+        .collect()
+}
+
 /// What rounding may add to a computed Bellman gap of `v`: each q-value is a compensated sum of at
 /// most (row length + 1) products, each rounded once, of values up to `max |v| + max |r|`.
+#[cfg(test)]
 fn rounding_allowance(mdp: &Mdp, rewards: &[f64], v: &[f64]) -> f64 {
     Allowance::new(mdp, rewards).of(v)
 }
@@ -225,6 +250,7 @@ impl Allowance {
         Self { width, r_max }
     }
 
+    #[cfg(test)]
     fn of(&self, v: &[f64]) -> f64 {
         self.of_size(v.iter().fold(0.0f64, |a, x| a.max(x.abs())))
     }
@@ -469,7 +495,7 @@ fn policy_iteration(
     let n = mdp.n();
     let (mut policy, lu) = match initial {
         Some(Settled { policy, lu, .. }) => (policy, Some(lu)),
-        None => (bellman_gap(mdp, rewards, 0.0, optimum, &vec![0.0; n]).1, None),
+        None => (immediate_policy(mdp, rewards, optimum), None),
     };
     let mut evaluation = Evaluation::new(mdp, gamma, policy_rows(mdp, &policy), lu)?;
     let method = account::Method::PolicyIteration {
@@ -632,7 +658,7 @@ fn value_iteration(
     // then policy iteration if that policy is cheap to evaluate; otherwise Jacobi sweeps go on
     // from the values reached (MacQueen's bounds hold from any start).
     let mut done = 0u64;
-    if look_for_settled && splits_small(mdp, &bellman_gap(mdp, rewards, 0.0, optimum, &v).1) {
+    if look_for_settled && splits_small(mdp, &immediate_policy(mdp, rewards, optimum)) {
         let mut settled = 0u32;
         let order = crate::graph::finishing_order(m);
         for sweep in 1..=GAUSS_SEIDEL_SWEEPS.min(limit) {
