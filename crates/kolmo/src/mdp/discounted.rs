@@ -510,13 +510,20 @@ fn policy_iteration(
         evaluation.solve_in_place(mdp, gamma, &mut v);
         // Refinement: v += (I − γP_π)⁻¹ (b − (I − γP_π) v), where b − (I − γP_π) v is
         // (r_π + γ P_π v) − v.
+        // Not when the residual is already small enough that its correction, at most
+        // residual/(1 − γ), stays far inside the precision (a direct solve's usual case).
         let mut e: Vec<f64> = (0..n)
             .into_par_iter()
             .with_min_len(1 << 12)
             .map(|i| q_value(mdp, rewards, gamma, &v, rows[i]) - v[i])
             .collect();
-        evaluation.solve_in_place(mdp, gamma, &mut e);
-        v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
+        let (residual, size) = e.iter().zip(&v).fold((0.0f64, 0.0f64), |(r, s), (e, x)| {
+            (r.max(e.abs()), s.max(x.abs()))
+        });
+        if residual > (1.0 - gamma) * options.precision * size.max(1.0) / 16.0 {
+            evaluation.solve_in_place(mdp, gamma, &mut e);
+            v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
+        }
         // Improve only where the greedy choice beats the current one by more than rounding.
         let (tv, greedy) = bellman_step(mdp, rewards, gamma, optimum, &v);
         // Stop early when MacQueen's interval around `T v` is already within the precision (the
@@ -591,12 +598,12 @@ fn splits_small(mdp: &Mdp, policy: &[u32]) -> bool {
     if mdp.n() < SPARSE_FROM {
         return true;
     }
-    let (m, rows) = (mdp.matrix(), policy_rows(mdp, policy));
-    let sccs = crate::graph::sccs_of(mdp.n(), |s| m.row(rows[s]).0);
-    let mut size = vec![0usize; sccs.count];
+    let m = mdp.matrix();
+    let sccs = crate::graph::sccs_of(mdp.n(), |s| m.row(m.group_rows(s).start + policy[s] as usize).0);
+    let mut size = vec![0u32; sccs.count];
     sccs.component.iter().all(|&c| {
         size[c as usize] += 1;
-        size[c as usize] < SPARSE_FROM
+        (size[c as usize] as usize) < SPARSE_FROM
     })
 }
 
