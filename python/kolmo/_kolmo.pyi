@@ -1,0 +1,27 @@
+"""Type stubs of kolmo's extension module (the Rust engine's bindings); use the `kolmo` package."""
+from typing import List, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class InputError(ValueError):
+    """The input is not a valid model or argument; the message names the place."""
+
+class NotCertified(RuntimeError):
+    """The engine could not certify an answer; no number is returned."""
+
+class _Chain:
+    @staticmethod
+    def from_coo(
+        n: int,
+        rows: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64],
+        probs: npt.NDArray[np.float64],
+    ) -> "_Chain": ...
+    @property
+    def n(self) -> int: ...
+    def absorbing(self, target: List[int]) -> dict: ...
+    def stationary(self) -> dict: ...
+    def classes(self) -> List[Tuple[List[int], bool, Optional[int]]]: ...
