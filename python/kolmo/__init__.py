@@ -13,9 +13,20 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from ._kolmo import InputError, NotCertified, _Chain, __version__
+from ._kolmo import InputError, NotCertified, _Chain, _Mdp, __version__
 
-__all__ = ["Chain", "Absorbing", "Stationary", "CommunicatingClass", "InputError", "NotCertified", "__version__"]
+__all__ = [
+    "Chain",
+    "Absorbing",
+    "Stationary",
+    "CommunicatingClass",
+    "MDP",
+    "Solution",
+    "solve",
+    "InputError",
+    "NotCertified",
+    "__version__",
+]
 
 
 @dataclass(frozen=True)
@@ -150,3 +161,125 @@ class Chain:
         """The period of an irreducible chain (``None`` when the chain has several classes)."""
         cs = self.classes()
         return cs[0].period if len(cs) == 1 else None
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An MDP's optimal values and an optimal policy (Puterman, *Markov Decision Processes*).
+
+    values: float array of length n, each within ``error_bound`` of the optimum (``lower`` and
+        ``upper`` the certified interval); policy: int array of length n, an optimal action per
+        state (the action's index in the model as given); iterations and method: how it was solved.
+    """
+
+    values: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    policy: np.ndarray
+    error_bound: float
+    iterations: int
+    method: str
+
+
+class MDP:
+    """A Markov decision process: states, a set of actions per state, transition probabilities and
+    a reward per state–action pair. Build one from the conventions users already have:
+    :meth:`from_mdptoolbox` (``P[A, S, S]``, ``R[S, A]``) or :meth:`from_quantecon` (``R[S, A]``,
+    ``Q[S, A, S]``, ``beta``)."""
+
+    def __init__(self, mdp: Any, actions: np.ndarray, choice_ptr: np.ndarray, discount: Optional[float]):
+        self._mdp = mdp
+        self._actions = actions
+        self._choice_ptr = choice_ptr
+        self.discount = discount
+
+    @property
+    def n(self) -> int:
+        """The number of states."""
+        return self._mdp.n
+
+    @classmethod
+    def from_mdptoolbox(cls, P: Any, R: Any, discount: Optional[float] = None) -> "MDP":
+        """MDPToolbox's convention: ``P`` of shape (A, S, S) (or a sequence of A matrices, NumPy
+        or SciPy sparse), ``R`` of shape (S, A), (S,) or (A, S, S) (the latter's expected reward
+        per state–action pair is used); every action available in every state."""
+        mats = [P[a] for a in range(len(P))] if not isinstance(P, np.ndarray) else list(P)
+        if not mats:
+            raise InputError("P: no actions")
+        A = len(mats)
+        S = mats[0].shape[0]
+        rows, cols, probs = [], [], []
+        for a, Pa in enumerate(mats):
+            if Pa.shape != (S, S):
+                raise InputError("P[%d]: shape %s, expected (%d, %d)" % (a, Pa.shape, S, S))
+            _, r, c, p = _coordinates(Pa)
+            rows.append(r * A + a)
+            cols.append(c)
+            probs.append(p)
+        R = np.asarray(R.toarray() if hasattr(R, "toarray") else R, dtype=np.float64)
+        if R.shape == (S, A):
+            r = R.reshape(-1)
+        elif R.shape == (S,):
+            r = np.repeat(R, A)
+        elif R.shape == (A, S, S):
+            r = np.stack([(np.asarray(mats[a].toarray() if hasattr(mats[a], "toarray") else mats[a]) * R[a]).sum(axis=1) for a in range(A)], axis=1).reshape(-1)
+        else:
+            raise InputError("R: shape %s, expected (%d, %d), (%d,) or (%d, %d, %d)" % (R.shape, S, A, S, A, S, S))
+        ptr = np.arange(0, S * A + 1, A, dtype=np.int64)
+        mdp = _Mdp.from_choices(ptr, np.concatenate(rows), np.concatenate(cols), np.concatenate(probs), np.ascontiguousarray(r))
+        return cls(mdp, np.tile(np.arange(A), S), ptr, discount)
+
+    @classmethod
+    def from_quantecon(cls, R: Any, Q: Any, beta: Optional[float] = None) -> "MDP":
+        """QuantEcon's ``DiscreteDP`` convention: ``R`` of shape (S, A) with ``-inf`` for the
+        actions not available in a state, ``Q`` of shape (S, A, S), the discount ``beta``."""
+        R = np.asarray(R, dtype=np.float64)
+        Q = np.asarray(Q, dtype=np.float64)
+        if R.ndim != 2 or Q.shape != (R.shape[0], R.shape[1], R.shape[0]):
+            raise InputError("R, Q: shapes %s and %s, expected (S, A) and (S, A, S)" % (R.shape, Q.shape))
+        if np.isnan(R).any() or np.isposinf(R).any():
+            raise InputError("R: NaN or +inf reward (only -inf marks an action that is not available)")
+        feasible = np.isfinite(R)
+        S = R.shape[0]
+        for s in range(S):
+            if not feasible[s].any():
+                raise InputError("state %d: no action available (every reward is -inf)" % s)
+        states, actions = np.nonzero(feasible)
+        ptr = np.concatenate([[0], np.cumsum(feasible.sum(axis=1))]).astype(np.int64)
+        rows, cols = np.nonzero(Q[states, actions])
+        mdp = _Mdp.from_choices(
+            ptr,
+            rows.astype(np.int64),
+            cols.astype(np.int64),
+            Q[states, actions][rows, cols],
+            np.ascontiguousarray(R[states, actions]),
+        )
+        return cls(mdp, actions.astype(np.int64), ptr, beta)
+
+
+def solve(
+    mdp: MDP,
+    objective: str = "discounted",
+    discount: Optional[float] = None,
+    minimize: bool = False,
+    target: Any = None,
+) -> Solution:
+    """Solve ``mdp`` for ``objective``: ``"discounted"`` (expected discounted total reward; the
+    discount from the argument or the model's), ``"average"`` (long-run average reward per step),
+    ``"reach"`` (the probability of reaching the states ``target``) or ``"total"`` (the expected
+    total reward until ``target``); maximal unless ``minimize``. The values are certified within
+    ``error_bound`` (MacQueen's bounds for discounted rewards, interval iteration for reachability,
+    ...), or :class:`NotCertified` is raised."""
+    if objective == "discounted" and discount is None:
+        discount = mdp.discount
+    if target is not None and isinstance(target, (int, np.integer)):
+        target = [target]
+    d = mdp._mdp.solve(objective, discount, minimize, None if target is None else [int(t) for t in target])
+    values, e = d["values"], d["error_bound"]
+    finite = np.isfinite(values)
+    lower = np.where(finite, values - e, values)
+    upper = np.where(finite, values + e, values)
+    if objective == "reach":
+        lower, upper = np.clip(lower, 0, 1), np.clip(upper, 0, 1)
+    policy = mdp._actions[mdp._choice_ptr[:-1] + d["policy"].astype(np.int64)]
+    return Solution(values, lower, upper, policy, e, d["iterations"], d["method"])

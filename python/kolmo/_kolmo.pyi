@@ -25,3 +25,22 @@ class _Chain:
     def absorbing(self, target: List[int]) -> dict: ...
     def stationary(self) -> dict: ...
     def classes(self) -> List[Tuple[List[int], bool, Optional[int]]]: ...
+
+class _Mdp:
+    @staticmethod
+    def from_choices(
+        choice_ptr: npt.NDArray[np.int64],
+        choice: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64],
+        probs: npt.NDArray[np.float64],
+        rewards: npt.NDArray[np.float64],
+    ) -> "_Mdp": ...
+    @property
+    def n(self) -> int: ...
+    def solve(
+        self,
+        objective: str,
+        discount: Optional[float] = None,
+        minimize: bool = False,
+        target: Optional[List[int]] = None,
+    ) -> dict: ...

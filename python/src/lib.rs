@@ -178,10 +178,159 @@ impl Chain {
     }
 }
 
+/// A Markov decision process held by the engine, with one reward per choice.
+#[pyclass(module = "kolmo._kolmo", name = "_Mdp", frozen)]
+struct Mdp {
+    mdp: kolmo::model::Mdp,
+    rewards: Vec<f64>,
+}
+
+#[pymethods]
+impl Mdp {
+    /// The MDP of `n` states whose state `s` has the choices `choice_ptr[s]..choice_ptr[s + 1]`;
+    /// choice `choice[k]` moves to `cols[k]` with probability `probs[k]` (repeats summed, every
+    /// choice's probabilities summing to 1); `rewards` has one entry per choice.
+    #[staticmethod]
+    fn from_choices(
+        py: Python<'_>,
+        choice_ptr: PyReadonlyArray1<'_, i64>,
+        choice: PyReadonlyArray1<'_, i64>,
+        cols: PyReadonlyArray1<'_, i64>,
+        probs: PyReadonlyArray1<'_, f64>,
+        rewards: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<Self> {
+        let (ptr, choice, cols, probs) = (
+            choice_ptr.as_slice()?,
+            choice.as_slice()?,
+            cols.as_slice()?,
+            probs.as_slice()?,
+        );
+        let rewards = rewards.as_slice()?.to_vec();
+        let n = ptr.len().saturating_sub(1);
+        if n == 0 || ptr[0] != 0 || ptr.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(InputError::new_err(
+                "choices: every state needs at least one choice (choice pointers from 0, increasing)",
+            ));
+        }
+        let m = ptr[n] as usize;
+        if rewards.len() != m {
+            return Err(InputError::new_err(format!(
+                "rewards: {} for {m} choices (one per choice)",
+                rewards.len()
+            )));
+        }
+        if choice.len() != cols.len() || choice.len() != probs.len() {
+            return Err(InputError::new_err(
+                "coordinates: one choice, column and probability per entry",
+            ));
+        }
+        for (k, (&c, &j)) in choice.iter().zip(cols).enumerate() {
+            if c < 0 || j < 0 || c as usize >= m || j as usize >= n {
+                return Err(InputError::new_err(format!(
+                    "entry {k}: choice {c} to state {j} is outside the {m} choices and {n} states"
+                )));
+            }
+        }
+        let mdp = py
+            .detach(|| {
+                let mut order: Vec<usize> = (0..choice.len()).collect();
+                order.sort_unstable_by_key(|&k| (choice[k], cols[k]));
+                let mut b = CsrBuilder::new(n);
+                let mut k = 0;
+                for s in 0..n {
+                    if s > 0 {
+                        b.new_row_group();
+                    }
+                    for c in ptr[s]..ptr[s + 1] {
+                        while k < order.len() && choice[order[k]] == c {
+                            let j = cols[order[k]];
+                            let mut p = 0.0;
+                            while k < order.len() && choice[order[k]] == c && cols[order[k]] == j {
+                                p += probs[order[k]];
+                                k += 1;
+                            }
+                            b.add(j as u32, p);
+                        }
+                        b.finish_row();
+                    }
+                }
+                kolmo::model::Mdp::new(b.build(), vec![0])
+            })
+            .map_err(to_py)?;
+        Ok(Self { mdp, rewards })
+    }
+
+    /// The number of states.
+    #[getter]
+    fn n(&self) -> usize {
+        self.mdp.n()
+    }
+
+    /// Optimal values and an optimal policy (each state's choice, counted within the state) for
+    /// `objective`: "discounted" (with `discount`), "average", "reach" or "total" (with `target`:
+    /// the probability of reaching it, the expected total reward until it); the values' certified
+    /// bound `error_bound`, the iterations and the method.
+    #[pyo3(signature = (objective, discount=None, minimize=false, target=None))]
+    fn solve<'py>(
+        &self,
+        py: Python<'py>,
+        objective: &str,
+        discount: Option<f64>,
+        minimize: bool,
+        target: Option<Vec<i64>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        use kolmo::mdp::{MdpOptions, Optimum};
+        let optimum = if minimize { Optimum::Min } else { Optimum::Max };
+        let options = MdpOptions::default();
+        let target = match (objective, target) {
+            ("reach" | "total", Some(t)) => Some(target_set(self.mdp.n(), &t)?),
+            ("reach" | "total", None) => {
+                return Err(InputError::new_err(format!(
+                    "objective {objective:?} needs a target"
+                )));
+            }
+            _ => None,
+        };
+        let (mdp, rewards) = (&self.mdp, &self.rewards);
+        let solution = match objective {
+            "discounted" => {
+                let gamma = discount
+                    .ok_or_else(|| InputError::new_err("objective \"discounted\" needs a discount"))?;
+                py.detach(|| kolmo::mdp::discounted(mdp, rewards, gamma, optimum, &options))
+            }
+            "average" => {
+                py.detach(|| kolmo::mdp::average(mdp, rewards, optimum, 1e-12, options.max_iterations))
+            }
+            "reach" => {
+                let t = target.expect("checked above");
+                py.detach(|| kolmo::mdp::reach_probability(mdp, &t, optimum, &options))
+            }
+            "total" => {
+                let t = target.expect("checked above");
+                py.detach(|| kolmo::mdp::total_reward(mdp, rewards, &t, optimum, &options))
+            }
+            other => {
+                return Err(InputError::new_err(format!(
+                    "objective: {other:?} is not one of \"discounted\", \"average\", \"reach\", \"total\""
+                )));
+            }
+        }
+        .map_err(to_py)?;
+        let d = PyDict::new(py);
+        d.set_item("values", solution.values.into_pyarray(py))?;
+        d.set_item("policy", solution.policy.into_pyarray(py))?;
+        d.set_item("error_bound", solution.error_bound)?;
+        d.set_item("iterations", solution.iterations)?;
+        d.set_item("method", solution.method.to_string())?;
+        Ok(d)
+    }
+}
+
 /// The extension module.
 #[pymodule]
 fn _kolmo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Chain>()?;
+    m.add_class::<Mdp>()?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("NotCertified", m.py().get_type::<NotCertified>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
