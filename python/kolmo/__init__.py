@@ -13,7 +13,10 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+import os
+
 from ._kolmo import InputError, NotCertified, _Chain, _Mdp, __version__
+from ._kolmo import check as _check
 
 __all__ = [
     "Chain",
@@ -23,6 +26,7 @@ __all__ = [
     "MDP",
     "Solution",
     "solve",
+    "check",
     "InputError",
     "NotCertified",
     "__version__",
@@ -283,3 +287,37 @@ def solve(
         lower, upper = np.clip(lower, 0, 1), np.clip(upper, 0, 1)
     policy = mdp._actions[mdp._choice_ptr[:-1] + d["policy"].astype(np.int64)]
     return Solution(values, lower, upper, policy, e, d["iterations"], d["method"])
+
+
+def _constant(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    raise InputError("constants: %r is not an int, float or bool" % (value,))
+
+
+def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: bool = False) -> dict:
+    """Check properties on a model, as ``kolmo check --json`` does: ``model`` is a file in the
+    PRISM language (``.pm``, ``.nm``, ``.prism``, ``.smg``) or any format kolmo reads;
+    ``properties`` the text of one or more properties in PRISM's property language, a list of
+    such texts, or the path of a property file; ``constants`` the values of undefined constants
+    (``{"N": 20, "K": 4}``); ``exact`` adds exact fractions where the operator has them.
+
+    Returns a dict: ``model`` (type, states, transitions, choices, initial_states, deadlocks),
+    ``constants``, ``results`` (per property: name, property, value, lower, upper — the certified
+    interval —, error_bound, exact, method, seconds) and ``seconds`` (parse, build, check).
+    """
+    if isinstance(properties, (str, os.PathLike)):
+        properties = [properties]
+    sources = []
+    for p in properties:
+        if isinstance(p, os.PathLike) or (isinstance(p, str) and "\n" not in p and os.path.isfile(p)):
+            with open(p, encoding="utf-8") as f:
+                sources.append((os.fspath(p), f.read()))
+        else:
+            sources.append(("<property %d>" % (len(sources) + 1), str(p)))
+    consts = ",".join("%s=%s" % (k, _constant(v)) for k, v in (constants or {}).items())
+    return _check(os.fspath(model), sources, consts, exact)
