@@ -17,6 +17,7 @@ import os
 
 from ._kolmo import InputError, NotCertified, _Chain, _Mdp, __version__
 from ._kolmo import check as _check
+from ._kolmo import read as _read
 
 __all__ = [
     "Chain",
@@ -27,6 +28,8 @@ __all__ = [
     "Solution",
     "solve",
     "check",
+    "read",
+    "explore",
     "InputError",
     "NotCertified",
     "__version__",
@@ -43,6 +46,9 @@ class Absorbing:
         relative error at most ``expected_steps_error_bound``.
     hitting_probability: float array of length n, the probability of ever reaching the target;
         absolute error at most ``hitting_probability_error_bound``.
+    variance: float array of length n, the variance of the number of steps, ``(2N − I)t − t²``
+        (Kemeny & Snell, Theorem 3.3.5), or ``None`` when not asked for; ``second_moment_residual``
+        the residual of its solve.
     method: how the expected steps were solved.
     """
 
@@ -51,6 +57,8 @@ class Absorbing:
     hitting_probability: np.ndarray
     hitting_probability_error_bound: float
     method: str
+    variance: Optional[np.ndarray] = None
+    second_moment_residual: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -116,19 +124,34 @@ class Chain:
     probability distribution.
     """
 
-    def __init__(self, P: Any, names: Optional[Sequence[str]] = None):
-        n, rows, cols, probs = _coordinates(P)
-        self._chain = _Chain.from_coo(n, rows, cols, probs)
+    def __init__(self, P: Any, names: Optional[Sequence[str]] = None, labels: Optional[dict] = None):
+        if isinstance(P, _Chain):
+            self._chain = P
+            n = P.n
+        else:
+            n, rows, cols, probs = _coordinates(P)
+            self._chain = _Chain.from_coo(n, rows, cols, probs)
         if names is not None:
             names = [str(x) for x in names]
             if len(names) != n:
                 raise InputError("names: %d names for %d states" % (len(names), n))
         self.names = names
+        self.labels = {k: [int(s) for s in v] for k, v in (labels or {}).items()}
+        #: The states as given to :func:`explore` (``None`` otherwise).
+        self.states: Optional[List[Any]] = None
 
     @property
     def n(self) -> int:
         """The number of states."""
         return self._chain.n
+
+    def _targets(self, target: Any) -> List[int]:
+        """A target given as a state, a label's name, a state's name or a list of states."""
+        if isinstance(target, str) and target in self.labels:
+            return list(self.labels[target])
+        if isinstance(target, (str, int, np.integer)):
+            target = [target]
+        return [self._state(t) for t in target]
 
     def _state(self, s: Any) -> int:
         if self.names is not None and isinstance(s, str):
@@ -138,19 +161,45 @@ class Chain:
                 raise InputError("no state named %r" % s) from None
         return int(s)
 
-    def absorbing(self, target: Any) -> Absorbing:
-        """Expected steps to reach ``target`` (a state or a list of states, by index or name) and
-        the probability of reaching it, from every state, each with its certified bound."""
-        if isinstance(target, (str, int, np.integer)):
-            target = [target]
-        d = self._chain.absorbing([self._state(t) for t in target])
+    def absorbing(self, target: Any, variance: bool = True) -> Absorbing:
+        """Expected steps to reach ``target`` (a state, a label or a list of states, by index or
+        name), their variance (``variance=False`` saves its solve) and the probability of reaching
+        it, from every state, each with its certified bound."""
+        d = self._chain.absorbing(self._targets(target), variance)
         return Absorbing(
             expected_steps=d["expected_steps"],
             expected_steps_error_bound=d["expected_steps_error_bound"],
             hitting_probability=d["hitting_probability"],
             hitting_probability_error_bound=d["hitting_probability_error_bound"],
             method=d["expected_steps_method"],
+            variance=d["variance"],
+            second_moment_residual=d["second_moment_residual"],
         )
+
+    def fundamental(self, target: Any):
+        """The fundamental matrix ``N = (I − Q)⁻¹`` of the chain absorbed in ``target`` (at most
+        5,000 transient states): ``(states, N, residual)``, ``N[i, j]`` the expected visits to
+        ``states[j]`` from ``states[i]`` (Kemeny & Snell, §3.2)."""
+        d = self._chain.fundamental(self._targets(target))
+        k = len(d["states"])
+        return list(d["states"]), d["matrix"].reshape(k, k), d["residual"]
+
+    def distribution_after(self, k: int, start: Any = 0):
+        """The distribution after ``k`` steps from ``start`` (a state, or an initial distribution
+        of length n): ``(distribution, mass_error)``, the latter ``|Σ p − 1|``."""
+        if isinstance(start, (str, int, np.integer)):
+            p0 = np.zeros(self.n)
+            p0[self._state(start)] = 1.0
+        else:
+            p0 = np.ascontiguousarray(start, dtype=np.float64)
+        d = self._chain.distribution_after(int(k), p0)
+        return d["distribution"], d["mass_error"]
+
+    def first_passage(self):
+        """The mean first-passage matrix ``M`` (n × n, 0 on the diagonal, ``inf`` where a state is
+        not reached surely) and its certified relative error bound (Kemeny & Snell, §4.4)."""
+        d = self._chain.first_passage()
+        return d["matrix"].reshape(self.n, self.n), d["error_bound"]
 
     def stationary(self) -> Stationary:
         """The stationary distribution (one closed class needed; :class:`InputError` otherwise)."""
@@ -321,3 +370,86 @@ def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: 
             sources.append(("<property %d>" % (len(sources) + 1), str(p)))
     consts = ",".join("%s=%s" % (k, _constant(v)) for k, v in (constants or {}).items())
     return _check(os.fspath(model), sources, consts, exact)
+
+
+def read(path: Any, reward: Optional[str] = None):
+    """Read a model file in any format kolmo reads (DRN, PRISM explicit, kolmo JSON, CSV, Matrix
+    Market, MDPToolbox/QuantEcon arrays; by its extension): a :class:`Chain` or an :class:`MDP`
+    (its rewards the reward model ``reward``, or the file's only one), with the file's state names
+    and labels."""
+    kind, model, names, labels = _read(os.fspath(path), reward)
+    if kind == "chain":
+        return Chain(model, names=names, labels=dict(labels))
+    ptr = model.choice_ptr
+    actions = np.arange(ptr[-1], dtype=np.int64) - np.repeat(ptr[:-1], np.diff(ptr))
+    m = MDP(model, actions, ptr, None)
+    m.names = names
+    m.labels = {k: list(v) for k, v in labels}
+    return m
+
+
+def explore(initial: Any, successors: Any, reward: Any = None, max_states: int = 10_000_000):
+    """Build a model by exploring it from ``initial``: ``successors(state)`` returns
+    ``[(p, next_state), ...]`` for a Markov chain, or ``{action: [(p, next_state), ...]}`` for an
+    MDP (every state the same kind). States are any hashable Python values (tuples, frozen
+    dataclasses); they are kept, in the order found, as the model's ``states`` and, as text, its
+    names. Probabilities may be floats or ``fractions.Fraction``. For an MDP, ``reward(state,
+    action)`` gives each choice's reward (default 0). A chain's state without
+    successors is made absorbing. Raises :class:`InputError` naming the state whose successors are
+    not a probability distribution, or when more than ``max_states`` states are found."""
+    index = {initial: 0}
+    states = [initial]
+    rows, cols, probs = [], [], []
+    kind = None
+    actions_of: List[List[Any]] = []
+    rewards: List[float] = []
+    i = 0
+    while i < len(states):
+        s = states[i]
+        out = successors(s)
+        this = "mdp" if isinstance(out, dict) else "chain"
+        if kind is None:
+            kind = this
+        elif kind != this:
+            raise InputError("state %r: successors given as %s, earlier states as %s" % (s, this, kind))
+        branches = list(out.items()) if this == "mdp" else [(None, out)]
+        acts = []
+        for action, dist in branches:
+            dist = list(dist)
+            if this == "chain" and not dist:
+                dist = [(1, s)]
+            if this == "mdp" and not dist:
+                raise InputError("state %r, action %r: no successors" % (s, action))
+            for entry in dist:
+                try:
+                    p, t = entry
+                except (TypeError, ValueError):
+                    raise InputError("state %r: %r is not a (probability, next state) pair" % (s, entry)) from None
+                j = index.get(t)
+                if j is None:
+                    if len(states) >= max_states:
+                        raise InputError("more than %d states found (max_states)" % max_states)
+                    j = index[t] = len(states)
+                    states.append(t)
+                rows.append(i if this == "chain" else len(rewards) + len(acts))
+                cols.append(j)
+                probs.append(float(p))
+            acts.append(action)
+        if this == "mdp":
+            actions_of.append(acts)
+            rewards.extend(float(reward(s, a)) if reward is not None else 0.0 for a in acts)
+        i += 1
+    rows_a = np.asarray(rows, np.int64)
+    cols_a = np.asarray(cols, np.int64)
+    probs_a = np.asarray(probs, np.float64)
+    names = [repr(s) if not isinstance(s, str) else s for s in states]
+    if kind == "chain":
+        chain = Chain(_Chain.from_coo(len(states), rows_a, cols_a, probs_a), names=names)
+        chain.states = states
+        return chain
+    ptr = np.concatenate([[0], np.cumsum([len(a) for a in actions_of])]).astype(np.int64)
+    mdp = MDP(_Mdp.from_choices(ptr, rows_a, cols_a, probs_a, np.asarray(rewards)), np.arange(ptr[-1]) - np.repeat(ptr[:-1], np.diff(ptr)), ptr, None)
+    mdp.names = names
+    mdp.states = states
+    mdp.action_names = [a for acts in actions_of for a in acts]
+    return mdp

@@ -131,12 +131,18 @@ impl Chain {
     /// The absorbing-chain analysis towards `target`: the expected number of steps to reach it
     /// from every state (+inf where it is not reached with probability 1) with its certified
     /// relative error, and the probability of ever reaching it with its certified absolute error.
-    fn absorbing<'py>(&self, py: Python<'py>, target: Vec<i64>) -> PyResult<Bound<'py, PyDict>> {
+    #[pyo3(signature = (target, variance=true))]
+    fn absorbing<'py>(
+        &self,
+        py: Python<'py>,
+        target: Vec<i64>,
+        variance: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let target = target_set(self.dtmc.n(), &target)?;
         let dtmc = &self.dtmc;
         let (time, reach) = py
             .detach(|| -> kolmo::Result<_> {
-                let time = AbsorbingChain::new(dtmc, &target)?.absorption_time_with(false);
+                let time = AbsorbingChain::new(dtmc, &target)?.absorption_time_with(variance);
                 let reach = reach_probability(dtmc, &target)?;
                 Ok((time, reach))
             })
@@ -145,8 +151,64 @@ impl Chain {
         d.set_item("expected_steps", time.mean.into_pyarray(py))?;
         d.set_item("expected_steps_error_bound", time.error_bound)?;
         d.set_item("expected_steps_method", time.method.to_string())?;
+        d.set_item("variance", time.variance.map(|v| v.into_pyarray(py)))?;
+        d.set_item("second_moment_residual", time.second_moment_residual)?;
         d.set_item("hitting_probability", reach.values.into_pyarray(py))?;
         d.set_item("hitting_probability_error_bound", reach.error_bound)?;
+        Ok(d)
+    }
+
+    /// The fundamental matrix `N = (I − Q)⁻¹` of the chain absorbed in `target` (at most 5,000
+    /// transient states): the transient states and `N` row-major, with the residual of its solves.
+    fn fundamental<'py>(&self, py: Python<'py>, target: Vec<i64>) -> PyResult<Bound<'py, PyDict>> {
+        let target = target_set(self.dtmc.n(), &target)?;
+        let dtmc = &self.dtmc;
+        let f = py
+            .detach(|| AbsorbingChain::new(dtmc, &target)?.fundamental())
+            .map_err(to_py)?;
+        let d = PyDict::new(py);
+        d.set_item("states", f.states)?;
+        d.set_item("matrix", f.matrix.into_pyarray(py))?;
+        d.set_item("residual", f.residual)?;
+        Ok(d)
+    }
+
+    /// The distribution after `k` steps from the distribution `initial` (length n), with
+    /// `|Σ p − 1|` as its error figure.
+    fn distribution_after<'py>(
+        &self,
+        py: Python<'py>,
+        k: u64,
+        initial: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let initial = initial.as_slice()?;
+        let dtmc = &self.dtmc;
+        let t = py
+            .detach(|| {
+                kolmo::analysis::transient::transient_distribution(
+                    dtmc,
+                    initial,
+                    k,
+                    kolmo::analysis::report::MAX_STEP_WORK,
+                )
+            })
+            .map_err(to_py)?;
+        let d = PyDict::new(py);
+        d.set_item("distribution", t.probabilities.into_pyarray(py))?;
+        d.set_item("mass_error", t.mass_error)?;
+        Ok(d)
+    }
+
+    /// The mean first-passage matrix (row-major `n × n`, 0 on the diagonal, +inf where a state is
+    /// not reached surely) with its certified relative error bound.
+    fn first_passage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dtmc = &self.dtmc;
+        let f = py
+            .detach(|| kolmo::analysis::mean_first_passage_matrix(dtmc))
+            .map_err(to_py)?;
+        let d = PyDict::new(py);
+        d.set_item("matrix", f.matrix.into_pyarray(py))?;
+        d.set_item("error_bound", f.error_bound)?;
         Ok(d)
     }
 
@@ -238,9 +300,8 @@ impl Mdp {
                 let mut b = CsrBuilder::new(n);
                 let mut k = 0;
                 for s in 0..n {
-                    if s > 0 {
-                        b.new_row_group();
-                    }
+                    // (Also for state 0: explicit groups even when there is one state.)
+                    b.new_row_group();
                     for c in ptr[s]..ptr[s + 1] {
                         while k < order.len() && choice[order[k]] == c {
                             let j = cols[order[k]];
@@ -264,6 +325,15 @@ impl Mdp {
     #[getter]
     fn n(&self) -> usize {
         self.mdp.n()
+    }
+
+    /// State `s` has the choices `choice_ptr[s]..choice_ptr[s + 1]` (length n + 1).
+    #[getter]
+    fn choice_ptr<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray1<i64>> {
+        let m = self.mdp.matrix();
+        let mut ptr: Vec<i64> = (0..self.mdp.n()).map(|s| m.group_rows(s).start as i64).collect();
+        ptr.push(self.mdp.choices() as i64);
+        ptr.into_pyarray(py)
     }
 
     /// Optimal values and an optimal policy (each state's choice, counted within the state) for
@@ -324,6 +394,61 @@ impl Mdp {
         d.set_item("method", solution.method.to_string())?;
         Ok(d)
     }
+}
+
+/// Reads a model file in any format the engine reads (by its extension): `("chain", _Chain)` or
+/// `("mdp", _Mdp)` with the state names and the labels (name → states); an MDP's rewards are its
+/// reward model `reward` (or its only one; none: zeros).
+#[pyfunction]
+#[pyo3(signature = (path, reward=None))]
+fn read(py: Python<'_>, path: std::path::PathBuf, reward: Option<String>) -> PyResult<Py<PyAny>> {
+    use kolmo::io::{Model, ReadOptions, read_model};
+    let file = py
+        .detach(|| read_model(&path, &ReadOptions::default()))
+        .map_err(to_py)?;
+    let labels = |l: &std::collections::BTreeMap<String, StateSet>| -> Vec<(String, Vec<u32>)> {
+        l.iter().map(|(k, v)| (k.clone(), v.to_vec())).collect()
+    };
+    let result = match file.model {
+        Model::Dtmc(dtmc) => {
+            let names: Vec<String> = (0..dtmc.n() as u32).map(|s| dtmc.state_name(s)).collect();
+            let l = labels(dtmc.labels());
+            ("chain", Chain { dtmc }, names, l)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind()
+        }
+        Model::Mdp(mdp) => {
+            let models = mdp.reward_models();
+            let chosen = match &reward {
+                Some(r) => Some(models.get(r).ok_or_else(|| {
+                    InputError::new_err(format!(
+                        "reward: no reward model {r:?} (the file has: {})",
+                        models.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ))
+                })?),
+                None if models.len() == 1 => models.values().next(),
+                None if models.is_empty() => None,
+                None => {
+                    return Err(InputError::new_err(format!(
+                        "reward: the file has several reward models ({}); name one",
+                        models.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            };
+            let rewards = chosen.map_or_else(
+                || vec![0.0; mdp.choices()],
+                |r| r.expected_per_choice(mdp.matrix()),
+            );
+            let names: Vec<String> = (0..mdp.n() as u32).map(|s| mdp.state_name(s)).collect();
+            let l = labels(mdp.labels());
+            ("mdp", Mdp { mdp, rewards }, names, l)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind()
+        }
+    };
+    Ok(result)
 }
 
 /// An answer as a Python value: a float (possibly ±inf) or a bool.
@@ -415,6 +540,7 @@ fn _kolmo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Chain>()?;
     m.add_class::<Mdp>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("NotCertified", m.py().get_type::<NotCertified>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,0 +1,77 @@
+"""Models described in Python (kolmo.explore) and read from files (kolmo.read), against values
+derived by hand and the project's example files."""
+import os
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import kolmo
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def test_a_tiny_snakes_and_ladders_board():
+    # Cells 0..3, a fair coin moves 1 or 2 cells, overshooting stays put; goal 3. By hand:
+    # E3 = 0, E2 = 1 + E2/2 -> 2, E1 = 1 + (E2 + E3)/2 -> 2, E0 = 1 + (E1 + E2)/2 -> 3.
+    def moves(cell):
+        if cell == 3:
+            return []
+        return [(Fraction(1, 2), cell + d if cell + d <= 3 else cell) for d in (1, 2)]
+
+    chain = kolmo.explore(0, moves)
+    assert chain.states == [0, 1, 2, 3]
+    a = chain.absorbing(chain.states.index(3))
+    assert np.all(np.abs(a.expected_steps - [3, 2, 2, 0]) <= 4 * a.expected_steps_error_bound)
+    # Variance from state 2: geometric(1/2) steps, (1 - p)/p² = 2.
+    assert abs(a.variance[2] - 2) < 1e-9
+
+
+def test_pig_like_mdp_with_tuple_states():
+    # Bank or roll: state (points,) ; roll adds 1 with probability 1/2 else loses everything and
+    # ends; banking ends. Maximal probability of reaching 2 points banked is 1/4 (two rolls).
+    def succ(state):
+        pts, done = state
+        if done:
+            return {"stay": [(1.0, state)]}
+        out = {"roll": [(0.5, (min(pts + 1, 2), False)), (0.5, (0, True))]}
+        out["bank"] = [(1.0, (pts, True))]
+        return out
+
+    mdp = kolmo.explore((0, False), succ)
+    assert mdp.states[0] == (0, False) and (2, True) in mdp.states
+    target = [i for i, s in enumerate(mdp.states) if s[0] == 2]
+    r = kolmo.solve(mdp, "reach", target=target)
+    assert abs(r.values[0] - 0.25) <= r.error_bound
+
+
+def test_rewards_through_explore():
+    # One state, two actions earning 1 and 2 per step; discounted at 1/2: the best is 2 / (1 - 1/2).
+    mdp = kolmo.explore("s", lambda s: {"a": [(1, "s")], "b": [(1, "s")]}, reward=lambda s, a: {"a": 1, "b": 2}[a])
+    s = kolmo.solve(mdp, discount=0.5)
+    assert abs(s.values[0] - 4) <= s.error_bound and mdp.action_names[s.policy[0]] == "b"
+
+
+def test_bad_successors():
+    with pytest.raises(kolmo.InputError, match="pair"):
+        kolmo.explore(0, lambda s: [0.5])
+    with pytest.raises(kolmo.InputError):
+        kolmo.explore(0, lambda s: [(0.5, 1)] if s == 0 else [(1.0, 1)])  # state 0 sums to 0.5
+    with pytest.raises(kolmo.InputError, match="max_states"):
+        kolmo.explore(0, lambda s: [(1.0, s + 1)], max_states=100)
+
+
+def test_read_example_files():
+    oz = kolmo.read(os.path.join(ROOT, "examples", "models", "land-of-oz.json"))
+    s = oz.stationary()
+    assert np.all(np.abs(s.distribution - [0.4, 0.2, 0.4]) <= s.error_bound)
+    M, bound = oz.first_passage()
+    # Kemeny & Snell p. 218: m_RN = 4, m_RS = 10/3.
+    assert abs(M[0, 1] - 4) <= 4 * bound + 1e-12 and abs(M[0, 2] - 10 / 3) <= 4 * bound + 1e-12
+    p, err = oz.distribution_after(2, 0)
+    assert np.allclose(p, [7 / 16, 3 / 16, 3 / 8], atol=1e-15) and err < 1e-15
+    walk = kolmo.read(os.path.join(ROOT, "examples", "models", "drunkard.json"))
+    states, N, residual = walk.fundamental([0, 4])
+    assert states == [1, 2, 3] and np.allclose(N, [[1.5, 1, 0.5], [1, 2, 1], [0.5, 1, 1.5]], atol=1e-12)
+    forest = kolmo.read(os.path.join(ROOT, "examples", "models", "forest.json"))
+    assert isinstance(forest, kolmo.MDP)
