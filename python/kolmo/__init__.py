@@ -18,6 +18,7 @@ import os
 from ._kolmo import InputError, NotCertified, _Chain, _Mdp, __version__
 from ._kolmo import check as _check
 from ._kolmo import read as _read
+from . import cards, snakes
 
 __all__ = [
     "Chain",
@@ -30,6 +31,8 @@ __all__ = [
     "check",
     "read",
     "explore",
+    "snakes",
+    "cards",
     "InputError",
     "NotCertified",
     "__version__",

@@ -53,3 +53,15 @@ class _Mdp:
 def check(model: str, properties: List[Tuple[str, str]], constants: str = "", exact: bool = False) -> dict: ...
 
 def read(path: str, reward: Optional[str] = None) -> Tuple[str, object, List[str], List[Tuple[str, List[int]]]]: ...
+
+def snakes_analyze(
+    size: int = 100,
+    start: int = 0,
+    faces: int = 6,
+    weights: Optional[List[float]] = None,
+    rule: str = "clamp",
+    portals: List[Tuple[str, int, int]] = ...,
+    classic: bool = False,
+    players: int = 1,
+) -> dict: ...
+def cards_value(rounds: int, alice: str = "RPS", bob: str = "RPS") -> Tuple[float, float, float]: ...

@@ -451,6 +451,118 @@ fn read(py: Python<'_>, path: std::path::PathBuf, reward: Option<String>) -> PyR
     Ok(result)
 }
 
+/// A Snakes and Ladders board analysed as an absorbing chain (`kolmo snakes`): the board is
+/// `size` (cells `0..=size`), `start`, the die (`faces` for a fair die, else `weights`), the
+/// `rule` for rolls past the end ("clamp", "stay", "bounce") and its portals `(kind, from, to)`
+/// with kind "snake", "ladder" or "portal"; `classic` takes the built-in 100-cell board instead.
+/// Returns the analysis with its certified bounds; with `players` > 1 the race's win
+/// probabilities.
+#[pyfunction]
+#[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false, players=1))]
+#[allow(clippy::too_many_arguments)]
+fn snakes_analyze<'py>(
+    py: Python<'py>,
+    size: i64,
+    start: i64,
+    faces: usize,
+    weights: Option<Vec<f64>>,
+    rule: &str,
+    portals: Vec<(String, i64, i64)>,
+    classic: bool,
+    players: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, Die, PortalKind, Rule};
+    let spec = if classic {
+        BoardSpec::classic()
+    } else {
+        let rule = match rule {
+            "clamp" => Rule::Clamp,
+            "stay" => Rule::Stay,
+            "bounce" => Rule::Bounce,
+            other => {
+                return Err(InputError::new_err(format!(
+                    "rule: {other:?} is not \"clamp\", \"stay\" or \"bounce\""
+                )));
+            }
+        };
+        let mut list = Vec::with_capacity(portals.len());
+        for (kind, from, to) in portals {
+            let kind = match kind.as_str() {
+                "snake" => PortalKind::Snake,
+                "ladder" => PortalKind::Ladder,
+                "portal" => PortalKind::Portal,
+                other => {
+                    return Err(InputError::new_err(format!(
+                        "portals: kind {other:?} is not \"snake\", \"ladder\" or \"portal\""
+                    )));
+                }
+            };
+            list.push((kind, from, to, None));
+        }
+        BoardSpec {
+            name: "python".into(),
+            start,
+            die: weights.map_or(Die::Fair(faces), Die::Weighted),
+            rule,
+            portals: list,
+            ..BoardSpec::empty(size)
+        }
+    };
+    let options = AnalysisOptions {
+        players,
+        ..AnalysisOptions::default()
+    };
+    let a = py.detach(|| Board::new(&spec)?.analyze(&options)).map_err(|e| {
+        match kolmo::games::InputError::try_from_error(e) {
+            Ok(input) => InputError::new_err(input.to_string()),
+            Err(e) => to_py(e),
+        }
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("expected_rolls", a.expected_rolls)?;
+    d.set_item("variance", a.variance)?;
+    d.set_item("std_dev", a.std_dev)?;
+    d.set_item("error_bound", a.solve.error_bound)?;
+    d.set_item(
+        "expected_rolls_by_cell",
+        a.expected_rolls_by_cell.into_pyarray(py),
+    )?;
+    d.set_item("variance_by_cell", a.variance_by_cell.into_pyarray(py))?;
+    d.set_item("pmf", a.time.pmf.into_pyarray(py))?;
+    d.set_item("median", a.median)?;
+    d.set_item("mode", a.mode)?;
+    d.set_item("min_rolls", a.min_rolls)?;
+    let usage: Vec<(&str, u32, u32, f64)> = a
+        .portal_usage
+        .iter()
+        .map(|u| (u.portal.kind.name(), u.portal.from, u.portal.to, u.expected_uses))
+        .collect();
+    d.set_item("portal_usage", usage)?;
+    if let Some(r) = a.race {
+        d.set_item("win_probability", r.win_probability.into_pyarray(py))?;
+        d.set_item("expected_rounds", r.expected_rounds)?;
+    }
+    Ok(d)
+}
+
+/// The 3-card rock-paper-scissors game (`kolmo cards`): Alice's optimal expected total over
+/// `rounds` rounds from the hands `alice` and `bob` (e.g. "RPS"), its guaranteed error bound, and
+/// the gain per round.
+#[pyfunction]
+#[pyo3(signature = (rounds, alice="RPS", bob="RPS"))]
+fn cards_value(py: Python<'_>, rounds: u64, alice: &str, bob: &str) -> PyResult<(f64, f64, f64)> {
+    use kolmo::games::rps_cards::{CardGame, Hand};
+    let a = Hand::parse(alice).map_err(|e| InputError::new_err(format!("alice: {e}")))?;
+    let b = Hand::parse(bob).map_err(|e| InputError::new_err(format!("bob: {e}")))?;
+    py.detach(|| -> kolmo::Result<_> {
+        let g = CardGame::new()?;
+        let sol = g.solve()?;
+        let (value, bound) = sol.value(rounds, g.alice_state(a, b));
+        Ok((value, bound, sol.gain()))
+    })
+    .map_err(to_py)
+}
+
 /// An answer as a Python value: a float (possibly ±inf) or a bool.
 fn answer(py: Python<'_>, a: &kolmo::check::Answer) -> PyResult<Py<PyAny>> {
     Ok(match *a {
@@ -541,6 +653,8 @@ fn _kolmo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Mdp>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(snakes_analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(cards_value, m)?)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("NotCertified", m.py().get_type::<NotCertified>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
