@@ -52,7 +52,7 @@ class Absorbing:
     variance: float array of length n, the variance of the number of steps, ``(2N − I)t − t²``
         (Kemeny & Snell, Theorem 3.3.5), or ``None`` when not asked for; ``second_moment_residual``
         the residual of its solve.
-    method: how the expected steps were solved.
+    method: how the expected steps were solved; seconds: the engine's time (the GIL released).
     """
 
     expected_steps: np.ndarray
@@ -62,6 +62,7 @@ class Absorbing:
     method: str
     variance: Optional[np.ndarray] = None
     second_moment_residual: Optional[float] = None
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class Stationary:
 
     distribution: float array of length n (0 on transient states), each entry within
         ``error_bound`` of the true one; residual: ``max |πP − π|``; period: the closed class's
-        period; states: the closed class.
+        period; states: the closed class; seconds: the engine's time (the GIL released).
     """
 
     distribution: np.ndarray
@@ -78,6 +79,7 @@ class Stationary:
     residual: float
     period: int
     states: List[int]
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -149,14 +151,25 @@ class Chain:
         return self._chain.n
 
     def _targets(self, target: Any) -> List[int]:
-        """A target given as a state, a label's name, a state's name or a list of states."""
+        """A target given as a state, a label's name, a state's name or a list of states (for an
+        explored chain: its states' values)."""
         if isinstance(target, str) and target in self.labels:
             return list(self.labels[target])
+        if self.states is not None and not isinstance(target, list):
+            target = [target]
         if isinstance(target, (str, int, np.integer)):
             target = [target]
         return [self._state(t) for t in target]
 
     def _state(self, s: Any) -> int:
+        # An explored chain's states are named by their values.
+        if self.states is not None:
+            if not hasattr(self, "_index"):
+                self._index = {v: i for i, v in enumerate(self.states)}
+            try:
+                return self._index[s]
+            except (KeyError, TypeError):
+                raise InputError("no state %r" % (s,)) from None
         if self.names is not None and isinstance(s, str):
             try:
                 return self.names.index(s)
@@ -177,6 +190,7 @@ class Chain:
             method=d["expected_steps_method"],
             variance=d["variance"],
             second_moment_residual=d["second_moment_residual"],
+            seconds=d["seconds"],
         )
 
     def fundamental(self, target: Any):
@@ -207,7 +221,7 @@ class Chain:
     def stationary(self) -> Stationary:
         """The stationary distribution (one closed class needed; :class:`InputError` otherwise)."""
         d = self._chain.stationary()
-        return Stationary(d["distribution"], d["error_bound"], d["residual"], d["period"], list(d["states"]))
+        return Stationary(d["distribution"], d["error_bound"], d["residual"], d["period"], list(d["states"]), d["seconds"])
 
     def classes(self) -> List[CommunicatingClass]:
         """The communicating classes, ordered by their smallest state."""

@@ -140,6 +140,7 @@ impl Chain {
     ) -> PyResult<Bound<'py, PyDict>> {
         let target = target_set(self.dtmc.n(), &target)?;
         let dtmc = &self.dtmc;
+        let clock = std::time::Instant::now();
         let (time, reach) = py
             .detach(|| -> kolmo::Result<_> {
                 let time = AbsorbingChain::new(dtmc, &target)?.absorption_time_with(variance);
@@ -147,7 +148,9 @@ impl Chain {
                 Ok((time, reach))
             })
             .map_err(to_py)?;
+        let seconds = clock.elapsed().as_secs_f64();
         let d = PyDict::new(py);
+        d.set_item("seconds", seconds)?;
         d.set_item("expected_steps", time.mean.into_pyarray(py))?;
         d.set_item("expected_steps_error_bound", time.error_bound)?;
         d.set_item("expected_steps_method", time.method.to_string())?;
@@ -216,10 +219,13 @@ impl Chain {
     /// every entry's absolute error.
     fn stationary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dtmc = &self.dtmc;
+        let clock = std::time::Instant::now();
         let s = py
             .detach(|| stationary_distribution(dtmc.matrix()))
             .map_err(to_py)?;
+        let seconds = clock.elapsed().as_secs_f64();
         let d = PyDict::new(py);
+        d.set_item("seconds", seconds)?;
         d.set_item("distribution", s.pi.into_pyarray(py))?;
         d.set_item("error_bound", s.error_bound)?;
         d.set_item("residual", s.residual)?;

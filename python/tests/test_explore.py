@@ -21,7 +21,7 @@ def test_a_tiny_snakes_and_ladders_board():
 
     chain = kolmo.explore(0, moves)
     assert chain.states == [0, 1, 2, 3]
-    a = chain.absorbing(chain.states.index(3))
+    a = chain.absorbing(3)  # by the state's value
     assert np.all(np.abs(a.expected_steps - [3, 2, 2, 0]) <= 4 * a.expected_steps_error_bound)
     # Variance from state 2: geometric(1/2) steps, (1 - p)/p² = 2.
     assert abs(a.variance[2] - 2) < 1e-9
@@ -50,6 +50,15 @@ def test_rewards_through_explore():
     mdp = kolmo.explore("s", lambda s: {"a": [(1, "s")], "b": [(1, "s")]}, reward=lambda s, a: {"a": 1, "b": 2}[a])
     s = kolmo.solve(mdp, discount=0.5)
     assert abs(s.values[0] - 4) <= s.error_bound and mdp.action_names[s.policy[0]] == "b"
+
+
+def test_states_by_value_in_an_explored_chain():
+    # States are tuples: a target by its value, also a list of them; an unknown value is refused.
+    chain = kolmo.explore((0, "a"), lambda s: [] if s[0] == 2 else [(1.0, (s[0] + 1, "a"))])
+    assert abs(chain.absorbing((2, "a")).expected_steps[0] - 2) < 1e-12
+    assert abs(chain.absorbing([(1, "a"), (2, "a")]).expected_steps[0] - 1) < 1e-12
+    with pytest.raises(kolmo.InputError, match="no state"):
+        chain.absorbing((5, "b"))
 
 
 def test_bad_successors():
