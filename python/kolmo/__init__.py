@@ -26,6 +26,7 @@ __all__ = [
     "Stationary",
     "CommunicatingClass",
     "MDP",
+    "Game",
     "Solution",
     "solve",
     "check",
@@ -268,6 +269,19 @@ class MDP:
         """The number of states."""
         return self._mdp.n
 
+    #: The states as given to :func:`explore` (``None`` otherwise).
+    states: Optional[List[Any]] = None
+
+    def _state(self, s: Any) -> int:
+        if self.states is not None:
+            if not hasattr(self, "_index"):
+                self._index = {v: i for i, v in enumerate(self.states)}
+            try:
+                return self._index[s]
+            except (KeyError, TypeError):
+                raise InputError("no state %r" % (s,)) from None
+        return int(s)
+
     @classmethod
     def from_mdptoolbox(cls, P: Any, R: Any, discount: Optional[float] = None) -> "MDP":
         """MDPToolbox's convention: ``P`` of shape (A, S, S) (or a sequence of A matrices, NumPy
@@ -327,6 +341,16 @@ class MDP:
         return cls(mdp, actions.astype(np.int64), ptr, beta)
 
 
+class Game(MDP):
+    """A two-player turn-based stochastic game: an :class:`MDP` whose states are each owned by the
+    maximiser or the minimiser (``maximiser[s]``), as :func:`explore` builds with ``owner``.
+    :func:`solve` gives its value for ``"reach"`` and ``"total"``: the maximiser seeks the largest,
+    the minimiser the smallest (Shapley 1953; Condon 1992), with each state's owner's optimal
+    choice as the policy."""
+
+    maximiser: np.ndarray
+
+
 def solve(
     mdp: MDP,
     objective: str = "discounted",
@@ -342,9 +366,11 @@ def solve(
     ...), or :class:`NotCertified` is raised."""
     if objective == "discounted" and discount is None:
         discount = mdp.discount
-    if target is not None and isinstance(target, (int, np.integer)):
+    if target is not None and not isinstance(target, list):
         target = [target]
-    d = mdp._mdp.solve(objective, discount, minimize, None if target is None else [int(t) for t in target])
+    targets = None if target is None else [mdp._state(t) for t in target]
+    owners = [bool(x) for x in mdp.maximiser] if isinstance(mdp, Game) else None
+    d = mdp._mdp.solve(objective, discount, minimize, targets, owners)
     values, e = d["values"], d["error_bound"]
     finite = np.isfinite(values)
     lower = np.where(finite, values - e, values)
@@ -405,13 +431,14 @@ def read(path: Any, reward: Optional[str] = None):
     return m
 
 
-def explore(initial: Any, successors: Any, reward: Any = None, max_states: int = 10_000_000):
+def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None, max_states: int = 10_000_000):
     """Build a model by exploring it from ``initial``: ``successors(state)`` returns
     ``[(p, next_state), ...]`` for a Markov chain, or ``{action: [(p, next_state), ...]}`` for an
     MDP (every state the same kind). States are any hashable Python values (tuples, frozen
     dataclasses); they are kept, in the order found, as the model's ``states`` and, as text, its
     names. Probabilities may be floats or ``fractions.Fraction``. For an MDP, ``reward(state,
-    action)`` gives each choice's reward (default 0). A chain's state without
+    action)`` gives each choice's reward (default 0), and ``owner(state)`` (``"max"`` or ``"min"``)
+    makes it a two-player :class:`Game`. A chain's state without
     successors is made absorbing. Raises :class:`InputError` naming the state whose successors are
     not a probability distribution, or when more than ``max_states`` states are found."""
     index = {initial: 0}
@@ -465,7 +492,14 @@ def explore(initial: Any, successors: Any, reward: Any = None, max_states: int =
         chain.states = states
         return chain
     ptr = np.concatenate([[0], np.cumsum([len(a) for a in actions_of])]).astype(np.int64)
-    mdp = MDP(_Mdp.from_choices(ptr, rows_a, cols_a, probs_a, np.asarray(rewards)), np.arange(ptr[-1]) - np.repeat(ptr[:-1], np.diff(ptr)), ptr, None)
+    cls = MDP if owner is None else Game
+    mdp = cls(_Mdp.from_choices(ptr, rows_a, cols_a, probs_a, np.asarray(rewards)), np.arange(ptr[-1]) - np.repeat(ptr[:-1], np.diff(ptr)), ptr, None)
+    if owner is not None:
+        owners = [owner(x) for x in states]
+        bad = [(x, o) for x, o in zip(states, owners) if o not in ("max", "min")]
+        if bad:
+            raise InputError("owner(%r) is %r: \"max\" or \"min\" expected" % bad[0])
+        mdp.maximiser = np.asarray([o == "max" for o in owners])
     mdp.names = names
     mdp.states = states
     mdp.action_names = [a for acts in actions_of for a in acts]

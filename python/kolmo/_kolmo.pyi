@@ -48,6 +48,7 @@ class _Mdp:
         discount: Optional[float] = None,
         minimize: bool = False,
         target: Optional[List[int]] = None,
+        maximiser: Optional[List[bool]] = None,
     ) -> dict: ...
 
 def check(model: str, properties: List[Tuple[str, str]], constants: str = "", exact: bool = False) -> dict: ...

@@ -346,7 +346,11 @@ impl Mdp {
     /// `objective`: "discounted" (with `discount`), "average", "reach" or "total" (with `target`:
     /// the probability of reaching it, the expected total reward until it); the values' certified
     /// bound `error_bound`, the iterations and the method.
-    #[pyo3(signature = (objective, discount=None, minimize=false, target=None))]
+    ///
+    /// With `maximiser` (one bool per state: the maximiser owns it, else the minimiser) the model
+    /// is a two-player turn-based stochastic game: "reach" and "total" are then its values
+    /// (the maximiser seeking the largest), each state's owner's optimal choice as the policy.
+    #[pyo3(signature = (objective, discount=None, minimize=false, target=None, maximiser=None))]
     fn solve<'py>(
         &self,
         py: Python<'py>,
@@ -354,6 +358,7 @@ impl Mdp {
         discount: Option<f64>,
         minimize: bool,
         target: Option<Vec<i64>>,
+        maximiser: Option<Vec<bool>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         use kolmo::mdp::{MdpOptions, Optimum};
         let optimum = if minimize { Optimum::Min } else { Optimum::Max };
@@ -368,6 +373,26 @@ impl Mdp {
             _ => None,
         };
         let (mdp, rewards) = (&self.mdp, &self.rewards);
+        if let Some(max) = &maximiser {
+            if max.len() != mdp.n() {
+                return Err(InputError::new_err(format!(
+                    "maximiser: {} owners for {} states",
+                    max.len(),
+                    mdp.n()
+                )));
+            }
+            let t = target.ok_or_else(|| {
+                InputError::new_err(format!(
+                    "objective {objective:?} for a game: only \"reach\" and \"total\" (with a target) so far"
+                ))
+            })?;
+            let solution = match objective {
+                "reach" => py.detach(|| kolmo::game::reach_bounds(mdp, max, &t, &options)),
+                _ => py.detach(|| kolmo::game::total_reward_bounds(mdp, max, rewards, &t, &options)),
+            }
+            .map_err(to_py)?;
+            return solution_dict(py, solution);
+        }
         let solution = match objective {
             "discounted" => {
                 let gamma = discount
@@ -392,13 +417,7 @@ impl Mdp {
             }
         }
         .map_err(to_py)?;
-        let d = PyDict::new(py);
-        d.set_item("values", solution.values.into_pyarray(py))?;
-        d.set_item("policy", solution.policy.into_pyarray(py))?;
-        d.set_item("error_bound", solution.error_bound)?;
-        d.set_item("iterations", solution.iterations)?;
-        d.set_item("method", solution.method.to_string())?;
-        Ok(d)
+        solution_dict(py, solution)
     }
 }
 
@@ -455,6 +474,17 @@ fn read(py: Python<'_>, path: std::path::PathBuf, reward: Option<String>) -> PyR
         }
     };
     Ok(result)
+}
+
+/// An MDP's or a game's solution as a dict: values, policy, error_bound, iterations, method.
+fn solution_dict<'py>(py: Python<'py>, solution: kolmo::mdp::MdpSolution) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("values", solution.values.into_pyarray(py))?;
+    d.set_item("policy", solution.policy.into_pyarray(py))?;
+    d.set_item("error_bound", solution.error_bound)?;
+    d.set_item("iterations", solution.iterations)?;
+    d.set_item("method", solution.method.to_string())?;
+    Ok(d)
 }
 
 /// A Snakes and Ladders board analysed as an absorbing chain (`kolmo snakes`): the board is

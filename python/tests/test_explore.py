@@ -40,7 +40,7 @@ def test_pig_like_mdp_with_tuple_states():
 
     mdp = kolmo.explore((0, False), succ)
     assert mdp.states[0] == (0, False) and (2, True) in mdp.states
-    target = [i for i, s in enumerate(mdp.states) if s[0] == 2]
+    target = [s for s in mdp.states if s[0] == 2]  # by value
     r = kolmo.solve(mdp, "reach", target=target)
     assert abs(r.values[0] - 0.25) <= r.error_bound
 
@@ -59,6 +59,29 @@ def test_states_by_value_in_an_explored_chain():
     assert abs(chain.absorbing([(1, "a"), (2, "a")]).expected_steps[0] - 1) < 1e-12
     with pytest.raises(kolmo.InputError, match="no state"):
         chain.absorbing((5, "b"))
+
+
+def test_a_game_described_in_python():
+    # The maximiser at "start" chooses "risky" (to "goal" or "lost" with 1/2 each) or "ask"; at
+    # "ask" the minimiser chooses "goal" or "lost" and picks "lost". Value 1/2, choice "risky";
+    # as a plain MDP (everyone maximising) the value would be 1.
+    moves = {
+        "start": {"risky": [(0.5, "goal"), (0.5, "lost")], "ask": [(1, "ask")]},
+        "ask": {"give": [(1, "goal")], "refuse": [(1, "lost")]},
+        "goal": {"stay": [(1, "goal")]},
+        "lost": {"stay": [(1, "lost")]},
+    }
+    game = kolmo.explore("start", moves.get, owner=lambda s: "min" if s == "ask" else "max")
+    assert isinstance(game, kolmo.Game)
+    v = kolmo.solve(game, "reach", target="goal")
+    assert abs(v.values[0] - 0.5) <= v.error_bound + 1e-12
+    assert game.action_names[game._choice_ptr[0] + v.policy[0]] == "risky"
+    mdp = kolmo.explore("start", moves.get)
+    assert abs(kolmo.solve(mdp, "reach", target="goal").values[0] - 1) < 1e-9
+    with pytest.raises(kolmo.InputError, match="owner"):
+        kolmo.explore("start", moves.get, owner=lambda s: "both")
+    with pytest.raises(kolmo.InputError, match="game"):
+        kolmo.solve(game, "discounted", discount=0.9)
 
 
 def test_bad_successors():
