@@ -8,8 +8,10 @@ be certified). The engine is kolmo's Rust library; long computations release the
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence
+from fractions import Fraction
+from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from . import cards, snakes
 __all__ = [
     "Chain",
     "Absorbing",
+    "ExactAbsorbing",
     "Stationary",
     "CommunicatingClass",
     "MDP",
@@ -67,6 +70,25 @@ class Absorbing:
 
 
 @dataclass(frozen=True)
+class ExactAbsorbing:
+    """The absorbing-chain analysis in exact arithmetic (``absorbing(target, exact=True)``):
+    ``expected_steps`` and ``variance`` from each state as :class:`fractions.Fraction` (``math.inf``
+    where the target is not reached with probability 1), on the probabilities as given — the
+    Fractions of :func:`explore` or of ``(i, j, Fraction)`` tuples exactly, floats as their exact
+    binary values."""
+
+    expected_steps: List[Union[Fraction, float]]
+    variance: List[Union[Fraction, float]]
+
+
+def _exact_texts(probs: Sequence[Any]) -> Optional[List[str]]:
+    """The probabilities as fractions "p/q" when every one is an int or a Fraction, else None."""
+    if probs and all(isinstance(p, (int, Fraction)) and not isinstance(p, bool) for p in probs):
+        return [str(Fraction(p)) for p in probs]
+    return None
+
+
+@dataclass(frozen=True)
 class Stationary:
     """The stationary distribution of a chain with one closed class (Grinstead & Snell §11.3).
 
@@ -101,13 +123,13 @@ def _coordinates(P: Any):
         coo = P.tocoo()
         if coo.shape[0] != coo.shape[1]:
             raise InputError("P: a square matrix is needed, got shape %s" % (coo.shape,))
-        return coo.shape[0], np.asarray(coo.row, np.int64), np.asarray(coo.col, np.int64), np.asarray(coo.data, np.float64)
+        return coo.shape[0], np.asarray(coo.row, np.int64), np.asarray(coo.col, np.int64), np.asarray(coo.data, np.float64), None
     if isinstance(P, np.ndarray) or (isinstance(P, Sequence) and P and not isinstance(P[0], tuple)):
         a = np.asarray(P, dtype=np.float64)
         if a.ndim != 2 or a.shape[0] != a.shape[1]:
             raise InputError("P: a square matrix is needed, got shape %s" % (a.shape,))
         rows, cols = np.nonzero(a)
-        return a.shape[0], rows.astype(np.int64), cols.astype(np.int64), a[rows, cols]
+        return a.shape[0], rows.astype(np.int64), cols.astype(np.int64), a[rows, cols], None
     entries = list(P)
     if not entries:
         raise InputError("P: no transitions")
@@ -117,7 +139,7 @@ def _coordinates(P: Any):
         probs = np.asarray([float(e[2]) for e in entries], np.float64)
     except (TypeError, ValueError, IndexError) as e:
         raise InputError("P: entries must be (i, j, p) triples: %s" % e) from None
-    return int(max(rows.max(), cols.max())) + 1, rows, cols, probs
+    return int(max(rows.max(), cols.max())) + 1, rows, cols, probs, _exact_texts([e[2] for e in entries])
 
 
 class Chain:
@@ -135,8 +157,8 @@ class Chain:
             self._chain = P
             n = P.n
         else:
-            n, rows, cols, probs = _coordinates(P)
-            self._chain = _Chain.from_coo(n, rows, cols, probs)
+            n, rows, cols, probs, exact = _coordinates(P)
+            self._chain = _Chain.from_coo(n, rows, cols, probs, exact)
         if names is not None:
             names = [str(x) for x in names]
             if len(names) != n:
@@ -178,10 +200,15 @@ class Chain:
                 raise InputError("no state named %r" % s) from None
         return int(s)
 
-    def absorbing(self, target: Any, variance: bool = True) -> Absorbing:
+    def absorbing(self, target: Any, variance: bool = True, exact: bool = False) -> Union[Absorbing, ExactAbsorbing]:
         """Expected steps to reach ``target`` (a state, a label or a list of states, by index or
         name), their variance (``variance=False`` saves its solve) and the probability of reaching
-        it, from every state, each with its certified bound."""
+        it, from every state, each with its certified bound; with ``exact`` the expected steps and
+        variances as fractions (:class:`ExactAbsorbing`)."""
+        if exact:
+            mean, var = self._chain.absorbing_exact(self._targets(target))
+            as_fraction = lambda x: math.inf if x is None else Fraction(x)  # noqa: E731
+            return ExactAbsorbing([as_fraction(x) for x in mean], [as_fraction(x) for x in var])
         d = self._chain.absorbing(self._targets(target), variance)
         return Absorbing(
             expected_steps=d["expected_steps"],
@@ -296,7 +323,7 @@ class MDP:
         for a, Pa in enumerate(mats):
             if Pa.shape != (S, S):
                 raise InputError("P[%d]: shape %s, expected (%d, %d)" % (a, Pa.shape, S, S))
-            _, r, c, p = _coordinates(Pa)
+            _, r, c, p, _ = _coordinates(Pa)
             rows.append(r * A + a)
             cols.append(c)
             probs.append(p)
@@ -443,7 +470,7 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
     not a probability distribution, or when more than ``max_states`` states are found."""
     index = {initial: 0}
     states = [initial]
-    rows, cols, probs = [], [], []
+    rows, cols, probs, raw = [], [], [], []
     kind = None
     actions_of: List[List[Any]] = []
     rewards: List[float] = []
@@ -478,6 +505,7 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
                 rows.append(i if this == "chain" else len(rewards) + len(acts))
                 cols.append(j)
                 probs.append(float(p))
+                raw.append(p)
             acts.append(action)
         if this == "mdp":
             actions_of.append(acts)
@@ -488,7 +516,7 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
     probs_a = np.asarray(probs, np.float64)
     names = [repr(s) if not isinstance(s, str) else s for s in states]
     if kind == "chain":
-        chain = Chain(_Chain.from_coo(len(states), rows_a, cols_a, probs_a), names=names)
+        chain = Chain(_Chain.from_coo(len(states), rows_a, cols_a, probs_a, _exact_texts(raw)), names=names)
         chain.states = states
         return chain
     ptr = np.concatenate([[0], np.cumsum([len(a) for a in actions_of])]).astype(np.int64)

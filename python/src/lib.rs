@@ -69,16 +69,36 @@ fn target_set(n: usize, target: &[i64]) -> PyResult<StateSet> {
 #[pymethods]
 impl Chain {
     /// The `n`-state chain with transition probabilities `probs[k]` from `rows[k]` to `cols[k]`
-    /// (repeats summed; every row must sum to 1).
+    /// (repeats summed; every row must sum to 1). With `exact` (one fraction `"p/q"` per entry)
+    /// the chain keeps those probabilities exactly, for the exact analyses; the `f64`
+    /// probabilities are then their roundings.
     #[staticmethod]
+    #[pyo3(signature = (n, rows, cols, probs, exact=None))]
     fn from_coo(
         py: Python<'_>,
         n: i64,
         rows: PyReadonlyArray1<'_, i64>,
         cols: PyReadonlyArray1<'_, i64>,
         probs: PyReadonlyArray1<'_, f64>,
+        exact: Option<Vec<String>>,
     ) -> PyResult<Self> {
+        use kolmo::exact::{Rational, Scalar, parse_exact};
         let (rows, cols, probs) = (rows.as_slice()?, cols.as_slice()?, probs.as_slice()?);
+        let exact: Option<Vec<Rational>> = match exact {
+            None => None,
+            Some(texts) => {
+                if texts.len() != probs.len() {
+                    return Err(InputError::new_err("exact: one fraction per entry"));
+                }
+                let mut out = Vec::with_capacity(texts.len());
+                for (k, t) in texts.iter().enumerate() {
+                    out.push(parse_exact(t).ok_or_else(|| {
+                        InputError::new_err(format!("entry {k}: {t:?} is not a fraction p/q"))
+                    })?);
+                }
+                Some(out)
+            }
+        };
         if n <= 0 || n >= i64::from(u32::MAX) {
             return Err(InputError::new_err(format!("n: {n} states (1 to 2^32 - 2)")));
         }
@@ -103,20 +123,39 @@ impl Chain {
                 let mut order: Vec<usize> = (0..rows.len()).collect();
                 order.sort_unstable_by_key(|&k| (rows[k], cols[k]));
                 let mut b = CsrBuilder::new(n);
+                // The exact probabilities in storage order (zeros are not transitions).
+                let mut written = Vec::new();
                 let mut k = 0;
                 for i in 0..n as i64 {
                     while k < order.len() && rows[order[k]] == i {
                         let j = cols[order[k]];
-                        let mut p = 0.0;
+                        let (mut p, mut x) = (0.0, Rational::ZERO);
                         while k < order.len() && rows[order[k]] == i && cols[order[k]] == j {
                             p += probs[order[k]];
+                            if let Some(e) = &exact {
+                                x = x.plus(&e[order[k]]);
+                            }
                             k += 1;
+                        }
+                        if exact.is_some() {
+                            if x.is_zero() {
+                                continue;
+                            }
+                            p = Scalar::to_f64(&x);
+                            written.push(x);
                         }
                         b.add(j as u32, p);
                     }
                     b.finish_row();
                 }
-                Dtmc::new(b.build(), vec![0])
+                let dtmc = Dtmc::new(b.build(), vec![0])?;
+                match exact {
+                    Some(_) => dtmc.with_written(kolmo::model::Written {
+                        probabilities: written,
+                        rewards: Default::default(),
+                    }),
+                    None => Ok(dtmc),
+                }
             })
             .map_err(to_py)?;
         Ok(Self { dtmc })
@@ -159,6 +198,26 @@ impl Chain {
         d.set_item("hitting_probability", reach.values.into_pyarray(py))?;
         d.set_item("hitting_probability_error_bound", reach.error_bound)?;
         Ok(d)
+    }
+
+    /// The exact expected steps to `target` and their variance from every state, as fractions
+    /// `"p/q"` (`None`: +inf), on the probabilities as given (the exact ones when the chain was
+    /// built with them, else the `f64` values' exact binary fractions).
+    #[allow(clippy::type_complexity)]
+    fn absorbing_exact(
+        &self,
+        py: Python<'_>,
+        target: Vec<i64>,
+    ) -> PyResult<(Vec<Option<String>>, Vec<Option<String>>)> {
+        let target = target_set(self.dtmc.n(), &target)?;
+        let dtmc = &self.dtmc;
+        let t = py
+            .detach(|| kolmo::analysis::exact::absorption_time_exact(dtmc, &target))
+            .map_err(to_py)?;
+        let text = |v: Vec<Option<kolmo::exact::Rational>>| -> Vec<Option<String>> {
+            v.into_iter().map(|x| x.map(|x| x.to_string())).collect()
+        };
+        Ok((text(t.mean), text(t.variance)))
     }
 
     /// The fundamental matrix `N = (I − Q)⁻¹` of the chain absorbed in `target` (at most 5,000

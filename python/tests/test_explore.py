@@ -27,6 +27,24 @@ def test_a_tiny_snakes_and_ladders_board():
     assert abs(a.variance[2] - 2) < 1e-9
 
 
+def test_exact_fractions():
+    # The same tiny board in exact arithmetic: E = (3, 2, 2, 0) exactly, Var from state 2 = 2.
+    def moves(cell):
+        return [] if cell == 3 else [(Fraction(1, 2), cell + d if cell + d <= 3 else cell) for d in (1, 2)]
+
+    e = kolmo.explore(0, moves).absorbing(3, exact=True)
+    assert e.expected_steps == [3, 2, 2, 0] and all(isinstance(x, Fraction) for x in e.expected_steps)
+    assert e.variance[2] == 2
+    # Thirds are not binary fractions: the exact answer keeps them (the drunkard's walk biased
+    # 2/3 to the right: t = (17/5, 18/5, 11/5), Grinstead & Snell Example 11.15).
+    third = Fraction(1, 3)
+    triples = [(0, 0, 1), (4, 4, 1)] + [(s, s + 1, 2 * third) for s in (1, 2, 3)] + [(s, s - 1, third) for s in (1, 2, 3)]
+    t = kolmo.Chain(triples).absorbing([0, 4], exact=True)
+    assert t.expected_steps[1:4] == [Fraction(17, 5), Fraction(18, 5), Fraction(11, 5)]
+    # Not reached surely: infinite.
+    assert kolmo.Chain(triples).absorbing(4, exact=True).expected_steps[1] == float("inf")
+
+
 def test_pig_like_mdp_with_tuple_states():
     # Bank or roll: state (points,) ; roll adds 1 with probability 1/2 else loses everything and
     # ends; banking ends. Maximal probability of reaching 2 points banked is 1/4 (two rolls).
