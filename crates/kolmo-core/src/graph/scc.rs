@@ -30,6 +30,14 @@ impl Sccs {
         bottom
     }
 
+    /// The number of states in the largest component (0 for an empty graph).
+    #[must_use]
+    pub fn largest(&self) -> usize {
+        let mut size = vec![0u32; self.count];
+        self.component.iter().for_each(|&c| size[c as usize] += 1);
+        size.into_iter().max().unwrap_or(0) as usize
+    }
+
     /// The members of each component, ascending within a component.
     #[must_use]
     pub fn members(&self) -> Vec<Vec<u32>> {
@@ -50,13 +58,17 @@ impl Sccs {
 /// O(n + nnz) time, O(n) auxiliary space.
 #[must_use]
 pub fn sccs(matrix: &CsrMatrix) -> Sccs {
+    sccs_of(matrix.row_groups(), group_successors(matrix))
+}
+
+/// The successors of group `g` in the graph of `matrix`: `cols[row_ptr[first row]..row_ptr[last
+/// row + 1]]` (the rows of a group are consecutive); repeats across choices are harmless.
+fn group_successors<'a>(matrix: &'a CsrMatrix) -> impl Fn(usize) -> &'a [u32] + 'a {
     let (row_ptr, cols, _) = matrix.as_parts();
-    // Successors of group g: cols[row_ptr[first row]..row_ptr[last row + 1]] (rows of a group are
-    // consecutive); duplicates across choices are harmless.
-    sccs_of(matrix.row_groups(), |g| {
+    move |g| {
         let r = matrix.group_rows(g);
         &cols[row_ptr[r.start]..row_ptr[r.end]]
-    })
+    }
 }
 
 /// Strongly connected components of the graph on `n` vertices whose successors of `v` are
@@ -157,11 +169,7 @@ pub fn sccs_of<'a>(n: usize, successors: impl Fn(usize) -> &'a [u32]) -> Sccs {
 #[must_use]
 pub fn finishing_order(matrix: &CsrMatrix) -> Vec<StateId> {
     let n = matrix.row_groups();
-    let (row_ptr, cols, _) = matrix.as_parts();
-    let successors = |g: usize| {
-        let r = matrix.group_rows(g);
-        &cols[row_ptr[r.start]..row_ptr[r.end]]
-    };
+    let successors = group_successors(matrix);
     let mut seen = vec![false; n];
     let mut order = Vec::with_capacity(n);
     // The search path: (state, position in its successors).
@@ -234,6 +242,7 @@ mod tests {
         assert!(c[3] < c[1] && c[1] < c[0]);
         let bottom = s.bottom(&g);
         assert!(bottom[c[3] as usize] && bottom[c[4] as usize]);
+        assert_eq!(s.largest(), 2);
         assert!(!bottom[c[1] as usize] && !bottom[c[0] as usize]);
     }
 

@@ -334,9 +334,7 @@ impl<T: Solvable> Factored<T> {
             return Self::for_csr(n, what, SolveMethod::Auto, csr).map(Some);
         }
         let sccs = crate::graph::sccs_of(n, |v| &cols[row_ptr[v]..row_ptr[v + 1]]);
-        let mut size = vec![0usize; sccs.count];
-        sccs.component.iter().for_each(|&c| size[c as usize] += 1);
-        if size.iter().any(|&s| s >= SPARSE_FROM) && !Self::woodbury_pays(n, &rows) {
+        if sccs.largest() >= SPARSE_FROM && !Self::woodbury_pays(n, &rows) {
             return Ok(None);
         }
         if let Some(t) = Topological::with_components(n, what, csr, &sccs)? {

@@ -204,7 +204,8 @@ fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64])
 fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (f64, Vec<u32>) {
     let (tv, policy) = bellman_step(mdp, rewards, gamma, optimum, v);
     let gap = tv.iter().zip(v).fold(0.0f64, |g, (t, x)| g.max((t - x).abs()));
-    (gap + rounding_allowance(mdp, rewards, v), policy)
+    let size = v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    (gap + Allowance::new(mdp, rewards).of_size(size), policy)
 }
 
 /// The policy of the best immediate rewards (the greedy policy of `v = 0`; the first choice on
@@ -229,14 +230,9 @@ fn immediate_policy(mdp: &Mdp, rewards: &[f64], optimum: Optimum) -> Vec<u32> {
         .collect()
 }
 
-/// What rounding may add to a computed Bellman gap of `v`: each q-value is a compensated sum of at
-/// most (row length + 1) products, each rounded once, of values up to `max |v| + max |r|`.
-#[cfg(test)]
-fn rounding_allowance(mdp: &Mdp, rewards: &[f64], v: &[f64]) -> f64 {
-    Allowance::new(mdp, rewards).of(v)
-}
-
-/// [`rounding_allowance`] with the model's part (widest row, largest reward) computed once.
+/// What rounding may add to a computed Bellman gap: each q-value is a compensated (or plain) sum
+/// of at most (row length + 1) products, each rounded once, of values up to `max |v| + max |r|`;
+/// the model's part (widest row, largest reward) computed once.
 struct Allowance {
     width: f64,
     r_max: f64,
@@ -250,12 +246,7 @@ impl Allowance {
         Self { width, r_max }
     }
 
-    #[cfg(test)]
-    fn of(&self, v: &[f64]) -> f64 {
-        self.of_size(v.iter().fold(0.0f64, |a, x| a.max(x.abs())))
-    }
-
-    /// [`of`](Self::of) for values of largest magnitude `size`.
+    /// The allowance for values of largest magnitude `size`.
     fn of_size(&self, size: f64) -> f64 {
         2.0 * self.width * f64::EPSILON * (size + self.r_max)
     }
@@ -431,18 +422,11 @@ impl Evaluation {
             return Ok(());
         }
         // (I + DᵀZ)[i][j] = δ_ij + (row s_i of A' − row s_i of A) · z_j.
-        let (now, before) = (
-            evaluation_rows(mdp, gamma, &self.rows),
-            evaluation_rows(mdp, gamma, &self.base),
-        );
-        let dot = |row: EvaluationRow<'_>, z: &[f64]| row.map(|(j, a)| a * z[j as usize]).sum::<f64>();
-        let s = &self.changed;
         let m: Vec<Vec<f64>> = (0..k)
             .map(|i| {
                 (0..k)
                     .map(|j| {
-                        f64::from(u8::from(i == j)) + dot(now(s[i]), &self.z[j])
-                            - dot(before(s[i]), &self.z[j])
+                        f64::from(u8::from(i == j)) + self.difference(mdp, gamma, self.changed[i], &self.z[j])
                     })
                     .collect()
             })
@@ -453,21 +437,27 @@ impl Evaluation {
         Ok(())
     }
 
+    /// `(row s of A' − row s of A) · x`: the current policy's evaluation row of state `s` less
+    /// the factored one's, applied to `x` (a column of `D` in the identity).
+    fn difference(&self, mdp: &Mdp, gamma: f64, s: usize, x: &[f64]) -> f64 {
+        let dot = |rows: &[usize]| {
+            evaluation_rows(mdp, gamma, rows)(s)
+                .map(|(j, a)| a * x[j as usize])
+                .sum::<f64>()
+        };
+        dot(&self.rows) - dot(&self.base)
+    }
+
     /// Solves `A' x = b` in place for the current policy.
     fn solve_in_place(&self, mdp: &Mdp, gamma: f64, b: &mut [f64]) {
         self.lu.solve_in_place(b);
         let Some(correction) = &self.correction else {
             return;
         };
-        let (now, before) = (
-            evaluation_rows(mdp, gamma, &self.rows),
-            evaluation_rows(mdp, gamma, &self.base),
-        );
-        let dot = |row: EvaluationRow<'_>, y: &[f64]| row.map(|(j, a)| a * y[j as usize]).sum::<f64>();
         let mut w: Vec<f64> = self
             .changed
             .iter()
-            .map(|&s| dot(now(s), b) - dot(before(s), b))
+            .map(|&s| self.difference(mdp, gamma, s, b))
             .collect();
         correction.solve_in_place(&mut w);
         for (z, w) in self.z.iter().zip(&w) {
@@ -600,11 +590,7 @@ fn splits_small(mdp: &Mdp, policy: &[u32]) -> bool {
     }
     let m = mdp.matrix();
     let sccs = crate::graph::sccs_of(mdp.n(), |s| m.row(m.group_rows(s).start + policy[s] as usize).0);
-    let mut size = vec![0u32; sccs.count];
-    sccs.component.iter().all(|&c| {
-        size[c as usize] += 1;
-        (size[c as usize] as usize) < SPARSE_FROM
-    })
+    sccs.largest() < SPARSE_FROM
 }
 
 /// How value iteration ended: certified, or (when asked to look for it) with a greedy policy that
