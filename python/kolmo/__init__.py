@@ -8,6 +8,7 @@ be certified). The engine is kolmo's Rust library; long computations release the
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -425,9 +426,12 @@ def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: 
     such texts, or the path of a property file; ``constants`` the values of undefined constants
     (``{"N": 20, "K": 4}``); ``exact`` adds exact fractions where the operator has them.
 
-    Returns a dict: ``model`` (type, states, transitions, choices, initial_states, deadlocks),
-    ``constants``, ``results`` (per property: name, property, value, lower, upper — the certified
-    interval —, error_bound, exact, method, seconds) and ``seconds`` (parse, build, check).
+    Returns the document ``kolmo check --json`` writes, as a dict: ``model`` (type, states,
+    transitions, choices, initial_states — their number —, deadlocks), ``constants``, ``results``
+    (per property: name, property, value, lower, upper — the certified interval —, exact, method,
+    seconds, and here also error_bound, the certified bound on its values' absolute error) and
+    ``seconds`` (parse, build, check). Infinite values are the string ``"inf"``, as in that
+    document.
     """
     if isinstance(properties, (str, os.PathLike)):
         properties = [properties]
@@ -439,7 +443,11 @@ def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: 
         else:
             sources.append(("<property %d>" % (len(sources) + 1), str(p)))
     consts = ",".join("%s=%s" % (k, _constant(v)) for k, v in (constants or {}).items())
-    return _check(os.fspath(model), sources, consts, exact)
+    document, bounds = _check(os.fspath(model), sources, consts, exact)
+    report = json.loads(document)
+    for result, bound in zip(report["results"], bounds):
+        result["error_bound"] = bound
+    return report
 
 
 def read(path: Any, reward: Optional[str] = None):

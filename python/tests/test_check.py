@@ -18,7 +18,8 @@ def test_snakes_exact_fraction():
     res = r["results"][0]
     assert res["exact"] == "18612057839477/67706637778944"
     assert res["lower"] <= 18612057839477 / 67706637778944 <= res["upper"]
-    assert r["model"]["type"] == "dtmc" and r["model"]["initial_states"] == [0]
+    # As kolmo check --json: the number of initial states.
+    assert r["model"]["type"] == "dtmc" and r["model"]["initial_states"] == 1
 
 
 def test_rps_cards_game_with_a_constant():
