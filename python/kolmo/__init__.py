@@ -143,7 +143,34 @@ def _coordinates(P: Any):
     return int(max(rows.max(), cols.max())) + 1, rows, cols, probs, _exact_texts([e[2] for e in entries])
 
 
-class Chain:
+class _Model:
+    """What a :class:`Chain` and an :class:`MDP` share: their states, named by index, by name, or
+    (for a model built by :func:`explore`) by value."""
+
+    #: The states' names (``None``: numbered only).
+    names: Optional[List[str]] = None
+    #: The states as given to :func:`explore` (``None`` otherwise).
+    states: Optional[List[Any]] = None
+
+    def _state(self, s: Any) -> int:
+        # An explored model's states are named by their values.
+        if self.states is not None:
+            if not hasattr(self, "_index"):
+                self._index = {v: i for i, v in enumerate(self.states)}
+            try:
+                return self._index[s]
+            except (KeyError, TypeError):
+                raise InputError("no state %r" % (s,)) from None
+        if self.names is not None and isinstance(s, str):
+            try:
+                return self.names.index(s)
+            except ValueError:
+                raise InputError("no state named %r" % s) from None
+        return int(s)
+
+
+
+class Chain(_Model):
     """A discrete-time Markov chain.
 
     ``Chain(P, names=None)``: ``P`` is the transition matrix — a square NumPy array or list of
@@ -166,8 +193,6 @@ class Chain:
                 raise InputError("names: %d names for %d states" % (len(names), n))
         self.names = names
         self.labels = {k: [int(s) for s in v] for k, v in (labels or {}).items()}
-        #: The states as given to :func:`explore` (``None`` otherwise).
-        self.states: Optional[List[Any]] = None
 
     @property
     def n(self) -> int:
@@ -185,22 +210,6 @@ class Chain:
             target = [target]
         return [self._state(t) for t in target]
 
-    def _state(self, s: Any) -> int:
-        # An explored chain's states are named by their values.
-        if self.states is not None:
-            if not hasattr(self, "_index"):
-                self._index = {v: i for i, v in enumerate(self.states)}
-            try:
-                return self._index[s]
-            except (KeyError, TypeError):
-                raise InputError("no state %r" % (s,)) from None
-        if self.names is not None and isinstance(s, str):
-            try:
-                return self.names.index(s)
-            except ValueError:
-                raise InputError("no state named %r" % s) from None
-        return int(s)
-
     def absorbing(self, target: Any, variance: bool = True, exact: bool = False) -> Union[Absorbing, ExactAbsorbing]:
         """Expected steps to reach ``target`` (a state, a label or a list of states, by index or
         name), their variance (``variance=False`` saves its solve) and the probability of reaching
@@ -210,17 +219,7 @@ class Chain:
             mean, var = self._chain.absorbing_exact(self._targets(target))
             as_fraction = lambda x: math.inf if x is None else Fraction(x)  # noqa: E731
             return ExactAbsorbing([as_fraction(x) for x in mean], [as_fraction(x) for x in var])
-        d = self._chain.absorbing(self._targets(target), variance)
-        return Absorbing(
-            expected_steps=d["expected_steps"],
-            expected_steps_error_bound=d["expected_steps_error_bound"],
-            hitting_probability=d["hitting_probability"],
-            hitting_probability_error_bound=d["hitting_probability_error_bound"],
-            method=d["expected_steps_method"],
-            variance=d["variance"],
-            second_moment_residual=d["second_moment_residual"],
-            seconds=d["seconds"],
-        )
+        return Absorbing(**self._chain.absorbing(self._targets(target), variance))
 
     def fundamental(self, target: Any):
         """The fundamental matrix ``N = (I − Q)⁻¹`` of the chain absorbed in ``target`` (at most
@@ -249,8 +248,7 @@ class Chain:
 
     def stationary(self) -> Stationary:
         """The stationary distribution (one closed class needed; :class:`InputError` otherwise)."""
-        d = self._chain.stationary()
-        return Stationary(d["distribution"], d["error_bound"], d["residual"], d["period"], list(d["states"]), d["seconds"])
+        return Stationary(**self._chain.stationary())
 
     def classes(self) -> List[CommunicatingClass]:
         """The communicating classes, ordered by their smallest state."""
@@ -280,7 +278,7 @@ class Solution:
     method: str
 
 
-class MDP:
+class MDP(_Model):
     """A Markov decision process: states, a set of actions per state, transition probabilities and
     a reward per state–action pair. Build one from the conventions users already have:
     :meth:`from_mdptoolbox` (``P[A, S, S]``, ``R[S, A]``) or :meth:`from_quantecon` (``R[S, A]``,
@@ -296,19 +294,6 @@ class MDP:
     def n(self) -> int:
         """The number of states."""
         return self._mdp.n
-
-    #: The states as given to :func:`explore` (``None`` otherwise).
-    states: Optional[List[Any]] = None
-
-    def _state(self, s: Any) -> int:
-        if self.states is not None:
-            if not hasattr(self, "_index"):
-                self._index = {v: i for i, v in enumerate(self.states)}
-            try:
-                return self._index[s]
-            except (KeyError, TypeError):
-                raise InputError("no state %r" % (s,)) from None
-        return int(s)
 
     @classmethod
     def from_mdptoolbox(cls, P: Any, R: Any, discount: Optional[float] = None) -> "MDP":

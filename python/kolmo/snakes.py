@@ -83,19 +83,6 @@ class Board:
             faces, weights = 0, [float(w) for w in self.die]
         if players < 1:
             raise InputError("players: at least 1")
-        d = snakes_analyze(self.size, self.start, faces, weights, self.rule, self.portals, self._classic, players)
         return BoardAnalysis(
-            expected_rolls=d["expected_rolls"],
-            variance=d["variance"],
-            std_dev=d["std_dev"],
-            error_bound=d["error_bound"],
-            expected_rolls_by_cell=d["expected_rolls_by_cell"],
-            variance_by_cell=d["variance_by_cell"],
-            pmf=d["pmf"],
-            median=d["median"],
-            mode=d["mode"],
-            min_rolls=d["min_rolls"],
-            portal_usage=list(d["portal_usage"]),
-            win_probability=d.get("win_probability"),
-            expected_rounds=d.get("expected_rounds"),
+            **snakes_analyze(self.size, self.start, faces, weights, self.rule, self.portals, self._classic, players)
         )

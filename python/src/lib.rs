@@ -192,7 +192,7 @@ impl Chain {
         d.set_item("seconds", seconds)?;
         d.set_item("expected_steps", time.mean.into_pyarray(py))?;
         d.set_item("expected_steps_error_bound", time.error_bound)?;
-        d.set_item("expected_steps_method", time.method.to_string())?;
+        d.set_item("method", time.method.to_string())?;
         d.set_item("variance", time.variance.map(|v| v.into_pyarray(py)))?;
         d.set_item("second_moment_residual", time.second_moment_residual)?;
         d.set_item("hitting_probability", reach.values.into_pyarray(py))?;
