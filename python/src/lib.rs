@@ -66,6 +66,116 @@ fn target_set(n: usize, target: &[i64]) -> PyResult<StateSet> {
     Ok(StateSet::from_states(n, states))
 }
 
+/// Transition coordinates `(row, column, probability)` from Python, checked at once and sorted
+/// once; [`add_row`](Self::add_row) then adds rows (a chain's states, an MDP's choices) to a
+/// builder in increasing order, repeats summed. With exact fractions, the rows' sums are kept
+/// (in storage order, zeros left out) and the `f64` values are their roundings.
+struct Coordinates<'a> {
+    rows: &'a [i64],
+    cols: &'a [i64],
+    probs: &'a [f64],
+    exact: Option<Vec<kolmo::exact::Rational>>,
+    /// The entries' indices by (row, column), and the next one to add.
+    order: Vec<usize>,
+    next: usize,
+    /// The exact sums added so far.
+    written: Vec<kolmo::exact::Rational>,
+}
+
+impl<'a> Coordinates<'a> {
+    /// The coordinates of a matrix of `nrows` rows (`rows_are`: what a row is, for messages) over
+    /// `ncols` states, each entry checked; `exact` one fraction `"p/q"` per entry.
+    fn new(
+        (rows, cols, probs): (&'a [i64], &'a [i64], &'a [f64]),
+        exact: Option<Vec<String>>,
+        (nrows, ncols): (usize, usize),
+        rows_are: &str,
+    ) -> PyResult<Self> {
+        if rows.len() != cols.len() || rows.len() != probs.len() {
+            return Err(InputError::new_err(format!(
+                "coordinates: {} rows, {} columns and {} probabilities (one of each per entry)",
+                rows.len(),
+                cols.len(),
+                probs.len()
+            )));
+        }
+        for (k, (&i, &j)) in rows.iter().zip(cols).enumerate() {
+            if i < 0 || j < 0 || i as usize >= nrows || j as usize >= ncols {
+                return Err(InputError::new_err(format!(
+                    "entry {k}: ({i}, {j}) is outside the {nrows} {rows_are} x {ncols} states"
+                )));
+            }
+        }
+        let exact = match exact {
+            None => None,
+            Some(texts) if texts.len() != probs.len() => {
+                return Err(InputError::new_err("exact: one fraction per entry"));
+            }
+            Some(texts) => Some(
+                texts
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| {
+                        kolmo::exact::parse_exact(t).ok_or_else(|| {
+                            InputError::new_err(format!("entry {k}: {t:?} is not a fraction p/q"))
+                        })
+                    })
+                    .collect::<PyResult<_>>()?,
+            ),
+        };
+        Ok(Self {
+            rows,
+            cols,
+            probs,
+            exact,
+            order: Vec::new(),
+            next: 0,
+            written: Vec::new(),
+        })
+    }
+
+    /// Sorts the entries by (row, column): before the first [`add_row`](Self::add_row).
+    fn sort(&mut self) {
+        let (rows, cols) = (self.rows, self.cols);
+        self.order = (0..rows.len()).collect();
+        self.order.sort_unstable_by_key(|&k| (rows[k], cols[k]));
+    }
+
+    /// Adds row `r`'s entries to `b` (rows in increasing order) and finishes the row.
+    fn add_row(&mut self, r: i64, b: &mut CsrBuilder) {
+        use kolmo::exact::{Rational, Scalar};
+        let (order, rows, cols) = (&self.order, self.rows, self.cols);
+        while self.next < order.len() && rows[order[self.next]] == r {
+            let j = cols[order[self.next]];
+            let (mut p, mut x) = (0.0, Rational::ZERO);
+            while self.next < order.len() && rows[order[self.next]] == r && cols[order[self.next]] == j {
+                p += self.probs[order[self.next]];
+                if let Some(e) = &self.exact {
+                    x = x.plus(&e[order[self.next]]);
+                }
+                self.next += 1;
+            }
+            if self.exact.is_some() {
+                if x.is_zero() {
+                    continue;
+                }
+                p = Scalar::to_f64(&x);
+                self.written.push(x);
+            }
+            b.add(j as u32, p);
+        }
+        b.finish_row();
+    }
+
+    /// The exact probabilities added, when the coordinates had them.
+    fn written(self) -> Option<kolmo::model::Written> {
+        self.exact.map(|_| kolmo::model::Written {
+            probabilities: self.written,
+            rewards: Default::default(),
+        })
+    }
+}
+
 #[pymethods]
 impl Chain {
     /// The `n`-state chain with transition probabilities `probs[k]` from `rows[k]` to `cols[k]`
@@ -82,78 +192,22 @@ impl Chain {
         probs: PyReadonlyArray1<'_, f64>,
         exact: Option<Vec<String>>,
     ) -> PyResult<Self> {
-        use kolmo::exact::{Rational, Scalar, parse_exact};
-        let (rows, cols, probs) = (rows.as_slice()?, cols.as_slice()?, probs.as_slice()?);
-        let exact: Option<Vec<Rational>> = match exact {
-            None => None,
-            Some(texts) => {
-                if texts.len() != probs.len() {
-                    return Err(InputError::new_err("exact: one fraction per entry"));
-                }
-                let mut out = Vec::with_capacity(texts.len());
-                for (k, t) in texts.iter().enumerate() {
-                    out.push(parse_exact(t).ok_or_else(|| {
-                        InputError::new_err(format!("entry {k}: {t:?} is not a fraction p/q"))
-                    })?);
-                }
-                Some(out)
-            }
-        };
         if n <= 0 || n >= i64::from(u32::MAX) {
             return Err(InputError::new_err(format!("n: {n} states (1 to 2^32 - 2)")));
         }
         let n = n as usize;
-        if rows.len() != cols.len() || rows.len() != probs.len() {
-            return Err(InputError::new_err(format!(
-                "coordinates: {} rows, {} columns and {} probabilities (one of each per entry)",
-                rows.len(),
-                cols.len(),
-                probs.len()
-            )));
-        }
-        for (k, (&i, &j)) in rows.iter().zip(cols).enumerate() {
-            if i < 0 || j < 0 || i as usize >= n || j as usize >= n {
-                return Err(InputError::new_err(format!(
-                    "entry {k}: ({i}, {j}) is outside the {n} x {n} matrix"
-                )));
-            }
-        }
+        let coo = (rows.as_slice()?, cols.as_slice()?, probs.as_slice()?);
+        let mut entries = Coordinates::new(coo, exact, (n, n), "states")?;
         let dtmc = py
             .detach(|| {
-                let mut order: Vec<usize> = (0..rows.len()).collect();
-                order.sort_unstable_by_key(|&k| (rows[k], cols[k]));
+                entries.sort();
                 let mut b = CsrBuilder::new(n);
-                // The exact probabilities in storage order (zeros are not transitions).
-                let mut written = Vec::new();
-                let mut k = 0;
                 for i in 0..n as i64 {
-                    while k < order.len() && rows[order[k]] == i {
-                        let j = cols[order[k]];
-                        let (mut p, mut x) = (0.0, Rational::ZERO);
-                        while k < order.len() && rows[order[k]] == i && cols[order[k]] == j {
-                            p += probs[order[k]];
-                            if let Some(e) = &exact {
-                                x = x.plus(&e[order[k]]);
-                            }
-                            k += 1;
-                        }
-                        if exact.is_some() {
-                            if x.is_zero() {
-                                continue;
-                            }
-                            p = Scalar::to_f64(&x);
-                            written.push(x);
-                        }
-                        b.add(j as u32, p);
-                    }
-                    b.finish_row();
+                    entries.add_row(i, &mut b);
                 }
                 let dtmc = Dtmc::new(b.build(), vec![0])?;
-                match exact {
-                    Some(_) => dtmc.with_written(kolmo::model::Written {
-                        probabilities: written,
-                        rewards: Default::default(),
-                    }),
+                match entries.written() {
+                    Some(written) => dtmc.with_written(written),
                     None => Ok(dtmc),
                 }
             })
@@ -326,12 +380,7 @@ impl Mdp {
         probs: PyReadonlyArray1<'_, f64>,
         rewards: PyReadonlyArray1<'_, f64>,
     ) -> PyResult<Self> {
-        let (ptr, choice, cols, probs) = (
-            choice_ptr.as_slice()?,
-            choice.as_slice()?,
-            cols.as_slice()?,
-            probs.as_slice()?,
-        );
+        let ptr = choice_ptr.as_slice()?;
         let rewards = rewards.as_slice()?.to_vec();
         let n = ptr.len().saturating_sub(1);
         if n == 0 || ptr[0] != 0 || ptr.windows(2).any(|w| w[0] >= w[1]) {
@@ -346,38 +395,17 @@ impl Mdp {
                 rewards.len()
             )));
         }
-        if choice.len() != cols.len() || choice.len() != probs.len() {
-            return Err(InputError::new_err(
-                "coordinates: one choice, column and probability per entry",
-            ));
-        }
-        for (k, (&c, &j)) in choice.iter().zip(cols).enumerate() {
-            if c < 0 || j < 0 || c as usize >= m || j as usize >= n {
-                return Err(InputError::new_err(format!(
-                    "entry {k}: choice {c} to state {j} is outside the {m} choices and {n} states"
-                )));
-            }
-        }
+        let coo = (choice.as_slice()?, cols.as_slice()?, probs.as_slice()?);
+        let mut entries = Coordinates::new(coo, None, (m, n), "choices")?;
         let mdp = py
             .detach(|| {
-                let mut order: Vec<usize> = (0..choice.len()).collect();
-                order.sort_unstable_by_key(|&k| (choice[k], cols[k]));
+                entries.sort();
                 let mut b = CsrBuilder::new(n);
-                let mut k = 0;
                 for s in 0..n {
                     // (Also for state 0: explicit groups even when there is one state.)
                     b.new_row_group();
                     for c in ptr[s]..ptr[s + 1] {
-                        while k < order.len() && choice[order[k]] == c {
-                            let j = cols[order[k]];
-                            let mut p = 0.0;
-                            while k < order.len() && choice[order[k]] == c && cols[order[k]] == j {
-                                p += probs[order[k]];
-                                k += 1;
-                            }
-                            b.add(j as u32, p);
-                        }
-                        b.finish_row();
+                        entries.add_row(c, &mut b);
                     }
                 }
                 kolmo::model::Mdp::new(b.build(), vec![0])
