@@ -43,6 +43,11 @@ def test_board_from_dicts_matches_explore():
 def test_race_and_bad_boards():
     a = snakes.Board.classic().analyze(players=2)
     assert abs(sum(a.win_probability) - 1) < 1e-9 and a.win_probability[0] > a.win_probability[1]
+    # The first to roll wins at roll t when the other needs t rolls or more:
+    # P = Σ_t P(T = t) · P(T ≥ t), from the single-player distribution of the same board.
+    pmf = snakes.Board.classic().analyze().pmf
+    at_least = 1 - np.concatenate([[0], np.cumsum(pmf)[:-1]])
+    assert abs(a.win_probability[0] - float(np.sum(pmf * at_least))) < 1e-9
     with pytest.raises(kolmo.InputError):
         snakes.Board(10, ladders={12: 3}).analyze()
     with pytest.raises(kolmo.InputError, match="rule"):
