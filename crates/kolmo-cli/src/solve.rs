@@ -7,7 +7,7 @@ use kolmo::StateId;
 use kolmo::account::ser::{Number, Scalars, Text};
 use kolmo::exact::Rational;
 use kolmo::io::{Model, ReadOptions};
-use kolmo::mdp::{self, MdpOptions, MdpSolution, Method, Optimum};
+use kolmo::mdp::{self, MdpOptions, Method, Optimum};
 use kolmo::model::{Mdp, StateSet};
 use kolmo::progress::Progress;
 use serde::Serialize;
@@ -23,8 +23,8 @@ static SOLVE_PROGRESS: Progress = Progress::new();
 enum Objective {
     Reach(Optimum, String),
     Reward(Optimum, String),
-    /// The discount rounded, exactly as written, and as written.
-    Discounted(f64, Rational, String),
+    /// The discount exactly as written (the solve rounds it to the nearest `f64`), and as written.
+    Discounted(Rational, String),
     /// Steps and the discount: given (`horizon:K:G`), or `None` for the file's if it has one.
     Horizon(u64, Option<Rational>),
     Average,
@@ -49,9 +49,7 @@ fn parse_objective(text: &str) -> Result<Objective> {
         "discounted" => {
             let g = need("the discount")?;
             match kolmo::exact::parse_exact(&g) {
-                Some(x) if x >= Rational::ZERO && x < Rational::ONE => {
-                    Objective::Discounted(kolmo::exact::Scalar::to_f64(&x), x, g)
-                }
+                Some(x) if x >= Rational::ZERO && x < Rational::ONE => Objective::Discounted(x, g),
                 _ => bail!(
                     "--objective discounted:{g}: the discount must be a decimal or a fraction from 0 to below 1 \
                      (0.9, 10/11)"
@@ -143,6 +141,8 @@ fn label(mdp: &Mdp, name: &str) -> Result<StateSet> {
     }
 }
 
+/// The reward model the objective reads (`--reward`'s, or the model's only one): its name and
+/// its expected reward per choice.
 fn rewards(mdp: &Mdp, name: Option<&str>) -> Result<(String, Vec<f64>)> {
     let models = mdp.reward_models();
     let (name, model) = match name {
@@ -200,7 +200,7 @@ fn solve(args: &SolveArgs) -> Result<()> {
     drop(phase);
     let objective = match objective {
         Objective::FileDiscount => match (file.discount, &file.discount_exact) {
-            (Some(g), Some(x)) if *x < Rational::ONE => Objective::Discounted(g, x.clone(), x.to_string()),
+            (Some(_), Some(x)) if *x < Rational::ONE => Objective::Discounted(x.clone(), x.to_string()),
             (Some(g), _) => bail!("the file's discount {g} is not from 0 to below 1"),
             (None, _) => {
                 bail!("--objective discounted: name the discount (discounted:0.9); the file gives none")
@@ -232,159 +232,99 @@ fn solve(args: &SolveArgs) -> Result<()> {
             (k, false) => format!("iteration {k}, change {r:.1e}"),
         }
     });
-    let mut exact: Option<Vec<Rational>> = None;
-    // Why --exact gave no fractions (the decimals are still printed).
-    let mut exact_error: Option<String> = None;
-    // The bias of the average-reward policy, when its chain is unichain.
-    let mut bias: Option<Vec<f64>> = None;
-    // Exact values that may be +∞ (None).
-    let mut exact_inf: Option<Vec<Option<Rational>>> = None;
-    // The policy the exact solver found optimal (it starts from the f64 one and improves on ties).
-    let mut exact_policy: Option<Vec<u32>> = None;
-    let (description, solution, stages) = match &objective {
-        Objective::Reach(o, l) => {
-            let target = label(&mdp, l)?;
-            let what = format!(
-                "{} probability of reaching {l:?}",
-                if *o == Optimum::Max { "maximal" } else { "minimal" }
-            );
-            let solution = mdp::reach_probability(&mdp, &target, *o, &solver)?;
-            if args.exact {
-                exact = with_policy(
-                    &mut exact_policy,
-                    keep(
-                        &mut exact_error,
-                        mdp::reach_probability_exact(&mdp, &target, *o, &solution.policy),
-                    ),
-                );
-            }
-            (what, solution, None)
-        }
+    // The objective with its targets and rewards resolved, and its description for the report.
+    let (what, lib_objective, reward) = match &objective {
+        Objective::Reach(o, l) => (
+            format!("{} probability of reaching {l:?}", direction(*o)),
+            mdp::Objective::Reach(label(&mdp, l)?),
+            None,
+        ),
         Objective::Reward(o, l) => {
             let target = label(&mdp, l)?;
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
-            let what = format!(
-                "{} expected total reward {name:?} until {l:?}",
-                if *o == Optimum::Max { "maximal" } else { "minimal" }
-            );
-            let solution = mdp::total_reward(&mdp, &r, &target, *o, &solver)?;
-            if args.exact {
-                exact_inf = with_policy(
-                    &mut exact_policy,
-                    keep(
-                        &mut exact_error,
-                        mdp.exact_rewards(&name)
-                            .and_then(|x| mdp::total_reward_exact(&mdp, &x, &target, *o, &solution.policy)),
-                    ),
-                );
-            }
-            (what, solution, None)
+            (
+                format!("{} expected total reward {name:?} until {l:?}", direction(*o)),
+                mdp::Objective::Total(target),
+                Some((name, r)),
+            )
         }
-        Objective::Discounted(g, gamma, text) => {
+        Objective::Discounted(gamma, text) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
-            if args.exact {
-                exact = with_policy(
-                    &mut exact_policy,
-                    keep(
-                        &mut exact_error,
-                        mdp.exact_rewards(&name)
-                            .and_then(|x| mdp::discounted_exact(&mdp, &x, gamma, opt)),
-                    ),
-                );
-            }
-            let what = format!(
-                "{} expected discounted reward {name:?}, γ = {text}",
-                direction(opt)
-            );
-            (what, mdp::discounted(&mdp, &r, *g, opt, &solver)?, None)
+            (
+                format!(
+                    "{} expected discounted reward {name:?}, γ = {text}",
+                    direction(opt)
+                ),
+                mdp::Objective::Discounted(gamma.clone()),
+                Some((name, r)),
+            )
         }
         Objective::Average => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
-            let what = format!(
-                "{} long-run average reward {name:?} per step (gain)",
-                direction(opt)
-            );
-            let solution = mdp::average(&mdp, &r, opt, 1e-12, args.max_iterations)?;
-            bias = mdp::bias(&mdp, &r, &solution.policy)?;
-            if args.exact {
-                // Said, not silently dropped (issue 15 §2).
-                exact_error = Some(
-                    "kolmo has no exact solver for the long-run average yet: the gain and bias are \
-                     floating point, within the bound shown"
-                        .into(),
-                );
-            }
-            (what, solution, None)
+            (
+                format!(
+                    "{} long-run average reward {name:?} per step (gain)",
+                    direction(opt)
+                ),
+                mdp::Objective::Average,
+                Some((name, r)),
+            )
         }
         Objective::FileDiscount => unreachable!("replaced by the file's discount above"),
         Objective::Horizon(k, gamma) => {
             let (name, r) = rewards(&mdp, args.reward.as_deref())?;
             // A discount of 1 is none.
-            let gamma = gamma.as_ref().filter(|g| **g != Rational::ONE);
-            if args.exact {
-                // The first stage's decisions are the exact solver's (issue 15 §2).
-                exact = with_policy(
-                    &mut exact_policy,
-                    keep(
-                        &mut exact_error,
-                        mdp.exact_rewards(&name)
-                            .and_then(|x| mdp::finite_horizon_exact(&mdp, &x, *k, gamma, opt)),
-                    ),
-                );
-            }
-            let g = gamma.map(kolmo::exact::Scalar::to_f64);
-            let h = mdp::finite_horizon(&mdp, &r, *k, g, opt)?;
-            let what = match gamma {
+            let what = match gamma.as_ref().filter(|g| **g != Rational::ONE) {
                 Some(g) => format!(
                     "{} expected discounted reward {name:?} over {k} steps, γ = {g}",
                     direction(opt)
                 ),
                 None => format!("{} expected total reward {name:?} over {k} steps", direction(opt)),
             };
-            let first = h.decisions.first().cloned().unwrap_or_else(|| vec![0; mdp.n()]);
-            let solution = MdpSolution {
-                values: h.values,
-                policy: first,
-                error_bound: h.error_bound,
-                iterations: *k,
-                method: kolmo::account::Method::BackwardInduction,
-            };
-            (what, solution, Some(h.decisions))
+            (
+                what,
+                mdp::Objective::Horizon {
+                    steps: *k,
+                    discount: gamma.clone(),
+                },
+                Some((name, r)),
+            )
         }
     };
+    let description = what;
+    let optimum = match &objective {
+        Objective::Reach(o, _) | Objective::Reward(o, _) => *o,
+        _ => opt,
+    };
+    let (r, exact_rewards) = match &reward {
+        Some((name, r)) => (r.as_slice(), args.exact.then(|| mdp.exact_rewards(name))),
+        None => (&[][..], args.exact.then(|| Ok(Vec::new()))),
+    };
+    let solved = mdp::solve(&mdp, &lib_objective, optimum, r, exact_rewards, &solver)?;
     drop(phase);
     let seconds = JsonSeconds {
         load,
         solve: clock.elapsed().as_secs_f64() - load,
     };
-    let policy_exact = exact_policy.is_some();
-    // A finite horizon's first stage is the printed policy: the exact one when there is one.
-    let mut stages = stages;
-    if let (Some(stages), Some(p)) = (stages.as_mut(), &exact_policy)
-        && let Some(first) = stages.first_mut()
-    {
-        first.clone_from(p);
-    }
-    let solution = match (&exact, &exact_inf) {
-        (Some(x), _) => solution.with_exact(exact_policy, x.iter().map(Some)),
-        (None, Some(x)) => solution.with_exact(exact_policy, x.iter().map(Option::as_ref)),
-        _ => solution,
-    };
-    let exact_text: Option<Vec<String>> = match (&exact, &exact_inf) {
-        (Some(x), _) => Some(x.iter().map(ToString::to_string).collect()),
-        (None, Some(x)) => Some(
-            x.iter()
-                .zip(&solution.values)
-                .map(|(v, f)| {
-                    v.as_ref().map_or(
-                        if *f < 0.0 { "-inf" } else { "inf" }.to_string(),
-                        ToString::to_string,
-                    )
-                })
-                .collect(),
-        ),
-        _ => None,
-    };
+    let mdp::Solved {
+        solution,
+        exact,
+        exact_policy: policy_exact,
+        exact_refused: exact_error,
+        bias,
+        decisions: stages,
+    } = solved;
+    let exact_text: Option<Vec<String>> = exact.as_ref().map(|x| {
+        x.iter()
+            .zip(&solution.values)
+            .map(|(v, f)| {
+                v.as_ref().map_or(
+                    if *f < 0.0 { "-inf" } else { "inf" }.to_string(),
+                    ToString::to_string,
+                )
+            })
+            .collect()
+    });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let action = |s: usize| -> String {
@@ -594,25 +534,6 @@ struct JsonModel<'a> {
     states: usize,
 }
 
-/// The exact result, or `None` with the reason kept for the report.
-fn keep<T>(why: &mut Option<String>, result: kolmo::Result<T>) -> Option<T> {
-    match result {
-        Ok(x) => Some(x),
-        Err(e) => {
-            *why = Some(e.to_string());
-            None
-        }
-    }
-}
-
-/// The values of an exact solver's `(values, policy)`, its policy kept in `policy`.
-fn with_policy<T>(policy: &mut Option<Vec<u32>>, pair: Option<(T, Vec<u32>)>) -> Option<T> {
-    pair.map(|(values, p)| {
-        *policy = Some(p);
-        values
-    })
-}
-
 fn direction(o: Optimum) -> &'static str {
     match o {
         Optimum::Max => "maximal",
@@ -631,7 +552,7 @@ mod tests {
     #[test]
     fn discounts_are_read_exactly_as_written() {
         let q = |s: &str| match parse_objective(&format!("discounted:{s}")) {
-            Ok(Objective::Discounted(g, x, _)) => (g, x.to_string()),
+            Ok(Objective::Discounted(x, _)) => (kolmo::exact::Scalar::to_f64(&x), x.to_string()),
             Ok(_) => panic!("{s}: not a discounted objective"),
             Err(e) => panic!("{s}: {e}"),
         };

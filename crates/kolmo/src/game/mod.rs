@@ -11,6 +11,7 @@ mod bellman;
 mod exact;
 mod horizon;
 mod reach;
+mod solve;
 mod strategy;
 
 pub use crate::mdp::{LongRun, LongRunOptions};
@@ -18,4 +19,5 @@ pub use bellman::bellman;
 pub use exact::{long_run_exact, reach_exact, total_reward_exact};
 pub use horizon::{FiniteHorizon, finite_horizon, finite_horizon_exact, finite_horizon_strategy, long_run};
 pub use reach::reach_value;
+pub use solve::solve;
 pub use strategy::{qualitative, reach_bounds, total_forever_bounds, total_reward_bounds};

@@ -49,6 +49,18 @@ pub fn finite_horizon(
     discount: Option<f64>,
     optimum: Optimum,
 ) -> Result<HorizonSolution> {
+    finite_horizon_by(mdp, rewards, steps, discount, |_| optimum.direction())
+}
+
+/// [`finite_horizon`] with state `s` reduced in `direction(s)`: a two-player game's owners
+/// (Shapley 1953), or one optimum for an MDP.
+pub(crate) fn finite_horizon_by(
+    mdp: &Mdp,
+    rewards: &[f64],
+    steps: u64,
+    discount: Option<f64>,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+) -> Result<HorizonSolution> {
     check_rewards(mdp, rewards)?;
     if let Some(g) = discount
         && !(0.0..=1.0).contains(&g)
@@ -71,7 +83,7 @@ pub fn finite_horizon(
         mdp.matrix(),
         rewards,
         discount.as_ref(),
-        |_| optimum.direction(),
+        direction,
         steps,
         every_stage,
     );
@@ -105,14 +117,19 @@ pub fn finite_horizon_exact(
     discount: Option<&Rational>,
     optimum: Optimum,
 ) -> Result<(Vec<Rational>, Vec<u32>)> {
+    finite_horizon_exact_by(mdp, rewards, steps, discount, |_| optimum.direction())
+}
+
+/// [`finite_horizon_exact`] with state `s` reduced in `direction(s)` (a game's owners).
+pub(crate) fn finite_horizon_exact_by(
+    mdp: &Mdp,
+    rewards: &[Rational],
+    steps: u64,
+    discount: Option<&Rational>,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+) -> Result<(Vec<Rational>, Vec<u32>)> {
     let p = super::exact::exact_parts(mdp, rewards)?;
-    Ok(backward_induction_exact(
-        &p,
-        rewards,
-        discount,
-        |_| optimum.direction(),
-        steps,
-    ))
+    Ok(backward_induction_exact(&p, rewards, discount, direction, steps))
 }
 
 /// `V_k = T^k 0` over `steps` Bellman steps ([`CsrMatrix::multiply_and_reduce`]) of the

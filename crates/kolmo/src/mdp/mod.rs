@@ -14,6 +14,7 @@ mod forever;
 mod horizon;
 mod long_run;
 mod reach;
+mod solve;
 mod topological;
 mod total;
 
@@ -25,10 +26,13 @@ pub(crate) use forever::{quiet_states, total_reward_forever};
 pub use horizon::{
     HorizonSolution, MAX_HORIZON_WORK, MAX_STORED_DECISIONS, finite_horizon, finite_horizon_exact,
 };
-pub(crate) use horizon::{backward_induction, backward_induction_exact};
+pub(crate) use horizon::{
+    backward_induction, backward_induction_exact, finite_horizon_by, finite_horizon_exact_by,
+};
 pub(crate) use long_run::long_run;
 pub use long_run::{LongRun, LongRunOptions};
 pub use reach::reach_probability;
+pub use solve::{Objective, Solved, solve};
 pub use total::total_reward;
 
 use crate::account;
