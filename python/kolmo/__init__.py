@@ -12,7 +12,7 @@ import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -29,6 +29,8 @@ __all__ = [
     "ExactAbsorbing",
     "Stationary",
     "CommunicatingClass",
+    "ExpectedReward",
+    "LongRunReward",
     "MDP",
     "Game",
     "Solution",
@@ -106,6 +108,28 @@ class Stationary:
     seconds: float = 0.0
 
 
+class ExpectedReward(NamedTuple):
+    """The expected total reward before a target is entered: ``values`` (length n; a float array,
+    or Fractions with ``exact=True``) and the certified bound on each value's absolute error
+    (0 for exact values)."""
+
+    values: Any
+    error_bound: float
+
+
+class LongRunReward(NamedTuple):
+    """A closed class's long-run average reward per step: its ``states``, the ``gain`` (the same
+    from every state of the class) within ``gain_error_bound``, the ``bias`` on the class (in the
+    order of ``states``, normalised by ``π h = 0``: ``h_j − h_i`` is the extra total reward of
+    starting in ``j`` rather than ``i``) and the residual of its equations."""
+
+    states: List[int]
+    gain: float
+    gain_error_bound: float
+    bias: np.ndarray
+    bias_residual: float
+
+
 @dataclass(frozen=True)
 class CommunicatingClass:
     """A communicating class: its states (ascending), whether it is closed (recurrent), and its
@@ -166,6 +190,10 @@ class _Model:
                 return self.names.index(s)
             except ValueError:
                 raise InputError("no state named %r" % s) from None
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise InputError("no state %r (a state is given by its index%s)" % (s, " or name" if self.names else ""))
+        if not 0 <= int(s) < self.n:
+            raise InputError("state %d: not a state (0 to %d)" % (int(s), self.n - 1))
         return int(s)
 
 
@@ -173,14 +201,17 @@ class _Model:
 class Chain(_Model):
     """A discrete-time Markov chain.
 
-    ``Chain(P, names=None)``: ``P`` is the transition matrix — a square NumPy array or list of
-    rows, a SciPy sparse matrix (CSR, CSC, COO, ...) or a list of ``(i, j, p)`` tuples (repeats
-    summed) — whose rows each sum to 1; ``names``
-    optionally names the states. Raises :class:`InputError` naming the state whose row is not a
+    ``Chain(P, names=None, labels=None, rewards=None)``: ``P`` is the transition matrix — a square
+    NumPy array or list of rows, a SciPy sparse matrix (CSR, CSC, COO, ...) or a list of
+    ``(i, j, p)`` tuples (repeats summed; ``p`` a float or a :class:`fractions.Fraction`, kept
+    exactly) — whose rows each sum to 1; ``names`` optionally names the states, ``labels`` maps a
+    label to its states (a target can then be named by its label), ``rewards`` gives a reward per
+    state and step (floats, ints or Fractions) for :meth:`expected_reward` and
+    :meth:`long_run_reward`. Raises :class:`InputError` naming the state whose row is not a
     probability distribution.
     """
 
-    def __init__(self, P: Any, names: Optional[Sequence[str]] = None, labels: Optional[dict] = None):
+    def __init__(self, P: Any, names: Optional[Sequence[str]] = None, labels: Optional[dict] = None, rewards: Any = None):
         if isinstance(P, _Chain):
             self._chain = P
             n = P.n
@@ -193,6 +224,7 @@ class Chain(_Model):
                 raise InputError("names: %d names for %d states" % (len(names), n))
         self.names = names
         self.labels = {k: [int(s) for s in v] for k, v in (labels or {}).items()}
+        self.rewards = None if rewards is None else self._reward_vector(rewards)
 
     @property
     def n(self) -> int:
@@ -208,7 +240,10 @@ class Chain(_Model):
             target = [target]
         if isinstance(target, (str, int, np.integer)):
             target = [target]
-        return [self._state(t) for t in target]
+        try:
+            return [self._state(t) for t in target]
+        except InputError as e:
+            raise InputError("target: %s" % e) from None
 
     def absorbing(self, target: Any, variance: bool = True, exact: bool = False) -> Union[Absorbing, ExactAbsorbing]:
         """Expected steps to reach ``target`` (a state, a label or a list of states, by index or
@@ -229,10 +264,18 @@ class Chain(_Model):
         k = len(d["states"])
         return list(d["states"]), d["matrix"].reshape(k, k), d["residual"]
 
-    def distribution_after(self, k: int, start: Any = 0):
+    def distribution_after(self, k: int, start: Any = 0, exact: bool = False):
         """The distribution after ``k`` steps from ``start`` (a state, or an initial distribution
-        of length n): ``(distribution, mass_error)``, the latter ``|Σ p − 1|``."""
-        if isinstance(start, (str, int, np.integer)):
+        of length n): ``(distribution, mass_error)``, the latter ``|Σ p − 1|``. With ``exact``
+        (from a state) the distribution as a list of Fractions and 0; refused when
+        ``k² × transitions`` is too much work for exact arithmetic."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise InputError("k: %r is not a number of steps (an int >= 0)" % (k,))
+        if exact:
+            if isinstance(start, (list, tuple, np.ndarray)) and self.states is None:
+                raise InputError("start: exact distributions start from one state")
+            return [Fraction(x) for x in self._chain.distribution_after_exact(int(k), self._state(start))], 0.0
+        if self.states is not None or isinstance(start, (str, int, np.integer)):
             p0 = np.zeros(self.n)
             p0[self._state(start)] = 1.0
         else:
@@ -246,9 +289,58 @@ class Chain(_Model):
         d = self._chain.first_passage()
         return d["matrix"].reshape(self.n, self.n), d["error_bound"]
 
-    def stationary(self) -> Stationary:
-        """The stationary distribution (one closed class needed; :class:`InputError` otherwise)."""
-        return Stationary(**self._chain.stationary())
+    def stationary(self, exact: bool = False) -> Stationary:
+        """The stationary distribution (one closed class needed; :class:`InputError` otherwise).
+        With ``exact`` the distribution as a list of :class:`fractions.Fraction` (bound 0), on the
+        chain's probabilities as given (Fractions exactly, floats as the simplest fraction within
+        2 ulps)."""
+        st = Stationary(**self._chain.stationary())
+        if not exact:
+            return st
+        pi = [Fraction(x) for x in self._chain.stationary_exact()]
+        return Stationary(pi, 0.0, 0.0, st.period, st.states, st.seconds)
+
+    def _reward_vector(self, rewards: Any):
+        """(floats, exact texts or None) of a reward per state."""
+        raw = list(rewards)
+        if len(raw) != self.n:
+            raise InputError("rewards: %d rewards for %d states" % (len(raw), self.n))
+        for k, x in enumerate(raw):
+            if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+                raise InputError("rewards[%d]: %r is not a number" % (k, x))
+        values = np.asarray([float(x) for x in raw], dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise InputError("rewards[%d]: %r is not finite" % (int(np.argmin(np.isfinite(values))), raw[int(np.argmin(np.isfinite(values)))]))
+        return values, _exact_texts([int(x) if isinstance(x, np.integer) else x for x in raw])
+
+    def _rewards_or_own(self, rewards: Any):
+        if rewards is not None:
+            return self._reward_vector(rewards)
+        if self.rewards is None:
+            raise InputError("rewards: the chain has none (Chain(P, rewards=...)) and none were given")
+        return self.rewards
+
+    def expected_reward(self, target: Any, rewards: Any = None, exact: bool = False) -> ExpectedReward:
+        """The expected total reward earned before ``target`` is entered (a state, label or list
+        of states), the reward of a state earned at each visit to it outside the target
+        (Kemeny & Snell §3.3; PRISM's ``R=? [F target]``): values of length n (0 on the target,
+        ``inf`` where it is not reached with probability 1) with a certified bound on each
+        value's absolute error. ``rewards`` defaults to the chain's own. With ``exact`` the
+        values as Fractions (``math.inf`` for infinite), on exact rewards (ints, Fractions, or
+        floats as the simplest nearby fraction) and probabilities."""
+        values, texts = self._rewards_or_own(rewards)
+        v, bound, ex = self._chain.expected_reward(self._targets(target), values, bool(exact), texts)
+        if exact:
+            return ExpectedReward([math.inf if x is None else Fraction(x) for x in ex], 0.0)
+        return ExpectedReward(v, bound)
+
+    def long_run_reward(self, rewards: Any = None) -> List[LongRunReward]:
+        """The long-run average reward per step (the gain) and the bias of each closed class
+        (Puterman, *Markov Decision Processes*, §8.2): one :class:`LongRunReward` per closed
+        class, ordered by their smallest state. ``rewards`` (one per state) defaults to the
+        chain's own."""
+        values, _ = self._rewards_or_own(rewards)
+        return [LongRunReward(list(st), g, gb, h, hr) for st, g, gb, h, hr in self._chain.long_run_reward(values)]
 
     def classes(self) -> List[CommunicatingClass]:
         """The communicating classes, ordered by their smallest state."""
@@ -262,11 +354,22 @@ class Chain(_Model):
 
 @dataclass(frozen=True)
 class Solution:
-    """An MDP's optimal values and an optimal policy (Puterman, *Markov Decision Processes*).
+    """An MDP's (or a game's) optimal values and an optimal policy (Puterman, *Markov Decision
+    Processes*, 1994; for games Shapley 1953, Condon 1992).
 
     values: float array of length n, each within ``error_bound`` of the optimum (``lower`` and
-        ``upper`` the certified interval); policy: int array of length n, an optimal action per
-        state (the action's index in the model as given); iterations and method: how it was solved.
+        ``upper`` the certified interval; ``±inf`` where the objective is infinite); policy: int
+        array of length n, an optimal action per state (the action's index in the model as given;
+        for a game each state's owner's choice); iterations and method: how it was solved.
+    exact: with ``exact=True``, the exact values as :class:`fractions.Fraction` (``±math.inf``
+        where infinite), the decimals in ``values`` then their roundings and the policy the exact
+        solver's; ``None`` when not asked for or refused, ``exact_refused`` then says why.
+    bias: for ``"average"``, the bias ``h`` of the optimal policy (Puterman §8.2) when its chain
+        is unichain, else ``None``.
+    decisions: for ``"horizon"``, int array (steps × n): ``decisions[t, s]`` the optimal action in
+        ``s`` with ``steps − t`` steps to go (only the first stage beyond 10⁷ entries).
+    actions: for a model built by :func:`explore`, the optimal action of each state as its
+        ``successors`` named it (the policy's actions by name), else ``None``.
     """
 
     values: np.ndarray
@@ -276,6 +379,11 @@ class Solution:
     error_bound: float
     iterations: int
     method: str
+    exact: Optional[List[Union[Fraction, float]]] = None
+    exact_refused: Optional[str] = None
+    bias: Optional[np.ndarray] = None
+    decisions: Optional[np.ndarray] = None
+    actions: Optional[List[Any]] = None
 
 
 class MDP(_Model):
@@ -327,9 +435,22 @@ class MDP(_Model):
         return cls(mdp, np.tile(np.arange(A), S), ptr, discount)
 
     @classmethod
-    def from_quantecon(cls, R: Any, Q: Any, beta: Optional[float] = None) -> "MDP":
-        """QuantEcon's ``DiscreteDP`` convention: ``R`` of shape (S, A) with ``-inf`` for the
-        actions not available in a state, ``Q`` of shape (S, A, S), the discount ``beta``."""
+    def from_quantecon(cls, R: Any, Q: Any, beta: Optional[float] = None, s_indices: Any = None, a_indices: Any = None) -> "MDP":
+        """QuantEcon's ``DiscreteDP`` conventions, both of them:
+
+        - product form: ``R`` of shape (S, A) with ``-inf`` for the actions not available in a
+          state, ``Q`` of shape (S, A, S);
+        - state–action form (``s_indices`` and ``a_indices`` given, length L): ``R`` of length L,
+          ``Q`` of shape (L, S) as a NumPy array or a SciPy sparse matrix; pair ``k`` is action
+          ``a_indices[k]`` of state ``s_indices[k]`` (in any order; S is the number of columns of
+          ``Q``).
+
+        ``beta`` is the discount, used by :func:`solve` when none is given. A policy then names
+        each state's action by its index ``a`` as given."""
+        if (s_indices is None) != (a_indices is None):
+            raise InputError("s_indices, a_indices: give both (QuantEcon's state-action form) or neither")
+        if s_indices is not None:
+            return cls._from_state_action(R, Q, beta, s_indices, a_indices)
         R = np.asarray(R, dtype=np.float64)
         Q = np.asarray(Q, dtype=np.float64)
         if R.ndim != 2 or Q.shape != (R.shape[0], R.shape[1], R.shape[0]):
@@ -353,45 +474,147 @@ class MDP(_Model):
         )
         return cls(mdp, actions.astype(np.int64), ptr, beta)
 
+    @classmethod
+    def _from_state_action(cls, R: Any, Q: Any, beta: Optional[float], s_indices: Any, a_indices: Any) -> "MDP":
+        s_idx = np.asarray(s_indices)
+        a_idx = np.asarray(a_indices)
+        R = np.asarray(R, dtype=np.float64)
+        L = R.shape[0] if R.ndim == 1 else -1
+        if R.ndim != 1 or s_idx.shape != (L,) or a_idx.shape != (L,):
+            raise InputError("R, s_indices, a_indices: one entry each per state-action pair, shapes %s, %s, %s" % (R.shape, s_idx.shape, a_idx.shape))
+        if not (np.issubdtype(s_idx.dtype, np.integer) and np.issubdtype(a_idx.dtype, np.integer)):
+            raise InputError("s_indices, a_indices: integers expected")
+        if not np.isfinite(R).all():
+            raise InputError("R: pair %d has the reward %r (rewards must be finite)" % (int(np.argmin(np.isfinite(R))), R[np.argmin(np.isfinite(R))]))
+        if hasattr(Q, "tocoo"):
+            coo = Q.tocoo()
+            shape = coo.shape
+            qr, qc, qp = np.asarray(coo.row, np.int64), np.asarray(coo.col, np.int64), np.asarray(coo.data, np.float64)
+        else:
+            Qd = np.asarray(Q, dtype=np.float64)
+            if Qd.ndim != 2:
+                raise InputError("Q: shape %s, expected (L, S)" % (Qd.shape,))
+            shape = Qd.shape
+            qr, qc = np.nonzero(Qd)
+            qp = Qd[qr, qc]
+            qr, qc = qr.astype(np.int64), qc.astype(np.int64)
+        if shape[0] != L:
+            raise InputError("Q: %d rows for %d state-action pairs" % (shape[0], L))
+        S = shape[1]
+        if L == 0 or S == 0:
+            raise InputError("Q: no states or no state-action pairs")
+        if s_idx.min() < 0 or s_idx.max() >= S or a_idx.min() < 0:
+            raise InputError("s_indices, a_indices: a state outside 0..%d or a negative action" % (S - 1))
+        order = np.lexsort((a_idx, s_idx))
+        s_sorted, a_sorted = s_idx[order], a_idx[order]
+        dup = np.nonzero((np.diff(s_sorted) == 0) & (np.diff(a_sorted) == 0))[0]
+        if dup.size:
+            k = int(order[dup[0] + 1])
+            raise InputError("pair %d: state %d, action %d given twice" % (k, s_idx[k], a_idx[k]))
+        counts = np.bincount(s_sorted, minlength=S)
+        if (counts == 0).any():
+            raise InputError("state %d: no action available (not in s_indices)" % int(np.argmin(counts)))
+        rank = np.empty(L, np.int64)
+        rank[order] = np.arange(L)
+        ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        mdp = _Mdp.from_choices(ptr, rank[qr], qc, qp, np.ascontiguousarray(R[order]))
+        return cls(mdp, a_sorted.astype(np.int64), ptr, beta)
+
 
 class Game(MDP):
     """A two-player turn-based stochastic game: an :class:`MDP` whose states are each owned by the
     maximiser or the minimiser (``maximiser[s]``), as :func:`explore` builds with ``owner``.
-    :func:`solve` gives its value for ``"reach"`` and ``"total"``: the maximiser seeks the largest,
-    the minimiser the smallest (Shapley 1953; Condon 1992), with each state's owner's optimal
-    choice as the policy."""
+    :func:`solve` gives its value for ``"reach"``, ``"total"``, ``"horizon"`` and ``"average"``
+    (the gain of a game whose optimal play is unichain): the maximiser seeks the largest, the
+    minimiser the smallest (Shapley 1953; Condon 1992), with each state's owner's optimal choice
+    as the policy; ``exact=True`` adds the exact values. Discounted games are refused (no
+    certified solver yet)."""
 
     maximiser: np.ndarray
+
+
+_OBJECTIVES = ("discounted", "average", "reach", "total", "horizon")
+
+
+def _number_text(x: Any, what: str) -> str:
+    """A number as the exact text the engine reads: a Fraction or int as ``p/q``, a float as its
+    shortest decimal (0.9 is 9/10, as written)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+        raise InputError("%s: %r is not a number" % (what, x))
+    if isinstance(x, (float, np.floating)):
+        if not math.isfinite(x):
+            raise InputError("%s: %r is not finite" % (what, x))
+        return repr(float(x))
+    return str(Fraction(x))
 
 
 def solve(
     mdp: MDP,
     objective: str = "discounted",
-    discount: Optional[float] = None,
+    discount: Any = None,
     minimize: bool = False,
     target: Any = None,
+    steps: Optional[int] = None,
+    exact: bool = False,
 ) -> Solution:
-    """Solve ``mdp`` for ``objective``: ``"discounted"`` (expected discounted total reward; the
-    discount from the argument or the model's), ``"average"`` (long-run average reward per step),
-    ``"reach"`` (the probability of reaching the states ``target``) or ``"total"`` (the expected
-    total reward until ``target``); maximal unless ``minimize``. The values are certified within
-    ``error_bound`` (MacQueen's bounds for discounted rewards, interval iteration for reachability,
-    ...), or :class:`NotCertified` is raised."""
+    """Solve ``mdp`` for ``objective``, as ``kolmo solve`` does (one engine entry point for both):
+
+    - ``"discounted"``: the expected discounted total reward (the discount from the argument or
+      the model's), certified by MacQueen's bounds;
+    - ``"average"``: the long-run average reward per step (the gain), with the bias;
+    - ``"reach"``: the probability of reaching the states ``target``, by interval iteration;
+    - ``"total"``: the expected total reward until ``target``;
+    - ``"horizon"``: the expected total reward over ``steps`` steps (discounted by ``discount``
+      if given), by backward induction, with every stage's decisions.
+
+    Maximal unless ``minimize``. For a :class:`Game` (from :func:`explore` with ``owner``) the
+    maximiser's states seek the largest value and the minimiser's the smallest (``minimize`` is
+    ignored); games solve ``"reach"``, ``"total"``, ``"horizon"`` and ``"average"``. A discount may
+    be a float (read as its shortest decimal: 0.9 is 9/10) or a :class:`fractions.Fraction`.
+    ``exact=True`` adds the exact values as Fractions (on the model's probabilities as given:
+    Fractions exactly, floats as the simplest nearby fraction), or says in ``exact_refused`` why
+    there are none. The values are certified within ``error_bound``, or :class:`NotCertified` is
+    raised; bad arguments raise :class:`InputError`."""
+    if objective not in _OBJECTIVES:
+        raise InputError("objective: %r is not one of %s" % (objective, ", ".join(map(repr, _OBJECTIVES))))
     if objective == "discounted" and discount is None:
         discount = mdp.discount
+    if objective in ("discounted", "horizon") and discount is not None:
+        discount = _number_text(discount, "discount")
+    else:
+        discount = None
+    if steps is not None:
+        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
+            raise InputError("steps: %r is not a number of steps (an int >= 0)" % (steps,))
+        steps = int(steps)
     if target is not None and not isinstance(target, list):
         target = [target]
     targets = None if target is None else [mdp._state(t) for t in target]
     owners = [bool(x) for x in mdp.maximiser] if isinstance(mdp, Game) else None
-    d = mdp._mdp.solve(objective, discount, minimize, targets, owners)
+    d = mdp._mdp.solve(objective, discount, bool(minimize), targets, owners, steps, bool(exact))
     values, e = d["values"], d["error_bound"]
     finite = np.isfinite(values)
     lower = np.where(finite, values - e, values)
     upper = np.where(finite, values + e, values)
     if objective == "reach":
         lower, upper = np.clip(lower, 0, 1), np.clip(upper, 0, 1)
-    policy = mdp._actions[mdp._choice_ptr[:-1] + d["policy"].astype(np.int64)]
-    return Solution(values, lower, upper, policy, e, d["iterations"], d["method"])
+    start = mdp._choice_ptr[:-1]
+    policy = mdp._actions[start + d["policy"].astype(np.int64)]
+    exact_values = None
+    if d["exact"] is not None:
+        exact_values = [
+            Fraction(x) if x is not None else (-math.inf if v < 0 else math.inf) for x, v in zip(d["exact"], values)
+        ]
+    decisions = None
+    if d["decisions"] is not None:
+        stages = np.asarray(d["decisions"], dtype=np.int64).reshape(-1, mdp.n)
+        decisions = mdp._actions[start[None, :] + stages]
+    chosen = start + d["policy"].astype(np.int64)
+    names = getattr(mdp, "action_names", None)
+    actions = [names[c] for c in chosen] if names is not None else None
+    return Solution(
+        values, lower, upper, policy, e, d["iterations"], d["method"], exact_values, d["exact_refused"], d["bias"], decisions, actions
+    )
 
 
 def _constant(value: Any) -> str:
@@ -467,6 +690,7 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
     kind = None
     actions_of: List[List[Any]] = []
     rewards: List[float] = []
+    raw_rewards: List[Any] = []
     i = 0
     while i < len(states):
         s = states[i]
@@ -497,12 +721,19 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
                     states.append(t)
                 rows.append(i if this == "chain" else len(rewards) + len(acts))
                 cols.append(j)
+                if isinstance(p, bool) or not isinstance(p, (int, float, Fraction, np.integer, np.floating)):
+                    raise InputError("state %r: probability %r of moving to %r is not a number" % (s, p, t))
                 probs.append(float(p))
                 raw.append(p)
             acts.append(action)
         if this == "mdp":
             actions_of.append(acts)
-            rewards.extend(float(reward(s, a)) if reward is not None else 0.0 for a in acts)
+            for a in acts:
+                x = reward(s, a) if reward is not None else 0
+                if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+                    raise InputError("reward(%r, %r) is %r, not a number" % (s, a, x))
+                raw_rewards.append(x)
+                rewards.append(float(x))
         i += 1
     rows_a = np.asarray(rows, np.int64)
     cols_a = np.asarray(cols, np.int64)
@@ -514,7 +745,8 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
         return chain
     ptr = np.concatenate([[0], np.cumsum([len(a) for a in actions_of])]).astype(np.int64)
     cls = MDP if owner is None else Game
-    mdp = cls(_Mdp.from_choices(ptr, rows_a, cols_a, probs_a, np.asarray(rewards)), np.arange(ptr[-1]) - np.repeat(ptr[:-1], np.diff(ptr)), ptr, None)
+    built = _Mdp.from_choices(ptr, rows_a, cols_a, probs_a, np.asarray(rewards, np.float64), _exact_texts(raw), _exact_texts(raw_rewards))
+    mdp = cls(built, np.arange(ptr[-1]) - np.repeat(ptr[:-1], np.diff(ptr)), ptr, None)
     if owner is not None:
         owners = [owner(x) for x in states]
         bad = [(x, o) for x, o in zip(states, owners) if o not in ("max", "min")]

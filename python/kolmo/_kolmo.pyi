@@ -29,6 +29,14 @@ class _Chain:
     def distribution_after(self, k: int, initial: npt.NDArray[np.float64]) -> dict: ...
     def first_passage(self) -> dict: ...
     def stationary(self) -> dict: ...
+    def stationary_exact(self) -> List[str]: ...
+    def distribution_after_exact(self, k: int, start: int) -> List[str]: ...
+    def expected_reward(
+        self, target: List[int], rewards: npt.NDArray[np.float64], exact: bool = False, texts: Optional[List[str]] = None
+    ) -> Tuple[npt.NDArray[np.float64], float, Optional[List[Optional[str]]]]: ...
+    def long_run_reward(
+        self, rewards: npt.NDArray[np.float64]
+    ) -> List[Tuple[List[int], float, float, npt.NDArray[np.float64], float]]: ...
     def classes(self) -> List[Tuple[List[int], bool, Optional[int]]]: ...
 
 class _Mdp:
@@ -39,6 +47,8 @@ class _Mdp:
         cols: npt.NDArray[np.int64],
         probs: npt.NDArray[np.float64],
         rewards: npt.NDArray[np.float64],
+        exact: Optional[List[str]] = None,
+        exact_rewards: Optional[List[str]] = None,
     ) -> "_Mdp": ...
     @property
     def n(self) -> int: ...
@@ -47,10 +57,12 @@ class _Mdp:
     def solve(
         self,
         objective: str,
-        discount: Optional[float] = None,
+        discount: Optional[str] = None,
         minimize: bool = False,
         target: Optional[List[int]] = None,
         maximiser: Optional[List[bool]] = None,
+        steps: Optional[int] = None,
+        exact: bool = False,
     ) -> dict: ...
 
 def check(

@@ -347,6 +347,107 @@ impl Chain {
         Ok(d)
     }
 
+    /// The exact stationary distribution of a chain with one closed class, as fractions `"p/q"`
+    /// (length n, 0 on transient states), on the chain's exact probabilities (the fractions it
+    /// was built with, else the simplest fractions within 2 ulps of its `f64` values).
+    fn stationary_exact(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let dtmc = &self.dtmc;
+        let s = py
+            .detach(|| stationary_distribution::<kolmo::exact::Rational>(&dtmc.exact_matrix()?))
+            .map_err(to_py)?;
+        Ok(s.pi.iter().map(ToString::to_string).collect())
+    }
+
+    /// The exact distribution after `k` steps from state `start`, as fractions `"p/q"`.
+    fn distribution_after_exact(&self, py: Python<'_>, k: u64, start: i64) -> PyResult<Vec<String>> {
+        let n = self.dtmc.n();
+        if start < 0 || start as usize >= n {
+            return Err(InputError::new_err(format!(
+                "start: {start} is not a state (0 to {})",
+                n - 1
+            )));
+        }
+        let dtmc = &self.dtmc;
+        let d = py
+            .detach(|| kolmo::analysis::exact::distributions_exact(dtmc, start as u32, &[k]))
+            .map_err(to_py)?;
+        Ok(d[0].iter().map(ToString::to_string).collect())
+    }
+
+    /// The expected total reward earned before `target` is entered, `rewards[s]` earned at each
+    /// visit to a state `s` outside it (Kemeny & Snell §3.3): the values (+inf where the target
+    /// is not reached surely) and a certified bound on each value's absolute error. With
+    /// `exact` also the exact values as fractions (`None`: +inf), on the rewards `texts` (one
+    /// fraction `"p/q"` per state) or, without them, the simplest fractions near the `f64` ones.
+    #[pyo3(signature = (target, rewards, exact=false, texts=None))]
+    #[allow(clippy::type_complexity)]
+    fn expected_reward<'py>(
+        &self,
+        py: Python<'py>,
+        target: Vec<i64>,
+        rewards: PyReadonlyArray1<'_, f64>,
+        exact: bool,
+        texts: Option<Vec<String>>,
+    ) -> PyResult<(Bound<'py, numpy::PyArray1<f64>>, f64, Option<Vec<Option<String>>>)> {
+        let target = target_set(self.dtmc.n(), &target)?;
+        let rewards = rewards.as_slice()?;
+        let exact = match (exact, texts) {
+            (false, _) => None,
+            (true, Some(t)) => Some(fractions(t, "rewards")?),
+            (true, None) => Some(kolmo::exact::rationalize_rewards(rewards).map_err(to_py)?),
+        };
+        let dtmc = &self.dtmc;
+        let (values, bound, fractions) = py
+            .detach(|| -> kolmo::Result<_> {
+                let (values, _, bound) = AbsorbingChain::new(dtmc, &target)?.expected_reward(rewards)?;
+                let x = match &exact {
+                    Some(r) => Some(kolmo::analysis::exact::expected_reward_exact(dtmc, &target, r)?),
+                    None => None,
+                };
+                Ok((values, bound, x))
+            })
+            .map_err(to_py)?;
+        let text = fractions.map(|x| x.into_iter().map(|v| v.map(|v| v.to_string())).collect());
+        Ok((values.into_pyarray(py), bound, text))
+    }
+
+    /// The long-run average reward per step (gain) of `rewards[s]` per step in state `s`, on each
+    /// closed class (Puterman §8.2): for each class its states, the gain, its certified bound, and
+    /// the bias on the class (`π h = 0`) with its residual.
+    #[allow(clippy::type_complexity)]
+    fn long_run_reward<'py>(
+        &self,
+        py: Python<'py>,
+        rewards: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<Vec<(Vec<u32>, f64, f64, Bound<'py, numpy::PyArray1<f64>>, f64)>> {
+        let rewards = rewards.as_slice()?;
+        let dtmc = &self.dtmc;
+        let per_class = py
+            .detach(|| -> kolmo::Result<_> {
+                let a = kolmo::analysis::ClassAnalysis::new(dtmc)?;
+                let gb = a.gain_bias(rewards)?;
+                let states: Vec<Vec<u32>> = a
+                    .closed
+                    .iter()
+                    .map(|&c| a.classes.classes[c].states.clone())
+                    .collect();
+                Ok(states.into_iter().zip(gb).collect::<Vec<_>>())
+            })
+            .map_err(to_py)?;
+        Ok(per_class
+            .into_iter()
+            .map(|(states, g)| {
+                (
+                    states,
+                    g.gain,
+                    g.gain_error_bound,
+                    g.bias.into_pyarray(py),
+                    g.bias_residual,
+                )
+            })
+            .collect())
+    }
+
     /// The communicating classes: for each, its states, whether it is closed, and its period
     /// (`None` for a single state without a self-loop).
     fn classes(&self, py: Python<'_>) -> Vec<(Vec<u32>, bool, Option<u64>)> {
@@ -364,14 +465,32 @@ impl Chain {
 struct Mdp {
     mdp: kolmo::model::Mdp,
     rewards: Vec<f64>,
+    /// The rewards as exact fractions, when they were given as such.
+    exact_rewards: Option<Vec<kolmo::exact::Rational>>,
+}
+
+/// Fractions `"p/q"` from Python, each checked; `what` names the argument in messages.
+fn fractions(texts: Vec<String>, what: &str) -> PyResult<Vec<kolmo::exact::Rational>> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            kolmo::exact::parse_exact(t)
+                .ok_or_else(|| InputError::new_err(format!("{what}[{k}]: {t:?} is not a fraction p/q")))
+        })
+        .collect()
 }
 
 #[pymethods]
 impl Mdp {
     /// The MDP of `n` states whose state `s` has the choices `choice_ptr[s]..choice_ptr[s + 1]`;
     /// choice `choice[k]` moves to `cols[k]` with probability `probs[k]` (repeats summed, every
-    /// choice's probabilities summing to 1); `rewards` has one entry per choice.
+    /// choice's probabilities summing to 1); `rewards` has one entry per choice. With `exact`
+    /// (one fraction `"p/q"` per entry) and `exact_rewards` (one per choice) the MDP keeps those
+    /// numbers exactly for the exact solvers; the `f64` values are then their roundings.
     #[staticmethod]
+    #[pyo3(signature = (choice_ptr, choice, cols, probs, rewards, exact=None, exact_rewards=None))]
+    #[allow(clippy::too_many_arguments)]
     fn from_choices(
         py: Python<'_>,
         choice_ptr: PyReadonlyArray1<'_, i64>,
@@ -379,14 +498,21 @@ impl Mdp {
         cols: PyReadonlyArray1<'_, i64>,
         probs: PyReadonlyArray1<'_, f64>,
         rewards: PyReadonlyArray1<'_, f64>,
+        exact: Option<Vec<String>>,
+        exact_rewards: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let ptr = choice_ptr.as_slice()?;
-        let rewards = rewards.as_slice()?.to_vec();
+        let mut rewards = rewards.as_slice()?.to_vec();
         let n = ptr.len().saturating_sub(1);
         if n == 0 || ptr[0] != 0 || ptr.windows(2).any(|w| w[0] >= w[1]) {
             return Err(InputError::new_err(
                 "choices: every state needs at least one choice (choice pointers from 0, increasing)",
             ));
+        }
+        if n >= u32::MAX as usize {
+            return Err(InputError::new_err(format!(
+                "choices: {n} states (at most 2^32 - 2)"
+            )));
         }
         let m = ptr[n] as usize;
         if rewards.len() != m {
@@ -395,8 +521,28 @@ impl Mdp {
                 rewards.len()
             )));
         }
+        if let Some(k) = rewards.iter().position(|r| !r.is_finite()) {
+            return Err(InputError::new_err(format!(
+                "rewards: choice {k} has the reward {} (rewards must be finite)",
+                rewards[k]
+            )));
+        }
+        let exact_rewards = match exact_rewards {
+            Some(t) if t.len() != m => {
+                return Err(InputError::new_err(format!(
+                    "exact rewards: {} for {m} choices (one per choice)",
+                    t.len()
+                )));
+            }
+            Some(t) => {
+                let x = fractions(t, "rewards")?;
+                rewards = x.iter().map(kolmo::exact::Scalar::to_f64).collect();
+                Some(x)
+            }
+            None => None,
+        };
         let coo = (choice.as_slice()?, cols.as_slice()?, probs.as_slice()?);
-        let mut entries = Coordinates::new(coo, None, (m, n), "choices")?;
+        let mut entries = Coordinates::new(coo, exact, (m, n), "choices")?;
         let mdp = py
             .detach(|| {
                 entries.sort();
@@ -408,10 +554,18 @@ impl Mdp {
                         entries.add_row(c, &mut b);
                     }
                 }
-                kolmo::model::Mdp::new(b.build(), vec![0])
+                let mdp = kolmo::model::Mdp::new(b.build(), vec![0])?;
+                match entries.written() {
+                    Some(written) => mdp.with_written(written),
+                    None => Ok(mdp),
+                }
             })
             .map_err(to_py)?;
-        Ok(Self { mdp, rewards })
+        Ok(Self {
+            mdp,
+            rewards,
+            exact_rewards,
+        })
     }
 
     /// The number of states.
@@ -430,81 +584,95 @@ impl Mdp {
     }
 
     /// Optimal values and an optimal policy (each state's choice, counted within the state) for
-    /// `objective`: "discounted" (with `discount`), "average", "reach" or "total" (with `target`:
-    /// the probability of reaching it, the expected total reward until it); the values' certified
-    /// bound `error_bound`, the iterations and the method.
+    /// `objective` through the library's one entry point (`kolmo::mdp::solve`, as `kolmo solve`):
+    /// "discounted" (with `discount`, a decimal or fraction as text), "average", "reach" or
+    /// "total" (with `target`), "horizon" (with `steps`, and `discount` or none). Returns values,
+    /// policy, error_bound, iterations, method; with `exact` the exact values as fractions
+    /// (`None` for ±inf) or why they were refused (`exact_refused`); the bias for "average"
+    /// (unichain policies), every stage's choices for "horizon" (`decisions`, stages × n).
     ///
     /// With `maximiser` (one bool per state: the maximiser owns it, else the minimiser) the model
-    /// is a two-player turn-based stochastic game: "reach" and "total" are then its values
-    /// (the maximiser seeking the largest), each state's owner's optimal choice as the policy.
-    #[pyo3(signature = (objective, discount=None, minimize=false, target=None, maximiser=None))]
+    /// is a two-player turn-based stochastic game (`kolmo::game::solve`): "reach", "total",
+    /// "horizon" and "average" are its values, each state's owner's optimal choice the policy.
+    #[pyo3(signature = (objective, discount=None, minimize=false, target=None, maximiser=None, steps=None, exact=false))]
+    #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
         &self,
         py: Python<'py>,
         objective: &str,
-        discount: Option<f64>,
+        discount: Option<String>,
         minimize: bool,
         target: Option<Vec<i64>>,
         maximiser: Option<Vec<bool>>,
+        steps: Option<u64>,
+        exact: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        use kolmo::mdp::{MdpOptions, Optimum};
+        use kolmo::exact::Rational;
+        use kolmo::mdp::{MdpOptions, Objective, Optimum};
         let optimum = if minimize { Optimum::Min } else { Optimum::Max };
         let options = MdpOptions::default();
-        let target = match (objective, target) {
-            ("reach" | "total", Some(t)) => Some(target_set(self.mdp.n(), &t)?),
-            ("reach" | "total", None) => {
-                return Err(InputError::new_err(format!(
-                    "objective {objective:?} needs a target"
-                )));
+        let n = self.mdp.n();
+        let gamma = |upto_one: bool| -> PyResult<Option<Rational>> {
+            let Some(text) = &discount else { return Ok(None) };
+            match kolmo::exact::parse_exact(text) {
+                Some(x) if x >= Rational::ZERO && (x < Rational::ONE || (upto_one && x == Rational::ONE)) => {
+                    Ok(Some(x))
+                }
+                _ => Err(InputError::new_err(format!(
+                    "discount: {text} is not a number from 0 to {}",
+                    if upto_one { "1" } else { "below 1" }
+                ))),
             }
-            _ => None,
         };
-        let (mdp, rewards) = (&self.mdp, &self.rewards);
-        if let Some(max) = &maximiser {
-            if max.len() != mdp.n() {
-                return Err(InputError::new_err(format!(
-                    "maximiser: {} owners for {} states",
-                    max.len(),
-                    mdp.n()
-                )));
+        let target = |what: &str| -> PyResult<StateSet> {
+            match &target {
+                Some(t) => target_set(n, t),
+                None => Err(InputError::new_err(format!("objective {what:?} needs a target"))),
             }
-            let t = target.ok_or_else(|| {
-                InputError::new_err(format!(
-                    "objective {objective:?} for a game: only \"reach\" and \"total\" (with a target) so far"
-                ))
-            })?;
-            let solution = match objective {
-                "reach" => py.detach(|| kolmo::game::reach_bounds(mdp, max, &t, &options)),
-                _ => py.detach(|| kolmo::game::total_reward_bounds(mdp, max, rewards, &t, &options)),
-            }
-            .map_err(to_py)?;
-            return solution_dict(py, solution);
-        }
-        let solution = match objective {
-            "discounted" => {
-                let gamma = discount
-                    .ok_or_else(|| InputError::new_err("objective \"discounted\" needs a discount"))?;
-                py.detach(|| kolmo::mdp::discounted(mdp, rewards, gamma, optimum, &options))
-            }
-            "average" => {
-                py.detach(|| kolmo::mdp::average(mdp, rewards, optimum, 1e-12, options.max_iterations))
-            }
-            "reach" => {
-                let t = target.expect("checked above");
-                py.detach(|| kolmo::mdp::reach_probability(mdp, &t, optimum, &options))
-            }
-            "total" => {
-                let t = target.expect("checked above");
-                py.detach(|| kolmo::mdp::total_reward(mdp, rewards, &t, optimum, &options))
-            }
+        };
+        let objective = match objective {
+            "discounted" => Objective::Discounted(
+                gamma(false)?
+                    .ok_or_else(|| InputError::new_err("objective \"discounted\" needs a discount"))?,
+            ),
+            "average" => Objective::Average,
+            "reach" => Objective::Reach(target("reach")?),
+            "total" => Objective::Total(target("total")?),
+            "horizon" => Objective::Horizon {
+                steps: steps.ok_or_else(|| InputError::new_err("objective \"horizon\" needs steps"))?,
+                discount: gamma(true)?,
+            },
             other => {
                 return Err(InputError::new_err(format!(
-                    "objective: {other:?} is not one of \"discounted\", \"average\", \"reach\", \"total\""
+                    "objective: {other:?} is not one of \"discounted\", \"average\", \"reach\", \"total\", \"horizon\""
                 )));
+            }
+        };
+        let (mdp, rewards) = (&self.mdp, &self.rewards);
+        let exact_rewards = exact.then(|| match &self.exact_rewards {
+            Some(x) => Ok(x.clone()),
+            None => kolmo::exact::rationalize_rewards(rewards),
+        });
+        let solved = match &maximiser {
+            Some(max) => {
+                py.detach(|| kolmo::game::solve(mdp, max, &objective, rewards, exact_rewards, &options))
+            }
+            None => {
+                py.detach(|| kolmo::mdp::solve(mdp, &objective, optimum, rewards, exact_rewards, &options))
             }
         }
         .map_err(to_py)?;
-        solution_dict(py, solution)
+        let d = solution_dict(py, solved.solution)?;
+        let text = solved.exact.map(|x| {
+            x.into_iter()
+                .map(|v| v.map(|v| v.to_string()))
+                .collect::<Vec<_>>()
+        });
+        d.set_item("exact", text)?;
+        d.set_item("exact_refused", solved.exact_refused)?;
+        d.set_item("bias", solved.bias.map(|b| b.into_pyarray(py)))?;
+        d.set_item("decisions", solved.decisions)?;
+        Ok(d)
     }
 }
 
@@ -554,7 +722,16 @@ fn read(py: Python<'_>, path: std::path::PathBuf, reward: Option<String>) -> PyR
             );
             let names: Vec<String> = (0..mdp.n() as u32).map(|s| mdp.state_name(s)).collect();
             let l = labels(mdp.labels());
-            ("mdp", Mdp { mdp, rewards }, names, l)
+            (
+                "mdp",
+                Mdp {
+                    mdp,
+                    rewards,
+                    exact_rewards: None,
+                },
+                names,
+                l,
+            )
                 .into_pyobject(py)?
                 .into_any()
                 .unbind()

@@ -1,5 +1,7 @@
 """kolmo's Python chains against the published figures of Grinstead & Snell, *Introduction to
 Probability*, ch. 11 (../shared/cases/07-grinstead-snell.md), each within its certified bound."""
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,45 @@ def test_bad_input_is_an_input_error_naming_the_place():
     with pytest.raises(kolmo.InputError, match="closed"):
         kolmo.Chain(drunkard()).stationary()  # two closed classes
     assert issubclass(kolmo.InputError, ValueError) and issubclass(kolmo.NotCertified, RuntimeError)
+
+
+def test_exact_stationary_and_distribution_after():
+    # Grinstead & Snell, Example 11.1 and §11.3: Land of Oz, w = (2/5, 1/5, 2/5); the row R of P²
+    # is (7/16, 3/16, 6/16) (printed as .438 .188 .375).
+    oz = kolmo.Chain(OZ, names=["R", "N", "S"])
+    st = oz.stationary(exact=True)
+    assert st.distribution == [Fraction(2, 5), Fraction(1, 5), Fraction(2, 5)] and st.error_bound == 0
+    d, err = oz.distribution_after(2, "R", exact=True)
+    assert d == [Fraction(7, 16), Fraction(3, 16), Fraction(6, 16)] and err == 0
+    f, _ = oz.distribution_after(2, "R")
+    assert np.allclose(f, [7 / 16, 3 / 16, 6 / 16], atol=1e-15)
+    with pytest.raises(kolmo.InputError, match="state 7"):
+        oz.distribution_after(2, 7)
+    with pytest.raises(kolmo.InputError, match="k"):
+        oz.distribution_after(-1, "R")
+
+
+def test_rewards_expected_total_and_long_run():
+    # The drunkard's walk (G&S Example 11.13): N = [[3/2, 1, 1/2], [1, 2, 1], [1/2, 1, 3/2]] on
+    # states 1..3, so with reward s in state s the expected total before absorption is N·(1, 2, 3)
+    # = (5, 8, 7); with reward 1 it is t = (3, 4, 3).
+    walk = kolmo.Chain(drunkard(), rewards=[0, 1, 2, 3, 0])
+    e = walk.expected_reward([0, 4])
+    assert np.all(np.abs(e.values - [0, 5, 8, 7, 0]) <= e.error_bound) and e.error_bound < 1e-12
+    assert walk.expected_reward([0, 4], exact=True).values == [0, 5, 8, 7, 0]
+    assert walk.expected_reward([0, 4], rewards=[0, 1, 1, 1, 0], exact=True).values == [0, 3, 4, 3, 0]
+    # Each absorbing end is its own closed class: gain = its reward, bias 0.
+    lr = walk.long_run_reward()
+    assert [(c.states, c.gain) for c in lr] == [([0], 0.0), ([4], 0.0)]
+    # Land of Oz earning 1 on rainy days: the gain is π_R = 2/5, and the bias solves
+    # h = r − g + P h with π h = 0 (Puterman §8.2.3).
+    oz = kolmo.Chain(OZ, rewards=[1, 0, 0])
+    (c,) = oz.long_run_reward()
+    assert c.states == [0, 1, 2] and abs(c.gain - 0.4) <= c.gain_error_bound + 1e-16
+    P = np.array(OZ)
+    assert np.allclose(c.bias, np.array([1, 0, 0]) - c.gain + P @ c.bias, atol=1e-12)
+    assert abs(np.array([0.4, 0.2, 0.4]) @ c.bias) < 1e-12
+    with pytest.raises(kolmo.InputError, match="rewards"):
+        kolmo.Chain(OZ).long_run_reward()
+    with pytest.raises(kolmo.InputError, match="rewards"):
+        kolmo.Chain(OZ, rewards=[1, 2])

@@ -125,3 +125,38 @@ def test_read_example_files():
     assert states == [1, 2, 3] and np.allclose(N, [[1.5, 1, 0.5], [1, 2, 1], [0.5, 1, 1.5]], atol=1e-12)
     forest = kolmo.read(os.path.join(ROOT, "examples", "models", "forest.json"))
     assert isinstance(forest, kolmo.MDP)
+
+
+def test_readme_board_with_a_choice_of_dice():
+    # The README's example: on a 30-cell board with three snakes, choose a d4, d6 or d8 before
+    # each roll to finish in the fewest rolls expected. Cross-check: the best policy's value is
+    # the expected steps of the chain that always rolls the chosen die (an absorbing-chain solve,
+    # a second method), exactly.
+    snakes_ = {17: 4, 24: 11, 29: 20}
+
+    def land(c):
+        return snakes_.get(min(c, 30), min(c, 30))
+
+    def turn(cell):
+        if cell == 30:
+            return {"stay": [(1, 30)]}
+        return {f"d{k}": [(Fraction(1, k), land(cell + d)) for d in range(1, k + 1)] for k in (4, 6, 8)}
+
+    board = kolmo.explore(0, turn, reward=lambda cell, die: 0 if cell == 30 else 1)
+    best = kolmo.solve(board, "total", target=30, minimize=True, exact=True)
+    die = dict(zip(board.states, best.actions))
+    faces = {c: int(a[1:]) for c, a in die.items() if c != 30}
+
+    def fixed(cell):
+        if cell == 30:
+            return []
+        k = faces[cell]
+        return [(Fraction(1, k), land(cell + d)) for d in range(1, k + 1)]
+
+    chain = kolmo.explore(0, fixed)
+    exact = chain.absorbing(30, exact=True).expected_steps
+    by_state = dict(zip(chain.states, exact))
+    assert all(best.exact[board.states.index(c)] == by_state[c] for c in chain.states)
+    assert abs(best.values[0] - float(best.exact[0])) <= best.error_bound
+    # The best die depends on the cell: no single die is best everywhere.
+    assert len(set(die[c] for c in faces)) > 1

@@ -66,3 +66,44 @@ def test_cards_values_and_gain():
     assert abs(v / 10**9 - 1247820247 / 1766559075) < 1e-8 and bound < 1e-2
     with pytest.raises(kolmo.InputError, match="alice"):
         cards.value(3, "RPX")
+
+
+def _two_state_game():
+    # State "x" (max): reward 1 and stay, or reward 0 and go to "y". State "y" (min): reward 5
+    # and go to "x", or reward 2 and stay.
+    moves = {"x": {"stay": [(1, "x")], "go": [(1, "y")]}, "y": {"back": [(1, "x")], "stay": [(1, "y")]}}
+    pay = {("x", "stay"): 1, ("x", "go"): 0, ("y", "back"): 5, ("y", "stay"): 2}
+    owner = {"x": "max", "y": "min"}
+    return kolmo.explore("x", moves.__getitem__, reward=lambda s, a: pay[s, a], owner=owner.__getitem__)
+
+
+def test_game_horizon_and_average_with_exact_values():
+    g = _two_state_game()
+    # Two steps: V1 = (max(1, 0), min(5, 2)) = (1, 2); V2(x) = max(1 + 1, 0 + 2) = 2 (the first
+    # choice on the tie), V2(y) = min(5 + 1, 2 + 2) = 4.
+    h = kolmo.solve(g, "horizon", steps=2, exact=True)
+    assert h.exact == [2, 4] and list(h.values) == [2.0, 4.0]
+    assert h.decisions.tolist() == [[0, 1], [0, 1]]
+    # Long run: Max leaves x (staying earns 1 per step); in y Min stays (2 per step) rather than
+    # cycle through x (5 every other step). The gain is 2 from both states.
+    a = kolmo.solve(g, "average", exact=True)
+    assert a.exact == [2, 2] and np.all(np.abs(a.values - 2) <= a.error_bound)
+    assert list(a.policy) == [1, 1]  # x: "go", y: "stay"
+    with pytest.raises(kolmo.InputError, match="discounted"):
+        kolmo.solve(g, "discounted", discount=0.9)
+
+
+def test_game_reach_exact_on_the_shared_cases():
+    # 09-stochastic-games.md G3: max x: {y, r}; min y: {x, 1}; avg r: {1, 0}: x = y = r = 1/2.
+    moves = {
+        "x": {"y": [(1, "y")], "r": [(1, "r")]},
+        "y": {"x": [(1, "x")], "1": [(1, "1")]},
+        "r": {"": [(Fraction(1, 2), "1"), (Fraction(1, 2), "0")]},
+        "1": {"": [(1, "1")]},
+        "0": {"": [(1, "0")]},
+    }
+    owner = {"x": "max", "y": "min"}
+    g = kolmo.explore("x", moves.__getitem__, owner=lambda s: owner.get(s, "max"))
+    s = kolmo.solve(g, "reach", target="1", exact=True)
+    want = {"x": Fraction(1, 2), "y": Fraction(1, 2), "r": Fraction(1, 2), "1": 1, "0": 0}
+    assert {st: v for st, v in zip(g.states, s.exact)} == want
