@@ -524,11 +524,11 @@ class MDP(_Model):
 class Game(MDP):
     """A two-player turn-based stochastic game: an :class:`MDP` whose states are each owned by the
     maximiser or the minimiser (``maximiser[s]``), as :func:`explore` builds with ``owner``.
-    :func:`solve` gives its value for ``"reach"``, ``"total"``, ``"horizon"`` and ``"average"``
-    (the gain of a game whose optimal play is unichain): the maximiser seeks the largest, the
-    minimiser the smallest (Shapley 1953; Condon 1992), with each state's owner's optimal choice
-    as the policy; ``exact=True`` adds the exact values. Discounted games are refused (no
-    certified solver yet)."""
+    :func:`solve` gives its value for every objective — ``"discounted"``, ``"reach"``,
+    ``"total"``, ``"horizon"`` and ``"average"`` (the gain of a game whose optimal play is
+    unichain): the maximiser seeks the largest, the minimiser the smallest (Shapley 1953; Condon
+    1992), with each state's owner's optimal choice as the policy; ``exact=True`` adds the exact
+    values (not yet for discounted games: ``exact_refused`` says so)."""
 
     maximiser: np.ndarray
 
@@ -569,7 +569,7 @@ def solve(
 
     Maximal unless ``minimize``. For a :class:`Game` (from :func:`explore` with ``owner``) the
     maximiser's states seek the largest value and the minimiser's the smallest (``minimize`` is
-    ignored); games solve ``"reach"``, ``"total"``, ``"horizon"`` and ``"average"``. A discount may
+    ignored). A discount may
     be a float (read as its shortest decimal: 0.9 is 9/10) or a :class:`fractions.Fraction`.
     ``exact=True`` adds the exact values as Fractions (on the model's probabilities as given:
     Fractions exactly, floats as the simplest nearby fraction), or says in ``exact_refused`` why

@@ -592,8 +592,8 @@ impl Mdp {
     /// (unichain policies), every stage's choices for "horizon" (`decisions`, stages × n).
     ///
     /// With `maximiser` (one bool per state: the maximiser owns it, else the minimiser) the model
-    /// is a two-player turn-based stochastic game (`kolmo::game::solve`): "reach", "total",
-    /// "horizon" and "average" are its values, each state's owner's optimal choice the policy.
+    /// is a two-player turn-based stochastic game (`kolmo::game::solve`): every objective above
+    /// gives its values, each state's owner's optimal choice the policy.
     #[pyo3(signature = (objective, discount=None, minimize=false, target=None, maximiser=None, steps=None, exact=false))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(

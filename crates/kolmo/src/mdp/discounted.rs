@@ -18,7 +18,7 @@ use crate::account;
 use crate::exact::Rational;
 use crate::linsolve::{Factored, SPARSE_FROM, SolveMethod};
 use crate::model::Mdp;
-use crate::sparse::Affine;
+use crate::sparse::{Affine, Direction};
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -68,8 +68,48 @@ pub fn discounted(
             }
         },
     };
+    certify(
+        mdp,
+        rewards,
+        gamma,
+        |_| optimum.direction(),
+        (values, policy, iterations, method),
+    )
+}
+
+/// The discounted values of the two-player turn-based game on `mdp` (state `s` reduced in
+/// `direction(s)`, its owner's: Shapley, "Stochastic games", PNAS 39, 1953), by Jacobi value
+/// iteration from 0 certified by MacQueen's bounds, which hold for games as they do for MDPs: the
+/// game's Bellman operator is monotone and `T(v + c·1) = Tv + γc·1` (module docs). Policy
+/// iteration is not used (a game's strategies do not improve one side at a time the same way).
+///
+/// # Errors
+/// As [`discounted`].
+pub(crate) fn discounted_by(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    options: &MdpOptions,
+) -> Result<MdpSolution> {
+    check(mdp, rewards, gamma)?;
+    let limit = sweep_limit(mdp, options);
+    let start = (vec![0.0; mdp.n()], vec![0u32; mdp.n()]);
+    let solved = jacobi_sweeps(mdp, rewards, gamma, direction, options, start, 1..=limit)?;
+    certify(mdp, rewards, gamma, direction, solved)
+}
+
+/// MacQueen's interval around `T v` for a solver's `v` (its middle the values reported), with the
+/// rounding of the input added to the bound.
+fn certify(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    (values, policy, iterations, method): Solved,
+) -> Result<MdpSolution> {
     super::check_finite("discounted reward", &values)?;
-    let (values, solve) = macqueen(mdp, rewards, gamma, optimum, &values);
+    let (values, solve) = macqueen(mdp, rewards, gamma, direction, &values);
     super::check_finite("discounted reward", &values)?;
     Ok(MdpSolution {
         error_bound: solve + input_rounding(mdp, rewards, gamma, &values, solve),
@@ -122,10 +162,16 @@ fn q_value(mdp: &Mdp, rewards: &[f64], gamma: f64, v: &[f64], row: usize) -> f64
 }
 
 /// `T v` (the Bellman step, parallel, compensated) and its greedy policy.
-fn bellman_step(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (Vec<f64>, Vec<u32>) {
+fn bellman_step(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    v: &[f64],
+) -> (Vec<f64>, Vec<u32>) {
     let (mut tv, mut policy) = (vec![0.0; mdp.n()], vec![0u32; mdp.n()]);
     mdp.matrix().multiply_and_reduce(
-        |_| optimum.direction(),
+        direction,
         v,
         Affine::discounted(rewards, &gamma),
         &mut tv,
@@ -176,8 +222,14 @@ fn change_range(tv: &[f64], v: &[f64]) -> Changes {
 
 /// MacQueen's interval around `T v` (module docs): its middle, one value per state, and its
 /// half-width, with the rounding of `T v`, of `d = Tv − v` and of the middle allowed for.
-fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (Vec<f64>, f64) {
-    let (mut tv, _) = bellman_step(mdp, rewards, gamma, optimum, v);
+fn macqueen(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    v: &[f64],
+) -> (Vec<f64>, f64) {
+    let (mut tv, _) = bellman_step(mdp, rewards, gamma, direction, v);
     let Changes { lo, hi, old_size, .. } = change_range(&tv, v);
     if tv.is_empty() {
         return (tv, 0.0);
@@ -202,7 +254,7 @@ fn macqueen(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64])
 /// contraction bound's ingredient, for the tests' comparison with MacQueen's).
 #[cfg(test)]
 fn bellman_gap(mdp: &Mdp, rewards: &[f64], gamma: f64, optimum: Optimum, v: &[f64]) -> (f64, Vec<u32>) {
-    let (tv, policy) = bellman_step(mdp, rewards, gamma, optimum, v);
+    let (tv, policy) = bellman_step(mdp, rewards, gamma, |_| optimum.direction(), v);
     let gap = tv.iter().zip(v).fold(0.0f64, |g, (t, x)| g.max((t - x).abs()));
     let size = v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     (gap + Allowance::new(mdp, rewards).of_size(size), policy)
@@ -515,7 +567,7 @@ fn policy_iteration(
             v.iter_mut().zip(&e).for_each(|(x, d)| *x += d);
         }
         // Improve only where the greedy choice beats the current one by more than rounding.
-        let (tv, greedy) = bellman_step(mdp, rewards, gamma, optimum, &v);
+        let (tv, greedy) = bellman_step(mdp, rewards, gamma, |_| optimum.direction(), &v);
         // Stop early when MacQueen's interval around `T v` is already within the precision (the
         // caller certifies `v` by that interval): the greedy policy of `v` is then as good as
         // the bound says, and another evaluation would only confirm it.
@@ -636,16 +688,7 @@ fn value_iteration(
     // A sweep is quiet when it changes no more states than policy iteration's later rounds
     // correct cheaply (Evaluation's low-rank updates).
     let quiet = Evaluation::columns(n);
-    // At most about a minute of sweeps, whatever the iteration limit.
-    let limit = options
-        .max_iterations
-        .min((MAX_SWEEP_WORK / m.nnz().max(1) as u64).max(1));
-    // Jacobi sweeps: each computes `Tv` whole, so `d = Tv − v` is exactly what MacQueen's bounds
-    // need and every sweep is its own certificate (Gauss–Seidel's changes do not shift by a
-    // constant under a constant error, so their span does not close the same way).
-    let scale = gamma / (1.0 - gamma);
-    let allowance = Allowance::new(mdp, rewards);
-    let mut tv = vec![0.0; n];
+    let limit = sweep_limit(mdp, options);
     // Looking for a policy to hand over: Gauss–Seidel sweeps in depth-first finishing order
     // (successors mostly first: values travel far in one sweep) until their policy is quiet,
     // then policy iteration if that policy is cheap to evaluate; otherwise Jacobi sweeps go on
@@ -673,9 +716,53 @@ fn value_iteration(
             }
         }
     }
-    for sweep in done + 1..=limit {
+    let solved = jacobi_sweeps(
+        mdp,
+        rewards,
+        gamma,
+        |_| optimum.direction(),
+        options,
+        (v, policy),
+        done + 1..=limit,
+    )?;
+    Ok(Swept::Certified(solved))
+}
+
+/// The sweeps value iteration may make: `options.max_iterations`, and at most about a minute's
+/// worth whatever that limit.
+fn sweep_limit(mdp: &Mdp, options: &MdpOptions) -> u64 {
+    options
+        .max_iterations
+        .min((MAX_SWEEP_WORK / mdp.matrix().nnz().max(1) as u64).max(1))
+}
+
+/// Jacobi sweeps `v ← T v` (parallel, each state reduced in `direction(s)`) numbered `sweeps`,
+/// each computing `Tv` whole, so that `d = Tv − v` is exactly what MacQueen's bounds need and every
+/// sweep is its own certificate (Gauss–Seidel's changes do not shift by a constant under a
+/// constant error, so their span does not close the same way),
+/// from `(v, policy)`, stopped when MacQueen's certified half-width (module docs) is below
+/// `precision · max(‖v‖, 1)`, or at the rounding floor, or at a fixed point: the values, the
+/// greedy policy, the sweeps done and the method.
+///
+/// # Errors
+/// [`Error::LimitReached`] after the last sweep of `sweeps`.
+fn jacobi_sweeps(
+    mdp: &Mdp,
+    rewards: &[f64],
+    gamma: f64,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    options: &MdpOptions,
+    (mut v, mut policy): (Vec<f64>, Vec<u32>),
+    sweeps: std::ops::RangeInclusive<u64>,
+) -> Result<Solved> {
+    let m = mdp.matrix();
+    let limit = *sweeps.end();
+    let scale = gamma / (1.0 - gamma);
+    let allowance = Allowance::new(mdp, rewards);
+    let mut tv = vec![0.0; mdp.n()];
+    for sweep in sweeps {
         m.multiply_and_reduce(
-            |_| optimum.direction(),
+            direction,
             &v,
             Affine::discounted(rewards, &gamma),
             &mut tv,
@@ -693,12 +780,7 @@ fn value_iteration(
         // certifies and reports the bound actually reached.
         let target = options.precision * size;
         if change == 0.0 || half <= target || half <= 2.0 * allowance.of_size(new_size) / (1.0 - gamma) {
-            return Ok(Swept::Certified((
-                v,
-                policy,
-                sweep,
-                account::Method::MacQueenValueIteration,
-            )));
+            return Ok((v, policy, sweep, account::Method::MacQueenValueIteration));
         }
     }
     Err(Error::LimitReached {
