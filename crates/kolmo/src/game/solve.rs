@@ -6,8 +6,8 @@
 use super::{long_run_exact, reach_bounds, reach_exact, total_reward_bounds, total_reward_exact};
 use crate::exact::Rational;
 use crate::mdp::{
-    LongRunOptions, MdpOptions, MdpSolution, Objective, Solved, discounted_by, finite_horizon_by,
-    finite_horizon_exact_by,
+    LongRunOptions, MdpOptions, MdpSolution, Objective, Solved, discounted_by, discounted_exact_from,
+    finite_horizon_by, finite_horizon_exact_by,
 };
 use crate::model::Mdp;
 use crate::sparse::Direction;
@@ -26,8 +26,10 @@ use crate::{Error, Result};
 ///   stage increments bracket the gain; a game whose optimal play is not unichain, where the gain
 ///   could differ by state, is refused with [`Error::LimitReached`]); every state gets the gain.
 /// - [`Objective::Discounted`]: Jacobi value iteration by owner certified by MacQueen's bounds
-///   (they hold for games: the Bellman operator is monotone and shifts constants by `γ`); no
-///   exact solver yet (asking for one is refused with that reason).
+///   (they hold for games: the Bellman operator is monotone and shifts constants by `γ`); exact
+///   values by evaluating the strategies found exactly and checking the Bellman equation (see
+///   `discounted_exact_from`'s reasoning in `crate::mdp`), switching where it fails, at most 50
+///   rounds.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `maximiser` is not of length `n`; the solvers' errors.
@@ -136,14 +138,14 @@ pub fn solve(
         Objective::Discounted(gamma) => {
             let g = crate::exact::Scalar::to_f64(gamma);
             let s = discounted_by(mdp, rewards, g, direction, options)?;
-            if asked {
-                refused = Some(
-                    "kolmo has no exact solver for discounted games yet: the values are floating \
-                     point, within the bound shown"
-                        .into(),
-                );
-            }
-            (s, None)
+            let x = exact_rewards(&mut refused).and_then(|r| {
+                keep(
+                    &mut refused,
+                    discounted_exact_from(mdp, &r, gamma, direction, s.policy.clone(), Some(EXACT_ROUNDS))
+                        .map(|(v, _)| finite(v)),
+                )
+            });
+            (s, x)
         }
     };
     let (solution, exact_policy) = match &exact_values {
@@ -162,6 +164,9 @@ pub fn solve(
         decisions,
     })
 }
+
+/// Rounds of exact strategy improvement before a discounted game's exact values are refused.
+const EXACT_ROUNDS: u64 = 50;
 
 /// `r`'s value, or `None` with its error kept in `refused` for the report.
 fn keep<T>(refused: &mut Option<String>, r: Result<T>) -> Option<T> {

@@ -810,18 +810,40 @@ pub fn discounted_exact(
     optimum: Optimum,
 ) -> Result<(Vec<Rational>, Vec<u32>)> {
     let g = gamma.to_f64().value();
-    let pm = super::exact::exact_parts(mdp, rewards)?;
     let rounded: Vec<f64> = rewards.iter().map(|x| x.to_f64().value()).collect();
     check(mdp, &rounded, g)?;
     let start = discounted(mdp, &rounded, g, optimum, &MdpOptions::default())?;
+    discounted_exact_from(mdp, rewards, gamma, |_| optimum.direction(), start.policy, None)
+}
+
+/// Exact values of the discounted objective from the choices `policy` (one per state), each
+/// state reduced in `direction(s)`: the policy is evaluated exactly (`v = r_π + γ P_π v`, verified
+/// by a zero residual), then every state whose reduction finds a strictly better choice against
+/// `v` switches to it, until none does. With one direction this is policy iteration, which
+/// terminates (Puterman, Theorem 6.4.2). For a game (`direction` by owner) a strategy pair whose
+/// values satisfy the Bellman equation exactly is optimal — the equation's solution is unique, `T`
+/// being a contraction (Shapley 1953) — but simultaneous switches by both players need not
+/// converge, so `rounds` bounds them.
+///
+/// # Errors
+/// [`Error::LimitReached`] after `rounds` rounds without a fixed point; [`Error::Singular`] if an
+/// exact evaluation does not verify (it cannot); [`Error::TooLarge`] from the factorisation.
+pub(crate) fn discounted_exact_from(
+    mdp: &Mdp,
+    rewards: &[Rational],
+    gamma: &Rational,
+    direction: impl Fn(usize) -> Direction + Copy + Sync,
+    mut policy: Vec<u32>,
+    rounds: Option<u64>,
+) -> Result<(Vec<Rational>, Vec<u32>)> {
+    let pm = super::exact::exact_parts(mdp, rewards)?;
     let m = mdp.matrix();
     let (row_ptr, cols, _) = m.as_parts();
     let r = rewards;
     let p = pm.as_parts().2;
     let q = |v: &[Rational], row: usize| pm.row_value(row, v, Affine::discounted(r, gamma));
     let n = mdp.n();
-    let mut policy = start.policy;
-    loop {
+    for _ in 0..rounds.unwrap_or(u64::MAX) {
         let rows: Vec<usize> = (0..n)
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
@@ -846,7 +868,7 @@ pub fn discounted_exact(
             let mut best = v[s].clone();
             for row in group.clone() {
                 let qa = q(&v, row);
-                if optimum.direction().better(&qa, &best) {
+                if direction(s).better(&qa, &best) {
                     best = qa;
                     policy[s] = (row - group.start) as u32;
                     changed = true;
@@ -857,6 +879,12 @@ pub fn discounted_exact(
             return Ok((v, policy));
         }
     }
+    Err(Error::LimitReached {
+        what: "exact values of a discounted game",
+        limit: rounds.unwrap_or(u64::MAX),
+        message: "the exact values kept showing better choices than the strategies found; no exact value"
+            .into(),
+    })
 }
 
 #[cfg(test)]

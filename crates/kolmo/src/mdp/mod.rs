@@ -19,8 +19,8 @@ mod topological;
 mod total;
 
 pub use average::{average, bias};
-pub(crate) use discounted::discounted_by;
 pub use discounted::{discounted, discounted_exact};
+pub(crate) use discounted::{discounted_by, discounted_exact_from};
 pub(crate) use exact::{exact_parts, policy_chain};
 pub use exact::{reach_probability_exact, total_reward_exact};
 pub(crate) use forever::{quiet_states, total_reward_forever};
