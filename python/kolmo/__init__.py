@@ -528,7 +528,7 @@ class Game(MDP):
     ``"total"``, ``"horizon"`` and ``"average"`` (the gain of a game whose optimal play is
     unichain): the maximiser seeks the largest, the minimiser the smallest (Shapley 1953; Condon
     1992), with each state's owner's optimal choice as the policy; ``exact=True`` adds the exact
-    values (not yet for discounted games: ``exact_refused`` says so)."""
+    values."""
 
     maximiser: np.ndarray
 

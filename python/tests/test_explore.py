@@ -98,8 +98,8 @@ def test_a_game_described_in_python():
     assert abs(kolmo.solve(mdp, "reach", target="goal").values[0] - 1) < 1e-9
     with pytest.raises(kolmo.InputError, match="owner"):
         kolmo.explore("start", moves.get, owner=lambda s: "both")
-    with pytest.raises(kolmo.InputError, match="game"):
-        kolmo.solve(game, "discounted", discount=0.9)
+    with pytest.raises(kolmo.InputError, match="target"):
+        kolmo.solve(game, "reach")
 
 
 def test_bad_successors():

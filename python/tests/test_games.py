@@ -90,10 +90,10 @@ def test_game_horizon_and_average_with_exact_values():
     assert a.exact == [2, 2] and np.all(np.abs(a.values - 2) <= a.error_bound)
     assert list(a.policy) == [1, 1]  # x: "go", y: "stay"
     # Discounted at 0.9: Min stays in y (2/(1 − 0.9) = 20 < 5 + 0.9 v(x)), Max goes from x
-    # (0.9 · 20 = 18 > 1/(1 − 0.9) = 10): v = (18, 20). No exact solver for games: said so.
+    # (0.9 · 20 = 18 > 1/(1 − 0.9) = 10): v = (18, 20), exactly.
     d = kolmo.solve(g, "discounted", discount=0.9, exact=True)
-    assert np.all(np.abs(d.values - [18, 20]) <= d.error_bound) and d.error_bound < 1e-9
-    assert d.actions == ["go", "stay"] and d.exact is None and "discounted games" in d.exact_refused
+    assert np.all(np.abs(d.values - [18, 20]) <= d.error_bound) and d.exact == [18, 20]
+    assert d.actions == ["go", "stay"]
 
 
 def test_game_reach_exact_on_the_shared_cases():
