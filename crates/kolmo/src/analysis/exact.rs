@@ -21,6 +21,26 @@ pub const MAX_EXACT_STATES: usize = 5_000;
 /// length grows with the number of steps, so the cost grows with its square): about 2 seconds.
 pub const MAX_EXACT_WORK: u64 = 500_000_000;
 
+/// Refuses `steps` steps of exact arithmetic over `transitions` transitions when
+/// `steps² × transitions` exceeds [`MAX_EXACT_WORK`] (the one rule for every exact step loop:
+/// distributions, finite horizons); `what` names the computation in the message.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `what`, with the figures and what to do instead.
+pub fn check_exact_steps(what: &'static str, steps: u64, transitions: usize) -> Result<()> {
+    let nnz = transitions as u64;
+    let work = steps.saturating_mul(steps).saturating_mul(nnz);
+    if work > MAX_EXACT_WORK {
+        return Err(Error::arg(
+            what,
+            format!(
+                "{steps} steps on {nnz} transitions is too long for exact arithmetic (steps² × transitions = {work} > {MAX_EXACT_WORK}); ask for fewer steps or drop the exact values"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Exact mean and variance of the number of steps to reach a target.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ExactAbsorptionTime {
@@ -184,16 +204,7 @@ pub fn distributions_exact(dtmc: &Dtmc, from: StateId, steps: &[u64]) -> Result<
         return Err(Error::arg("start state", format!("{from} is not a state")));
     }
     let last = steps.iter().copied().max().unwrap_or(0);
-    let nnz = dtmc.matrix().nnz() as u64;
-    let work = last.saturating_mul(last).saturating_mul(nnz);
-    if work > MAX_EXACT_WORK {
-        return Err(Error::arg(
-            "exact distribution",
-            format!(
-                "{last} steps on a chain of {nnz} transitions is too long for exact arithmetic (steps² × transitions = {work} > {MAX_EXACT_WORK}); ask for fewer steps or drop --exact"
-            ),
-        ));
-    }
+    check_exact_steps("exact distribution", last, dtmc.matrix().nnz())?;
     let p = dtmc.exact_matrix()?;
     let mut pi = vec![Rational::ZERO; n];
     pi[from as usize] = Rational::ONE;

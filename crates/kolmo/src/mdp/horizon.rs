@@ -107,7 +107,8 @@ pub(crate) fn finite_horizon_by(
 /// optimal first-stage choices found by exact comparison (the first best choice on a tie).
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for rewards of the wrong length;
+/// [`Error::InvalidArgument`] for rewards of the wrong length or more work than
+/// [`crate::analysis::exact::check_exact_steps`] allows;
 /// [`Error::InvalidDistribution`] if a probability is not a simple fraction (see
 /// [`Mdp::exact_matrix`]).
 pub fn finite_horizon_exact(
@@ -128,6 +129,7 @@ pub(crate) fn finite_horizon_exact_by(
     discount: Option<&Rational>,
     direction: impl Fn(usize) -> Direction + Copy + Sync,
 ) -> Result<(Vec<Rational>, Vec<u32>)> {
+    crate::analysis::exact::check_exact_steps("exact finite horizon", steps, mdp.matrix().nnz())?;
     let p = super::exact::exact_parts(mdp, rewards)?;
     Ok(backward_induction_exact(&p, rewards, discount, direction, steps))
 }

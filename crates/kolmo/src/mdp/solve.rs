@@ -275,4 +275,29 @@ mod tests {
         assert_eq!(d.len(), 3);
         assert_eq!(d[0][0], 0);
     }
+
+    #[test]
+    fn long_exact_horizons_are_refused_with_the_reason_and_the_decimals_kept() {
+        let (mdp, r) = two_state();
+        let s = solve(
+            &mdp,
+            &Objective::Horizon {
+                steps: 100_000,
+                discount: None,
+            },
+            Optimum::Max,
+            &r,
+            Some(crate::exact::rationalize_rewards(&r)),
+            &MdpOptions::default(),
+        )
+        .expect("solves in floating point");
+        assert!(s.exact.is_none());
+        assert!(
+            s.exact_refused
+                .expect("a reason")
+                .contains("too long for exact arithmetic")
+        );
+        // From state 1: −1 per step for 100,000 steps.
+        assert_eq!(s.solution.values[1], -100_000.0);
+    }
 }
