@@ -155,7 +155,7 @@ pub fn solve(
         ),
         None => (solution, false),
     };
-    Ok(Solved {
+    crate::mdp::certified(Solved {
         solution,
         exact: exact_values,
         exact_policy,

@@ -179,13 +179,32 @@ pub fn solve(
         }
         None => (solution, None, false),
     };
-    Ok(Solved {
+    certified(Solved {
         solution,
         exact: exact_values,
         exact_policy,
         exact_refused: refused,
         bias: bias_values,
         decisions,
+    })
+}
+
+/// `solved` if its bound is a number (exact values always are), else [`crate::Error::Uncertified`]:
+/// a floating-point evaluation that overflowed or lost every digit gives no answer, never a
+/// value with an infinite bound.
+pub(crate) fn certified(solved: Solved) -> Result<Solved> {
+    let s = &solved.solution;
+    if s.error_bound.is_finite() && !s.values.iter().any(|v| v.is_nan()) {
+        return Ok(solved);
+    }
+    Err(crate::Error::Uncertified {
+        what: "the optimal values",
+        bound: s.error_bound,
+        residual: f64::NAN,
+        hint: match &solved.exact_refused {
+            Some(why) => format!("; no exact values either: {why}"),
+            None => "; ask for the exact values (kolmo solve --exact, exact=True in Python)".into(),
+        },
     })
 }
 
@@ -299,5 +318,34 @@ mod tests {
         );
         // From state 1: −1 per step for 100,000 steps.
         assert_eq!(s.solution.values[1], -100_000.0);
+    }
+
+    #[test]
+    fn an_overflowing_total_is_refused_not_printed() {
+        // State 0 earns 1e308 per step and leaves for the target w.p. 1/10: 1e309 overflows.
+        let mdp = test_mdp(&[&[&[(0, 0.9), (1, 0.1)]], &[&[(1, 1.0)]]]);
+        let r = vec![1e308, 0.0];
+        let target = StateSet::from_states(2, [1]);
+        let e = solve(
+            &mdp,
+            &Objective::Total(target.clone()),
+            Optimum::Max,
+            &r,
+            None,
+            &MdpOptions::default(),
+        );
+        assert!(matches!(e, Err(crate::Error::Uncertified { .. })), "{e:?}");
+        // Exact values answer: 10 times the reward (1e308 as stored, exactly).
+        let x = solve(
+            &mdp,
+            &Objective::Total(target),
+            Optimum::Max,
+            &r,
+            Some(crate::exact::rationalize_rewards(&r)),
+            &MdpOptions::default(),
+        );
+        let stored = crate::exact::rationalize_rewards(&r).expect("finite")[0].clone();
+        let exact = x.expect("exact values").exact.expect("given");
+        assert_eq!(exact[0], Some(stored * Rational::from(10u64)));
     }
 }
