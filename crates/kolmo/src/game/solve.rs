@@ -7,7 +7,7 @@ use super::{long_run_exact, reach_bounds, reach_exact, total_reward_bounds, tota
 use crate::exact::Rational;
 use crate::mdp::{
     LongRunOptions, MdpOptions, MdpSolution, Objective, Solved, discounted_by, discounted_exact_from,
-    finite_horizon_by, finite_horizon_exact_by,
+    finite_horizon_by, finite_horizon_exact_by, keep,
 };
 use crate::model::Mdp;
 use crate::sparse::Direction;
@@ -167,11 +167,6 @@ pub fn solve(
 
 /// Rounds of exact strategy improvement before a discounted game's exact values are refused.
 const EXACT_ROUNDS: u64 = 50;
-
-/// `r`'s value, or `None` with its error kept in `refused` for the report.
-fn keep<T>(refused: &mut Option<String>, r: Result<T>) -> Option<T> {
-    r.map_err(|e| *refused = Some(e.to_string())).ok()
-}
 
 #[cfg(test)]
 mod tests {

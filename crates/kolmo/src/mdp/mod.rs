@@ -33,8 +33,8 @@ pub(crate) use horizon::{
 pub(crate) use long_run::long_run;
 pub use long_run::{LongRun, LongRunOptions};
 pub use reach::reach_probability;
-pub(crate) use solve::certified;
 pub use solve::{Objective, Solved, solve};
+pub(crate) use solve::{certified, keep};
 pub use total::total_reward;
 
 use crate::account;

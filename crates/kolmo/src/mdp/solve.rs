@@ -209,7 +209,7 @@ pub(crate) fn certified(solved: Solved) -> Result<Solved> {
 }
 
 /// `r`'s value, or `None` with its error kept in `refused` for the report.
-fn keep<T>(refused: &mut Option<String>, r: Result<T>) -> Option<T> {
+pub(crate) fn keep<T>(refused: &mut Option<String>, r: Result<T>) -> Option<T> {
     r.map_err(|e| *refused = Some(e.to_string())).ok()
 }
 
