@@ -30,6 +30,7 @@ __all__ = [
     "Stationary",
     "CommunicatingClass",
     "ExpectedReward",
+    "Fundamental",
     "LongRunReward",
     "MDP",
     "Game",
@@ -106,6 +107,17 @@ class Stationary:
     period: int
     states: List[int]
     seconds: float = 0.0
+
+
+class Fundamental(NamedTuple):
+    """The fundamental matrix of an absorbing chain: the transient ``states`` (ascending), ``N``
+    (k × k, ``N[i, j]`` the expected visits to ``states[j]`` from ``states[i]``), the certified
+    bound on every entry's absolute error, and the residual ``max |(I − Q)N − I|``."""
+
+    states: List[int]
+    N: np.ndarray
+    error_bound: float
+    residual: float
 
 
 class ExpectedReward(NamedTuple):
@@ -256,13 +268,14 @@ class Chain(_Model):
             return ExactAbsorbing([as_fraction(x) for x in mean], [as_fraction(x) for x in var])
         return Absorbing(**self._chain.absorbing(self._targets(target), variance))
 
-    def fundamental(self, target: Any):
+    def fundamental(self, target: Any) -> Fundamental:
         """The fundamental matrix ``N = (I − Q)⁻¹`` of the chain absorbed in ``target`` (at most
-        5,000 transient states): ``(states, N, residual)``, ``N[i, j]`` the expected visits to
-        ``states[j]`` from ``states[i]`` (Kemeny & Snell, §3.2)."""
+        5,000 transient states, :class:`InputError` beyond): a :class:`Fundamental`, ``N[i, j]``
+        the expected visits to ``states[j]`` from ``states[i]`` (Kemeny & Snell, §3.2), every
+        entry within ``error_bound``."""
         d = self._chain.fundamental(self._targets(target))
         k = len(d["states"])
-        return list(d["states"]), d["matrix"].reshape(k, k), d["residual"]
+        return Fundamental(list(d["states"]), d["matrix"].reshape(k, k), d["error_bound"], d["residual"])
 
     def distribution_after(self, k: int, start: Any = 0, exact: bool = False):
         """The distribution after ``k`` steps from ``start`` (a state, or an initial distribution

@@ -275,7 +275,8 @@ impl Chain {
     }
 
     /// The fundamental matrix `N = (I − Q)⁻¹` of the chain absorbed in `target` (at most 5,000
-    /// transient states): the transient states and `N` row-major, with the residual of its solves.
+    /// transient states): the transient states and `N` row-major, with the residual of its solves
+    /// and the certified bound on every entry's absolute error.
     fn fundamental<'py>(&self, py: Python<'py>, target: Vec<i64>) -> PyResult<Bound<'py, PyDict>> {
         let target = target_set(self.dtmc.n(), &target)?;
         let dtmc = &self.dtmc;
@@ -286,6 +287,7 @@ impl Chain {
         d.set_item("states", f.states)?;
         d.set_item("matrix", f.matrix.into_pyarray(py))?;
         d.set_item("residual", f.residual)?;
+        d.set_item("error_bound", f.error_bound)?;
         Ok(d)
     }
 

@@ -121,8 +121,10 @@ def test_read_example_files():
     p, err = oz.distribution_after(2, 0)
     assert np.allclose(p, [7 / 16, 3 / 16, 3 / 8], atol=1e-15) and err < 1e-15
     walk = kolmo.read(os.path.join(ROOT, "examples", "models", "drunkard.json"))
-    states, N, residual = walk.fundamental([0, 4])
-    assert states == [1, 2, 3] and np.allclose(N, [[1.5, 1, 0.5], [1, 2, 1], [0.5, 1, 1.5]], atol=1e-12)
+    f = walk.fundamental([0, 4])
+    # Grinstead & Snell, Example 11.13 (the drunkard's walk): N = [[3/2, 1, 1/2], [1, 2, 1], [1/2, 1, 3/2]].
+    assert f.states == [1, 2, 3] and 0 < f.error_bound < 1e-12
+    assert np.all(np.abs(f.N - [[1.5, 1, 0.5], [1, 2, 1], [0.5, 1, 1.5]]) <= f.error_bound)
     forest = kolmo.read(os.path.join(ROOT, "examples", "models", "forest.json"))
     assert isinstance(forest, kolmo.MDP)
 

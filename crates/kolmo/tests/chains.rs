@@ -196,6 +196,8 @@ fn rat_maze() {
     for (i, row) in eight_n.iter().enumerate() {
         for (j, &want) in row.iter().enumerate() {
             assert!(close(8.0 * n.get(i, j), f64::from(want), 1e-14), "8N[{i}][{j}]");
+            // Within the certified entrywise bound of the exact N.
+            assert!((n.get(i, j) - f64::from(want) / 8.0).abs() <= n.error_bound);
         }
     }
     let c = ClassAnalysis::new(&d).unwrap();

@@ -115,6 +115,14 @@ pub struct FundamentalMatrix {
     /// Max-norm residual `‖(I − Q)N̂ − I‖∞` (largest entry).
     #[serde(serialize_with = "crate::account::ser::number")]
     pub residual: f64,
+    /// Guaranteed bound on every entry's absolute error `|N − N̂|` against the chain as written:
+    /// with `E = (I − Q)N̂ − I`, `N̂ − N = N E`, so `|N̂ − N|_{ij} ≤ max|E| · (N 1)_i`, `N 1` being
+    /// the expected steps (bounded by their own certified solve); `max|E|` is the computed
+    /// residual plus its rounding (`(m + 2)u · 2 max N̂`, rows of at most `m` entries), and the
+    /// written probabilities' rounding adds [`perturbation_growth`](crate::numeric::perturbation_growth)
+    /// relative to each entry.
+    #[serde(serialize_with = "crate::account::ser::number")]
+    pub error_bound: f64,
 }
 
 impl FundamentalMatrix {
@@ -569,10 +577,29 @@ impl<'a> AbsorbingChain<'a> {
             }
             residual = row.iter().fold(residual, |a, v| a.max(v.abs()));
         }
+        let longest = (0..k).map(|i| a.row(i).0.len()).max().unwrap_or(0);
+        let n_max = matrix.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        // The residual as computed, plus what computing it may have rounded away.
+        let e_max = residual + (longest as f64 + 2.0) * f64::EPSILON * 2.0 * n_max;
+        let time = self.absorption_time_with(false);
+        let t_max = self
+            .transient
+            .states
+            .iter()
+            .fold(0.0f64, |m, &s| m.max(time.mean[s as usize]))
+            * (1.0 + time.error_bound);
+        let solve = e_max * t_max;
+        let growth = crate::numeric::perturbation_growth(k, crate::numeric::entry_rounding(longest));
+        let error_bound = (solve + growth * (n_max + solve)) * (1.0 + 4.0 * f64::EPSILON);
         Ok(FundamentalMatrix {
             states: self.transient.states.clone(),
             matrix,
             residual,
+            error_bound: if error_bound.is_nan() {
+                f64::INFINITY
+            } else {
+                error_bound
+            },
         })
     }
 }
@@ -624,8 +651,14 @@ pub(crate) mod tests {
         assert_eq!(n.states, vec![1, 2, 3]);
         let expect = [1.5, 1.0, 0.5, 1.0, 2.0, 1.0, 0.5, 1.0, 1.5];
         for (x, y) in n.matrix.iter().zip(expect) {
-            assert!((x - y).abs() < 1e-14);
+            assert!(
+                (x - y).abs() <= n.error_bound,
+                "{x} vs {y}, bound {}",
+                n.error_bound
+            );
         }
+        // Residual ~1e-16, expected steps 4, rows of 3: a bound of a few 1e-15, not a guess.
+        assert!(n.error_bound > 0.0 && n.error_bound < 1e-13, "{}", n.error_bound);
         let v = a.expected_visits(1).unwrap();
         assert!((v.visits[1] - 1.5).abs() < 1e-14 && (v.visits[3] - 0.5).abs() < 1e-14);
         assert_eq!(v.visits[0], 0.0);
