@@ -29,6 +29,7 @@ __all__ = [
     "ExactAbsorbing",
     "Stationary",
     "CommunicatingClass",
+    "Distribution",
     "ExpectedReward",
     "Fundamental",
     "LongRunReward",
@@ -107,6 +108,15 @@ class Stationary:
     period: int
     states: List[int]
     seconds: float = 0.0
+
+
+class Distribution(NamedTuple):
+    """A distribution after some steps: ``probabilities`` (length n; a float array, or Fractions
+    with ``exact=True``) and the certified bound on the 1-norm of its error (so on every entry's
+    absolute error; 0 for exact values)."""
+
+    probabilities: Any
+    error_bound: float
 
 
 class Fundamental(NamedTuple):
@@ -277,24 +287,25 @@ class Chain(_Model):
         k = len(d["states"])
         return Fundamental(list(d["states"]), d["matrix"].reshape(k, k), d["error_bound"], d["residual"])
 
-    def distribution_after(self, k: int, start: Any = 0, exact: bool = False):
+    def distribution_after(self, k: int, start: Any = 0, exact: bool = False) -> Distribution:
         """The distribution after ``k`` steps from ``start`` (a state, or an initial distribution
-        of length n): ``(distribution, mass_error)``, the latter ``|Σ p − 1|``. With ``exact``
-        (from a state) the distribution as a list of Fractions and 0; refused when
-        ``k² × transitions`` is too much work for exact arithmetic."""
+        of length n): a :class:`Distribution`, ``(probabilities, error_bound)``, the bound certified
+        on the 1-norm error (so on every entry). With ``exact`` (from a state) the probabilities
+        as Fractions and the bound 0; refused when ``k² × transitions`` is too much work for exact
+        arithmetic."""
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
             raise InputError("k: %r is not a number of steps (an int >= 0)" % (k,))
         if exact:
             if isinstance(start, (list, tuple, np.ndarray)) and self.states is None:
                 raise InputError("start: exact distributions start from one state")
-            return [Fraction(x) for x in self._chain.distribution_after_exact(int(k), self._state(start))], 0.0
+            return Distribution([Fraction(x) for x in self._chain.distribution_after_exact(int(k), self._state(start))], 0.0)
         if self.states is not None or isinstance(start, (str, int, np.integer)):
             p0 = np.zeros(self.n)
             p0[self._state(start)] = 1.0
         else:
             p0 = np.ascontiguousarray(start, dtype=np.float64)
         d = self._chain.distribution_after(int(k), p0)
-        return d["distribution"], d["mass_error"]
+        return Distribution(d["distribution"], d["error_bound"])
 
     def first_passage(self):
         """The mean first-passage matrix ``M`` (n × n, 0 on the diagonal, ``inf`` where a state is

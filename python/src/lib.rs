@@ -291,8 +291,8 @@ impl Chain {
         Ok(d)
     }
 
-    /// The distribution after `k` steps from the distribution `initial` (length n), with
-    /// `|Σ p − 1|` as its error figure.
+    /// The distribution after `k` steps from the distribution `initial` (length n), with the
+    /// certified bound on its 1-norm error (so on every entry's) and `|Σ p − 1|`.
     fn distribution_after<'py>(
         &self,
         py: Python<'py>,
@@ -314,6 +314,7 @@ impl Chain {
         let d = PyDict::new(py);
         d.set_item("distribution", t.probabilities.into_pyarray(py))?;
         d.set_item("mass_error", t.mass_error)?;
+        d.set_item("error_bound", t.error_bound)?;
         Ok(d)
     }
 

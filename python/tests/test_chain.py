@@ -92,8 +92,14 @@ def test_exact_stationary_and_distribution_after():
     assert st.distribution == [Fraction(2, 5), Fraction(1, 5), Fraction(2, 5)] and st.error_bound == 0
     d, err = oz.distribution_after(2, "R", exact=True)
     assert d == [Fraction(7, 16), Fraction(3, 16), Fraction(6, 16)] and err == 0
-    f, _ = oz.distribution_after(2, "R")
-    assert np.allclose(f, [7 / 16, 3 / 16, 6 / 16], atol=1e-15)
+    f, bound = oz.distribution_after(2, "R")
+    assert np.sum(np.abs(f - [7 / 16, 3 / 16, 6 / 16])) <= bound and 0 < bound < 1e-14
+    # 200 steps on the biased walk with thirds: the float stepping within its certified 1-norm
+    # bound of the exact distribution.
+    walk = kolmo.Chain(drunkard(2 / 3))
+    exact, _ = walk.distribution_after(200, 2, exact=True)
+    approx, bound = walk.distribution_after(200, 2)
+    assert np.sum(np.abs(approx - np.array([float(x) for x in exact]))) <= bound + 5e-16
     with pytest.raises(kolmo.InputError, match="state 7"):
         oz.distribution_after(2, 7)
     with pytest.raises(kolmo.InputError, match="k"):
