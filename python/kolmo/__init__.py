@@ -21,7 +21,7 @@ import os
 from ._kolmo import InputError, NotCertified, _Chain, _Mdp, __version__
 from ._kolmo import check as _check
 from ._kolmo import read as _read
-from . import cards, snakes
+from . import _checks, cards, snakes
 
 __all__ = [
     "Chain",
@@ -163,30 +163,76 @@ class CommunicatingClass:
 
 
 def _coordinates(P: Any):
-    """(n, rows, cols, probs) of a transition matrix given as a 2-D NumPy array or a list of rows
-    (lists), a SciPy sparse matrix (anything with ``tocoo()``) or a list of ``(i, j, p)`` tuples
-    (n then the largest index + 1)."""
+    """(n, rows, cols, probs, exact texts) of a transition matrix given as a 2-D NumPy array or a
+    list of rows (lists), a SciPy sparse matrix (anything with ``tocoo()``) or a list of
+    ``(i, j, p)`` triples with integer ``i``, ``j`` (n then the largest index + 1)."""
+    if P is None or isinstance(P, (str, bytes, dict)):
+        raise InputError("P: %r is not a matrix (an array, a list of rows, a SciPy sparse matrix or (i, j, p) triples)" % (P,))
     if hasattr(P, "tocoo"):
         coo = P.tocoo()
         if coo.shape[0] != coo.shape[1]:
             raise InputError("P: a square matrix is needed, got shape %s" % (coo.shape,))
-        return coo.shape[0], np.asarray(coo.row, np.int64), np.asarray(coo.col, np.int64), np.asarray(coo.data, np.float64), None
+        data = _checks.real_array(coo.data, "P's entries", 1)
+        return coo.shape[0], np.asarray(coo.row, np.int64), np.asarray(coo.col, np.int64), data, None
     if isinstance(P, np.ndarray) or (isinstance(P, Sequence) and P and not isinstance(P[0], tuple)):
-        a = np.asarray(P, dtype=np.float64)
-        if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        a = _checks.real_array(P, "P", 2)
+        if a.shape[0] != a.shape[1]:
             raise InputError("P: a square matrix is needed, got shape %s" % (a.shape,))
         rows, cols = np.nonzero(a)
         return a.shape[0], rows.astype(np.int64), cols.astype(np.int64), a[rows, cols], None
     entries = list(P)
     if not entries:
         raise InputError("P: no transitions")
-    try:
-        rows = np.asarray([int(e[0]) for e in entries], np.int64)
-        cols = np.asarray([int(e[1]) for e in entries], np.int64)
-        probs = np.asarray([float(e[2]) for e in entries], np.float64)
-    except (TypeError, ValueError, IndexError) as e:
-        raise InputError("P: entries must be (i, j, p) triples: %s" % e) from None
-    return int(max(rows.max(), cols.max())) + 1, rows, cols, probs, _exact_texts([e[2] for e in entries])
+    for k, e in enumerate(entries):
+        if not isinstance(e, (tuple, list)) or len(e) != 3:
+            raise InputError("P: entry %d is %r, not an (i, j, p) triple" % (k, e))
+        if not (_checks.is_int(e[0]) and _checks.is_int(e[1])):
+            raise InputError(
+                "P: entry %d is %r: i and j must be integer state indices (a matrix's rows go in a list of lists or an array)" % (k, e)
+            )
+        _checks.finite(e[2], "P: entry %d's probability" % k)
+    rows = np.asarray([int(e[0]) for e in entries], np.int64)
+    cols = np.asarray([int(e[1]) for e in entries], np.int64)
+    probs = np.asarray([float(e[2]) for e in entries], np.float64)
+    if rows.min() < 0 or cols.min() < 0:
+        raise InputError("P: a negative state index")
+    n = int(max(rows.max(), cols.max())) + 1
+    if n > len(entries):
+        raise InputError(
+            "P: states numbered up to %d but only %d transitions: some state has no outgoing transition (every row must sum to 1)"
+            % (n - 1, len(entries))
+        )
+    return n, rows, cols, probs, _exact_texts([e[2] for e in entries])
+
+
+def _names(names: Any, n: int) -> Optional[List[str]]:
+    """A model's state names, checked: one per state, distinct."""
+    if names is None:
+        return None
+    if isinstance(names, (str, bytes)):
+        raise InputError("names: a list of names is needed, not %r" % (names,))
+    names = [str(x) for x in names]
+    if len(names) != n:
+        raise InputError("names: %d names for %d states" % (len(names), n))
+    if len(set(names)) != n:
+        seen = set()
+        twice = next(x for x in names if x in seen or seen.add(x))
+        raise InputError("names: %r names two states" % twice)
+    return names
+
+
+def _labels(labels: Any, n: int) -> dict:
+    """A model's labels, checked: a dict from a name to a list of states (indices below n)."""
+    if labels is None:
+        return {}
+    if not isinstance(labels, dict):
+        raise InputError("labels: a dict from a label's name to its states is needed, not %r" % (labels,))
+    out = {}
+    for k, v in labels.items():
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+            raise InputError("labels[%r]: a list of states is needed, not %r" % (k, v))
+        out[str(k)] = [_checks.integer(x, "labels[%r]" % k, 0, n - 1) for x in v]
+    return out
 
 
 class _Model:
@@ -233,6 +279,7 @@ class Chain(_Model):
     probability distribution.
     """
 
+    @_checks.boundary
     def __init__(self, P: Any, names: Optional[Sequence[str]] = None, labels: Optional[dict] = None, rewards: Any = None):
         if isinstance(P, _Chain):
             self._chain = P
@@ -240,12 +287,8 @@ class Chain(_Model):
         else:
             n, rows, cols, probs, exact = _coordinates(P)
             self._chain = _Chain.from_coo(n, rows, cols, probs, exact)
-        if names is not None:
-            names = [str(x) for x in names]
-            if len(names) != n:
-                raise InputError("names: %d names for %d states" % (len(names), n))
-        self.names = names
-        self.labels = {k: [int(s) for s in v] for k, v in (labels or {}).items()}
+        self.names = _names(names, n)
+        self.labels = _labels(labels, n)
         self.rewards = None if rewards is None else self._reward_vector(rewards)
 
     @property
@@ -256,8 +299,12 @@ class Chain(_Model):
     def _targets(self, target: Any) -> List[int]:
         """A target given as a state, a label's name, a state's name or a list of states (for an
         explored chain: its states' values)."""
+        if target is None:
+            raise InputError("target: no state given")
         if isinstance(target, str) and target in self.labels:
             return list(self.labels[target])
+        if isinstance(target, (tuple, set, frozenset, np.ndarray)) and self.states is None:
+            target = list(target.tolist() if isinstance(target, np.ndarray) else target)
         if self.states is not None and not isinstance(target, list):
             target = [target]
         if isinstance(target, (str, int, np.integer)):
@@ -267,17 +314,19 @@ class Chain(_Model):
         except InputError as e:
             raise InputError("target: %s" % e) from None
 
+    @_checks.boundary
     def absorbing(self, target: Any, variance: bool = True, exact: bool = False) -> Union[Absorbing, ExactAbsorbing]:
         """Expected steps to reach ``target`` (a state, a label or a list of states, by index or
         name), their variance (``variance=False`` saves its solve) and the probability of reaching
         it, from every state, each with its certified bound; with ``exact`` the expected steps and
         variances as fractions (:class:`ExactAbsorbing`)."""
-        if exact:
+        if _checks.flag(exact, "exact"):
             mean, var = self._chain.absorbing_exact(self._targets(target))
             as_fraction = lambda x: math.inf if x is None else Fraction(x)  # noqa: E731
             return ExactAbsorbing([as_fraction(x) for x in mean], [as_fraction(x) for x in var])
-        return Absorbing(**self._chain.absorbing(self._targets(target), variance))
+        return Absorbing(**self._chain.absorbing(self._targets(target), _checks.flag(variance, "variance")))
 
+    @_checks.boundary
     def fundamental(self, target: Any) -> Fundamental:
         """The fundamental matrix ``N = (I − Q)⁻¹`` of the chain absorbed in ``target`` (at most
         5,000 transient states, :class:`InputError` beyond): a :class:`Fundamental`, ``N[i, j]``
@@ -287,15 +336,15 @@ class Chain(_Model):
         k = len(d["states"])
         return Fundamental(list(d["states"]), d["matrix"].reshape(k, k), d["error_bound"], d["residual"])
 
+    @_checks.boundary
     def distribution_after(self, k: int, start: Any = 0, exact: bool = False) -> Distribution:
         """The distribution after ``k`` steps from ``start`` (a state, or an initial distribution
         of length n): a :class:`Distribution`, ``(probabilities, error_bound)``, the bound certified
         on the 1-norm error (so on every entry). With ``exact`` (from a state) the probabilities
         as Fractions and the bound 0; refused when ``k² × transitions`` is too much work for exact
         arithmetic."""
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise InputError("k: %r is not a number of steps (an int >= 0)" % (k,))
-        if exact:
+        k = _checks.integer(k, "k")
+        if _checks.flag(exact, "exact"):
             if isinstance(start, (list, tuple, np.ndarray)) and self.states is None:
                 raise InputError("start: exact distributions start from one state")
             return Distribution([Fraction(x) for x in self._chain.distribution_after_exact(int(k), self._state(start))], 0.0)
@@ -303,38 +352,37 @@ class Chain(_Model):
             p0 = np.zeros(self.n)
             p0[self._state(start)] = 1.0
         else:
-            p0 = np.ascontiguousarray(start, dtype=np.float64)
+            p0 = np.ascontiguousarray(_checks.real_array(start, "start", 1))
         d = self._chain.distribution_after(int(k), p0)
         return Distribution(d["distribution"], d["error_bound"])
 
+    @_checks.boundary
     def first_passage(self):
         """The mean first-passage matrix ``M`` (n × n, 0 on the diagonal, ``inf`` where a state is
         not reached surely) and its certified relative error bound (Kemeny & Snell, §4.4)."""
         d = self._chain.first_passage()
         return d["matrix"].reshape(self.n, self.n), d["error_bound"]
 
+    @_checks.boundary
     def stationary(self, exact: bool = False) -> Stationary:
         """The stationary distribution (one closed class needed; :class:`InputError` otherwise).
         With ``exact`` the distribution as a list of :class:`fractions.Fraction` (bound 0), on the
         chain's probabilities as given (Fractions exactly, floats as the simplest fraction within
         2 ulps)."""
         st = Stationary(**self._chain.stationary())
-        if not exact:
+        if not _checks.flag(exact, "exact"):
             return st
         pi = [Fraction(x) for x in self._chain.stationary_exact()]
         return Stationary(pi, 0.0, 0.0, st.period, st.states, st.seconds)
 
     def _reward_vector(self, rewards: Any):
         """(floats, exact texts or None) of a reward per state."""
+        if isinstance(rewards, (str, bytes)) or not hasattr(rewards, "__iter__"):
+            raise InputError("rewards: one reward per state is needed, not %r" % (rewards,))
         raw = list(rewards)
         if len(raw) != self.n:
             raise InputError("rewards: %d rewards for %d states" % (len(raw), self.n))
-        for k, x in enumerate(raw):
-            if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
-                raise InputError("rewards[%d]: %r is not a number" % (k, x))
-        values = np.asarray([float(x) for x in raw], dtype=np.float64)
-        if not np.isfinite(values).all():
-            raise InputError("rewards[%d]: %r is not finite" % (int(np.argmin(np.isfinite(values))), raw[int(np.argmin(np.isfinite(values)))]))
+        values = np.asarray([_checks.finite(x, "rewards[%d]" % k) for k, x in enumerate(raw)], dtype=np.float64)
         return values, _exact_texts([int(x) if isinstance(x, np.integer) else x for x in raw])
 
     def _rewards_or_own(self, rewards: Any):
@@ -344,6 +392,7 @@ class Chain(_Model):
             raise InputError("rewards: the chain has none (Chain(P, rewards=...)) and none were given")
         return self.rewards
 
+    @_checks.boundary
     def expected_reward(self, target: Any, rewards: Any = None, exact: bool = False) -> ExpectedReward:
         """The expected total reward earned before ``target`` is entered (a state, label or list
         of states), the reward of a state earned at each visit to it outside the target
@@ -353,11 +402,13 @@ class Chain(_Model):
         values as Fractions (``math.inf`` for infinite), on exact rewards (ints, Fractions, or
         floats as the simplest nearby fraction) and probabilities."""
         values, texts = self._rewards_or_own(rewards)
-        v, bound, ex = self._chain.expected_reward(self._targets(target), values, bool(exact), texts)
+        exact = _checks.flag(exact, "exact")
+        v, bound, ex = self._chain.expected_reward(self._targets(target), values, exact, texts)
         if exact:
             return ExpectedReward([math.inf if x is None else Fraction(x) for x in ex], 0.0)
         return ExpectedReward(v, bound)
 
+    @_checks.boundary
     def long_run_reward(self, rewards: Any = None) -> List[LongRunReward]:
         """The long-run average reward per step (the gain) and the bias of each closed class
         (Puterman, *Markov Decision Processes*, §8.2): one :class:`LongRunReward` per closed
@@ -366,10 +417,12 @@ class Chain(_Model):
         values, _ = self._rewards_or_own(rewards)
         return [LongRunReward(list(st), g, gb, h, hr) for st, g, gb, h, hr in self._chain.long_run_reward(values)]
 
+    @_checks.boundary
     def classes(self) -> List[CommunicatingClass]:
         """The communicating classes, ordered by their smallest state."""
         return [CommunicatingClass(list(s), c, p) for s, c, p in self._chain.classes()]
 
+    @_checks.boundary
     def period(self) -> Optional[int]:
         """The period of an irreducible chain (``None`` when the chain has several classes)."""
         cs = self.classes()
@@ -428,11 +481,17 @@ class MDP(_Model):
         return self._mdp.n
 
     @classmethod
+    @_checks.boundary
     def from_mdptoolbox(cls, P: Any, R: Any, discount: Optional[float] = None) -> "MDP":
         """MDPToolbox's convention: ``P`` of shape (A, S, S) (or a sequence of A matrices, NumPy
         or SciPy sparse), ``R`` of shape (S, A), (S,) or (A, S, S) (the latter's expected reward
         per state–action pair is used); every action available in every state."""
-        mats = [P[a] for a in range(len(P))] if not isinstance(P, np.ndarray) else list(P)
+        if P is None or isinstance(P, (str, bytes, dict)) or not hasattr(P, "__len__"):
+            raise InputError("P: %r is not a sequence of transition matrices (shape (A, S, S))" % (P,))
+        if isinstance(P, np.ndarray):
+            mats = list(_checks.real_array(P, "P", 3))
+        else:
+            mats = [P[a] if hasattr(P[a], "tocoo") else _checks.real_array(P[a], "P[%d]" % a, 2) for a in range(len(P))]
         if not mats:
             raise InputError("P: no actions")
         A = len(mats)
@@ -445,7 +504,9 @@ class MDP(_Model):
             rows.append(r * A + a)
             cols.append(c)
             probs.append(p)
-        R = np.asarray(R.toarray() if hasattr(R, "toarray") else R, dtype=np.float64)
+        R = _checks.real_array(R.toarray() if hasattr(R, "toarray") else R, "R")
+        if not np.isfinite(R).all():
+            raise InputError("R: not every reward is finite")
         if R.shape == (S, A):
             r = R.reshape(-1)
         elif R.shape == (S,):
@@ -459,6 +520,7 @@ class MDP(_Model):
         return cls(mdp, np.tile(np.arange(A), S), ptr, discount)
 
     @classmethod
+    @_checks.boundary
     def from_quantecon(cls, R: Any, Q: Any, beta: Optional[float] = None, s_indices: Any = None, a_indices: Any = None) -> "MDP":
         """QuantEcon's ``DiscreteDP`` conventions, both of them:
 
@@ -475,8 +537,8 @@ class MDP(_Model):
             raise InputError("s_indices, a_indices: give both (QuantEcon's state-action form) or neither")
         if s_indices is not None:
             return cls._from_state_action(R, Q, beta, s_indices, a_indices)
-        R = np.asarray(R, dtype=np.float64)
-        Q = np.asarray(Q, dtype=np.float64)
+        R = _checks.real_array(R, "R")
+        Q = _checks.real_array(Q, "Q")
         if R.ndim != 2 or Q.shape != (R.shape[0], R.shape[1], R.shape[0]):
             raise InputError("R, Q: shapes %s and %s, expected (S, A) and (S, A, S)" % (R.shape, Q.shape))
         if np.isnan(R).any() or np.isposinf(R).any():
@@ -502,7 +564,7 @@ class MDP(_Model):
     def _from_state_action(cls, R: Any, Q: Any, beta: Optional[float], s_indices: Any, a_indices: Any) -> "MDP":
         s_idx = np.asarray(s_indices)
         a_idx = np.asarray(a_indices)
-        R = np.asarray(R, dtype=np.float64)
+        R = _checks.real_array(R, "R")
         L = R.shape[0] if R.ndim == 1 else -1
         if R.ndim != 1 or s_idx.shape != (L,) or a_idx.shape != (L,):
             raise InputError("R, s_indices, a_indices: one entry each per state-action pair, shapes %s, %s, %s" % (R.shape, s_idx.shape, a_idx.shape))
@@ -513,9 +575,9 @@ class MDP(_Model):
         if hasattr(Q, "tocoo"):
             coo = Q.tocoo()
             shape = coo.shape
-            qr, qc, qp = np.asarray(coo.row, np.int64), np.asarray(coo.col, np.int64), np.asarray(coo.data, np.float64)
+            qr, qc, qp = np.asarray(coo.row, np.int64), np.asarray(coo.col, np.int64), _checks.real_array(coo.data, "Q's entries", 1)
         else:
-            Qd = np.asarray(Q, dtype=np.float64)
+            Qd = _checks.real_array(Q, "Q")
             if Qd.ndim != 2:
                 raise InputError("Q: shape %s, expected (L, S)" % (Qd.shape,))
             shape = Qd.shape
@@ -572,6 +634,7 @@ def _number_text(x: Any, what: str) -> str:
     return str(Fraction(x))
 
 
+@_checks.boundary
 def solve(
     mdp: MDP,
     objective: str = "discounted",
@@ -599,8 +662,12 @@ def solve(
     Fractions exactly, floats as the simplest nearby fraction), or says in ``exact_refused`` why
     there are none. The values are certified within ``error_bound``, or :class:`NotCertified` is
     raised; bad arguments raise :class:`InputError`."""
+    if not isinstance(mdp, MDP):
+        raise InputError("mdp: %r is not a kolmo.MDP or kolmo.Game (a Chain's analyses are its methods)" % (type(mdp).__name__,))
     if objective not in _OBJECTIVES:
         raise InputError("objective: %r is not one of %s" % (objective, ", ".join(map(repr, _OBJECTIVES))))
+    minimize = _checks.flag(minimize, "minimize")
+    exact = _checks.flag(exact, "exact")
     if objective == "discounted" and discount is None:
         discount = mdp.discount
     if objective in ("discounted", "horizon") and discount is not None:
@@ -608,14 +675,17 @@ def solve(
     else:
         discount = None
     if steps is not None:
-        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-            raise InputError("steps: %r is not a number of steps (an int >= 0)" % (steps,))
-        steps = int(steps)
+        steps = _checks.integer(steps, "steps")
+    if isinstance(target, (set, frozenset, np.ndarray)) or (isinstance(target, tuple) and mdp.states is None):
+        target = list(target.tolist() if isinstance(target, np.ndarray) else target)
     if target is not None and not isinstance(target, list):
         target = [target]
-    targets = None if target is None else [mdp._state(t) for t in target]
+    try:
+        targets = None if target is None else [mdp._state(t) for t in target]
+    except InputError as e:
+        raise InputError("target: %s" % e) from None
     owners = [bool(x) for x in mdp.maximiser] if isinstance(mdp, Game) else None
-    d = mdp._mdp.solve(objective, discount, bool(minimize), targets, owners, steps, bool(exact))
+    d = mdp._mdp.solve(objective, discount, minimize, targets, owners, steps, exact)
     values, e = d["values"], d["error_bound"]
     finite = np.isfinite(values)
     lower = np.where(finite, values - e, values)
@@ -651,6 +721,7 @@ def _constant(value: Any) -> str:
     raise InputError("constants: %r is not an int, float or bool" % (value,))
 
 
+@_checks.boundary
 def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: bool = False) -> dict:
     """Check properties on a model, as ``kolmo check --json`` does: ``model`` is a file in the
     PRISM language (``.pm``, ``.nm``, ``.prism``, ``.smg``) or any format kolmo reads;
@@ -665,29 +736,47 @@ def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: 
     ``seconds`` (parse, build, check). Infinite values are the string ``"inf"``, as in that
     document.
     """
+    model = _checks.path(model, "model")
+    if isinstance(properties, bytes):
+        try:
+            properties = properties.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("properties: bytes that are not UTF-8 text") from None
     if isinstance(properties, (str, os.PathLike)):
         properties = [properties]
+    if properties is None or not isinstance(properties, (list, tuple)):
+        raise InputError("properties: %r is not a property's text, a file's path or a list of them" % (properties,))
     sources = []
     for p in properties:
         if isinstance(p, os.PathLike) or (isinstance(p, str) and "\n" not in p and os.path.isfile(p)):
-            with open(p, encoding="utf-8") as f:
-                sources.append((os.fspath(p), f.read()))
+            try:
+                with open(p, encoding="utf-8") as f:
+                    sources.append((os.fspath(p), f.read()))
+            except (OSError, UnicodeDecodeError) as e:
+                raise InputError("properties: %s: %s" % (os.fspath(p), e)) from None
+        elif isinstance(p, str):
+            sources.append(("<property %d>" % (len(sources) + 1), p))
         else:
-            sources.append(("<property %d>" % (len(sources) + 1), str(p)))
+            raise InputError("properties: %r is not a property's text or a file's path" % (p,))
+    if constants is not None and not isinstance(constants, dict):
+        raise InputError("constants: a dict from a constant's name to its value is needed, not %r" % (constants,))
     consts = ",".join("%s=%s" % (k, _constant(v)) for k, v in (constants or {}).items())
-    document, bounds = _check(os.fspath(model), sources, consts, exact)
+    document, bounds = _check(model, sources, consts, _checks.flag(exact, "exact"))
     report = json.loads(document)
     for result, bound in zip(report["results"], bounds):
         result["error_bound"] = bound
     return report
 
 
+@_checks.boundary
 def read(path: Any, reward: Optional[str] = None):
     """Read a model file in any format kolmo reads (DRN, PRISM explicit, kolmo JSON, CSV, Matrix
     Market, MDPToolbox/QuantEcon arrays; by its extension): a :class:`Chain` or an :class:`MDP`
     (its rewards the reward model ``reward``, or the file's only one), with the file's state names
     and labels."""
-    kind, model, names, labels = _read(os.fspath(path), reward)
+    if reward is not None and not isinstance(reward, str):
+        raise InputError("reward: %r is not a reward model's name" % (reward,))
+    kind, model, names, labels = _read(_checks.path(path, "path"), reward)
     if kind == "chain":
         return Chain(model, names=names, labels=dict(labels))
     ptr = model.choice_ptr
@@ -708,7 +797,11 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
     makes it a two-player :class:`Game`. A chain's state without
     successors is made absorbing. Raises :class:`InputError` naming the state whose successors are
     not a probability distribution, or when more than ``max_states`` states are found."""
-    index = {initial: 0}
+    max_states = _checks.integer(max_states, "max_states", 1)
+    try:
+        index = {initial: 0}
+    except TypeError:
+        raise InputError("initial: %r is not hashable (states must be hashable: tuples, frozen dataclasses, ...)" % (initial,)) from None
     states = [initial]
     rows, cols, probs, raw = [], [], [], []
     kind = None
@@ -719,7 +812,14 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
     while i < len(states):
         s = states[i]
         out = successors(s)
+        if isinstance(out, (str, bytes)) or not (isinstance(out, dict) or hasattr(out, "__iter__")):
+            raise InputError(
+                "successors(%r) returned %r: a list of (probability, next state) pairs, or a dict {action: list} for an MDP"
+                % (s, out)
+            )
         this = "mdp" if isinstance(out, dict) else "chain"
+        if this == "mdp" and not out:
+            raise InputError("state %r: no actions (an MDP's state needs at least one)" % (s,))
         if kind is None:
             kind = this
         elif kind != this:
@@ -727,6 +827,8 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
         branches = list(out.items()) if this == "mdp" else [(None, out)]
         acts = []
         for action, dist in branches:
+            if isinstance(dist, (str, bytes)) or not hasattr(dist, "__iter__"):
+                raise InputError("state %r, action %r: %r is not a list of (probability, next state) pairs" % (s, action, dist))
             dist = list(dist)
             if this == "chain" and not dist:
                 dist = [(1, s)]
@@ -737,7 +839,12 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
                     p, t = entry
                 except (TypeError, ValueError):
                     raise InputError("state %r: %r is not a (probability, next state) pair" % (s, entry)) from None
-                j = index.get(t)
+                if isinstance(p, bool) or not isinstance(p, (int, float, Fraction, np.integer, np.floating)):
+                    raise InputError("state %r: probability %r of moving to %r is not a number" % (s, p, t))
+                try:
+                    j = index.get(t)
+                except TypeError:
+                    raise InputError("state %r: next state %r is not hashable" % (s, t)) from None
                 if j is None:
                     if len(states) >= max_states:
                         raise InputError("more than %d states found (max_states)" % max_states)
@@ -745,26 +852,24 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
                     states.append(t)
                 rows.append(i if this == "chain" else len(rewards) + len(acts))
                 cols.append(j)
-                if isinstance(p, bool) or not isinstance(p, (int, float, Fraction, np.integer, np.floating)):
-                    raise InputError("state %r: probability %r of moving to %r is not a number" % (s, p, t))
-                probs.append(float(p))
+                probs.append(_checks.finite(p, "state %r: the probability of moving to %r" % (s, t)))
                 raw.append(p)
             acts.append(action)
         if this == "mdp":
             actions_of.append(acts)
             for a in acts:
                 x = reward(s, a) if reward is not None else 0
-                if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
-                    raise InputError("reward(%r, %r) is %r, not a number" % (s, a, x))
+                rewards.append(_checks.finite(x, "reward(%r, %r)" % (s, a)))
                 raw_rewards.append(x)
-                rewards.append(float(x))
         i += 1
     rows_a = np.asarray(rows, np.int64)
     cols_a = np.asarray(cols, np.int64)
     probs_a = np.asarray(probs, np.float64)
     names = [repr(s) if not isinstance(s, str) else s for s in states]
     if kind == "chain":
-        chain = Chain(_Chain.from_coo(len(states), rows_a, cols_a, probs_a, _exact_texts(raw)), names=names)
+        chain = Chain(_Chain.from_coo(len(states), rows_a, cols_a, probs_a, _exact_texts(raw)))
+        # (Names from the states' values, which may print alike: not checked as given names are.)
+        chain.names = names
         chain.states = states
         return chain
     ptr = np.concatenate([[0], np.cumsum([len(a) for a in actions_of])]).astype(np.int64)
@@ -773,7 +878,7 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
     mdp = cls(built, np.arange(ptr[-1]) - np.repeat(ptr[:-1], np.diff(ptr)), ptr, None)
     if owner is not None:
         owners = [owner(x) for x in states]
-        bad = [(x, o) for x, o in zip(states, owners) if o not in ("max", "min")]
+        bad = [(x, o) for x, o in zip(states, owners) if not (isinstance(o, str) and o in ("max", "min"))]
         if bad:
             raise InputError("owner(%r) is %r: \"max\" or \"min\" expected" % bad[0])
         mdp.maximiser = np.asarray([o == "max" for o in owners])

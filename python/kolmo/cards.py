@@ -4,7 +4,18 @@ Bob answers having seen it, both draw a new card at random; Alice maximises her 
 iteration over rounds, with a guaranteed bound for any number of rounds up to 10⁹ and beyond."""
 from typing import Tuple
 
-from ._kolmo import cards_value
+from . import _checks
+from ._kolmo import InputError, cards_value
+
+#: The most rounds asked for (as `kolmo cards --rounds`).
+MAX_ROUNDS = 10**18
+
+
+def _hand(h: object, what: str) -> str:
+    if not isinstance(h, str):
+        raise InputError("%s: %r is not a hand (three letters of R, P, S)" % (what, h))
+    return h
+
 
 __all__ = ["value", "gain"]
 
@@ -12,8 +23,10 @@ __all__ = ["value", "gain"]
 def value(rounds: int, alice: str = "RPS", bob: str = "RPS") -> Tuple[float, float]:
     """Alice's optimal expected total over ``rounds`` rounds from the hands ``alice`` and ``bob``
     (three letters of R, P, S, in any order): ``(value, error_bound)``, the bound 0 (up to
-    rounding) within the solved table and guaranteed beyond it."""
-    v, bound, _ = cards_value(int(rounds), alice, bob)
+    rounding) within the solved table and guaranteed beyond it. ``rounds`` from 1 to 10¹⁸;
+    other input raises :class:`kolmo.InputError`."""
+    k = _checks.integer(rounds, "rounds", 1, MAX_ROUNDS)
+    v, bound, _ = cards_value(k, _hand(alice, "alice"), _hand(bob, "bob"))
     return v, bound
 
 

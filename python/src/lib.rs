@@ -41,6 +41,22 @@ fn to_py(e: kolmo::Error) -> PyErr {
     }
 }
 
+/// What to try when a floating-point result is refused.
+const EXACT_HINT: &str = "; try exact=True (exact rationals, on models of up to a few thousand states)";
+
+/// The library's one rule for giving a floating-point result ([`kolmo::account::certify`]), with
+/// the Python advice.
+fn certify(what: &'static str, bound: f64, scale: f64, residual: f64) -> kolmo::Result<()> {
+    kolmo::account::certify(what, bound, scale, residual, EXACT_HINT)
+}
+
+/// The largest finite magnitude in `v` (the scale of an absolute bound on `v`).
+fn largest(v: &[f64]) -> f64 {
+    v.iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
 /// A discrete-time Markov chain held by the engine: built from coordinates `(row, column,
 /// probability)`, repeats summed.
 #[pyclass(module = "kolmo._kolmo", name = "_Chain", frozen)]
@@ -141,10 +157,16 @@ impl<'a> Coordinates<'a> {
         self.order.sort_unstable_by_key(|&k| (rows[k], cols[k]));
     }
 
-    /// Adds row `r`'s entries to `b` (rows in increasing order) and finishes the row.
-    fn add_row(&mut self, r: i64, b: &mut CsrBuilder) {
+    /// Adds row `r`'s entries to `b` (rows in increasing order) and finishes the row; `name`
+    /// names the row in messages ("state 3", "state 3, choice 1").
+    ///
+    /// With exact fractions the row must sum to exactly 1 (the fractions are kept as given, not
+    /// repaired) and each must be representable as a nonzero `f64` (a probability below 2⁻¹⁰⁷⁴
+    /// would vanish from the floating-point matrix the other analyses use).
+    fn add_row(&mut self, r: i64, b: &mut CsrBuilder, name: impl Fn() -> String) -> kolmo::Result<()> {
         use kolmo::exact::{Rational, Scalar};
         let (order, rows, cols) = (&self.order, self.rows, self.cols);
+        let mut sum = Rational::ZERO;
         while self.next < order.len() && rows[order[self.next]] == r {
             let j = cols[order[self.next]];
             let (mut p, mut x) = (0.0, Rational::ZERO);
@@ -160,11 +182,37 @@ impl<'a> Coordinates<'a> {
                     continue;
                 }
                 p = Scalar::to_f64(&x);
+                if p == 0.0 {
+                    return Err(kolmo::Error::arg(
+                        "probabilities",
+                        format!(
+                            "{}: the probability of moving to state {j} is below the smallest positive float (2^-1074); kolmo cannot analyse it",
+                            name()
+                        ),
+                    ));
+                }
+                sum = sum.plus(&x);
                 self.written.push(x);
             }
             b.add(j as u32, p);
         }
+        if self.exact.is_some() && sum != Rational::ONE {
+            return Err(kolmo::Error::arg(
+                "probabilities",
+                format!(
+                    "{}: the fractions given {} 1 by {:.3e} (exactly: they must sum to 1)",
+                    name(),
+                    if sum > Rational::ONE {
+                        "exceed"
+                    } else {
+                        "fall short of"
+                    },
+                    Scalar::to_f64(&(sum.clone() - Rational::ONE)).abs()
+                ),
+            ));
+        }
         b.finish_row();
+        Ok(())
     }
 
     /// The exact probabilities added, when the coordinates had them.
@@ -197,13 +245,20 @@ impl Chain {
         }
         let n = n as usize;
         let coo = (rows.as_slice()?, cols.as_slice()?, probs.as_slice()?);
+        // Every state needs an outgoing transition: refused before anything of size n is made.
+        if n > coo.0.len() {
+            return Err(InputError::new_err(format!(
+                "{n} states but {} transitions: some state has no outgoing transition (every row must sum to 1)",
+                coo.0.len()
+            )));
+        }
         let mut entries = Coordinates::new(coo, exact, (n, n), "states")?;
         let dtmc = py
             .detach(|| {
                 entries.sort();
                 let mut b = CsrBuilder::new(n);
                 for i in 0..n as i64 {
-                    entries.add_row(i, &mut b);
+                    entries.add_row(i, &mut b, || format!("state {i}"))?;
                 }
                 let dtmc = Dtmc::new(b.build(), vec![0])?;
                 match entries.written() {
@@ -238,6 +293,25 @@ impl Chain {
             .detach(|| -> kolmo::Result<_> {
                 let time = AbsorbingChain::new(dtmc, &target)?.absorption_time_with(variance);
                 let reach = reach_probability(dtmc, &target)?;
+                if time.mean.iter().any(|x| x.is_finite() && *x > 0.0) || time.error_bound.is_nan() {
+                    certify("the expected steps", time.error_bound, 1.0, time.residual)?;
+                }
+                // An overflowed time is +inf where the target is reached surely: no answer.
+                if let Some(s) = (0..dtmc.n()).find(|&s| time.mean[s].is_infinite() && reach.values[s] >= 1.0)
+                {
+                    return Err(kolmo::Error::Uncertified {
+                        what: "the expected steps",
+                        bound: f64::INFINITY,
+                        residual: time.residual,
+                        hint: format!("; from state {s} they exceed the floating-point range{EXACT_HINT}"),
+                    });
+                }
+                certify(
+                    "the probability of reaching the target",
+                    reach.error_bound,
+                    1.0,
+                    reach.residual,
+                )?;
                 Ok((time, reach))
             })
             .map_err(to_py)?;
@@ -281,7 +355,16 @@ impl Chain {
         let target = target_set(self.dtmc.n(), &target)?;
         let dtmc = &self.dtmc;
         let f = py
-            .detach(|| AbsorbingChain::new(dtmc, &target)?.fundamental())
+            .detach(|| {
+                let f = AbsorbingChain::new(dtmc, &target)?.fundamental()?;
+                certify(
+                    "the fundamental matrix",
+                    f.error_bound,
+                    largest(&f.matrix),
+                    f.residual,
+                )?;
+                Ok(f)
+            })
             .map_err(to_py)?;
         let d = PyDict::new(py);
         d.set_item("states", f.states)?;
@@ -303,12 +386,14 @@ impl Chain {
         let dtmc = &self.dtmc;
         let t = py
             .detach(|| {
-                kolmo::analysis::transient::transient_distribution(
+                let t = kolmo::analysis::transient::transient_distribution(
                     dtmc,
                     initial,
                     k,
                     kolmo::analysis::report::MAX_STEP_WORK,
-                )
+                )?;
+                certify("the distribution", t.error_bound, 1.0, t.mass_error)?;
+                Ok(t)
             })
             .map_err(to_py)?;
         let d = PyDict::new(py);
@@ -323,7 +408,11 @@ impl Chain {
     fn first_passage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dtmc = &self.dtmc;
         let f = py
-            .detach(|| kolmo::analysis::mean_first_passage_matrix(dtmc))
+            .detach(|| {
+                let f = kolmo::analysis::mean_first_passage_matrix(dtmc)?;
+                certify("the mean first-passage times", f.error_bound, 1.0, f64::NAN)?;
+                Ok(f)
+            })
             .map_err(to_py)?;
         let d = PyDict::new(py);
         d.set_item("matrix", f.matrix.into_pyarray(py))?;
@@ -402,10 +491,22 @@ impl Chain {
         let dtmc = &self.dtmc;
         let (values, bound, fractions) = py
             .detach(|| -> kolmo::Result<_> {
-                let (values, _, bound) = AbsorbingChain::new(dtmc, &target)?.expected_reward(rewards)?;
+                let (values, residual, bound) =
+                    AbsorbingChain::new(dtmc, &target)?.expected_reward(rewards)?;
                 let x = match &exact {
                     Some(r) => Some(kolmo::analysis::exact::expected_reward_exact(dtmc, &target, r)?),
-                    None => None,
+                    None => {
+                        let reach = reach_probability(dtmc, &target)?;
+                        let overflow =
+                            (0..dtmc.n()).any(|s| values[s].is_infinite() && reach.values[s] >= 1.0);
+                        certify(
+                            "the expected reward",
+                            if overflow { f64::INFINITY } else { bound },
+                            largest(&values),
+                            residual,
+                        )?;
+                        None
+                    }
                 };
                 Ok((values, bound, x))
             })
@@ -429,6 +530,9 @@ impl Chain {
             .detach(|| -> kolmo::Result<_> {
                 let a = kolmo::analysis::ClassAnalysis::new(dtmc)?;
                 let gb = a.gain_bias(rewards)?;
+                for g in &gb {
+                    certify("the gain", g.gain_error_bound, g.gain, g.bias_residual)?;
+                }
                 let states: Vec<Vec<u32>> = a
                     .closed
                     .iter()
@@ -554,7 +658,7 @@ impl Mdp {
                     // (Also for state 0: explicit groups even when there is one state.)
                     b.new_row_group();
                     for c in ptr[s]..ptr[s + 1] {
-                        entries.add_row(c, &mut b);
+                        entries.add_row(c, &mut b, || format!("state {s}, choice {}", c - ptr[s]))?;
                     }
                 }
                 let mdp = kolmo::model::Mdp::new(b.build(), vec![0])?;
@@ -618,6 +722,12 @@ impl Mdp {
         let gamma = |upto_one: bool| -> PyResult<Option<Rational>> {
             let Some(text) = &discount else { return Ok(None) };
             match kolmo::exact::parse_exact(text) {
+                Some(x) if x < Rational::ONE && kolmo::exact::Scalar::to_f64(&x) >= 1.0 => {
+                    Err(InputError::new_err(format!(
+                        "discount: {} is below 1 but rounds to 1 in floating point, where the discounted values are computed",
+                        kolmo::excerpt(text)
+                    )))
+                }
                 Some(x) if x >= Rational::ZERO && (x < Rational::ONE || (upto_one && x == Rational::ONE)) => {
                     Ok(Some(x))
                 }

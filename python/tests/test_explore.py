@@ -118,8 +118,8 @@ def test_read_example_files():
     M, bound = oz.first_passage()
     # Kemeny & Snell p. 218: m_RN = 4, m_RS = 10/3.
     assert abs(M[0, 1] - 4) <= 4 * bound + 1e-12 and abs(M[0, 2] - 10 / 3) <= 4 * bound + 1e-12
-    p, err = oz.distribution_after(2, 0)
-    assert np.allclose(p, [7 / 16, 3 / 16, 3 / 8], atol=1e-15) and err < 1e-15
+    p, bound = oz.distribution_after(2, 0)
+    assert np.sum(np.abs(p - [7 / 16, 3 / 16, 3 / 8])) <= bound < 1e-14
     walk = kolmo.read(os.path.join(ROOT, "examples", "models", "drunkard.json"))
     f = walk.fundamental([0, 4])
     # Grinstead & Snell, Example 11.13 (the drunkard's walk): N = [[3/2, 1, 1/2], [1, 2, 1], [1/2, 1, 3/2]].

@@ -257,25 +257,22 @@ fn compute<'a>(file: &'a ModelFile, dtmc: &'a Dtmc, args: &AnalyzeArgs) -> Resul
     })
 }
 
-/// Largest error bound (relative for times, absolute for probabilities) with which `analyze`
-/// prints a floating-point result; beyond it the run fails with exit code 1 rather than print a
-/// number that may be wrong (issue 15 §1), unless exact values replace it.
-const MAX_PRINTED_BOUND: f64 = 1e-6;
-
-/// `Ok` if every time and probability the report prints is certified to [`MAX_PRINTED_BOUND`]
+/// `Ok` if every time and probability the report prints is certified (the library's one rule,
+/// [`kolmo::account::certify`], to [`kolmo::account::MAX_ERROR_BOUND`])
 /// (or the exact values are there).
 fn certified(chain: &kolmo::analysis::ChainReport<'_>) -> Result<()> {
     if chain.exact.is_some() {
         return Ok(());
     }
     let uncertified = |what: &'static str, bound: f64, residual: f64| {
-        (bound.is_nan() || bound > MAX_PRINTED_BOUND).then(|| kolmo::Error::Uncertified {
+        kolmo::account::certify(
             what,
             bound,
+            1.0,
             residual,
-            hint: "; try --exact (exact rationals, on models of up to a few thousand transient states)"
-                .into(),
-        })
+            "; try --exact (exact rationals, on models of up to a few thousand transient states)",
+        )
+        .err()
     };
     let mut failures = Vec::new();
     if let Some(t) = &chain.target {

@@ -15,6 +15,37 @@
 use serde::Serialize;
 use std::fmt;
 
+/// The largest error bound with which kolmo gives a floating-point result — relative for
+/// expected times, absolute for probabilities, relative to the largest value for other values;
+/// beyond it the result is refused with [`crate::Error::Uncertified`] rather than given (a
+/// number that may be wrong is worse than none). Exact values are never refused.
+pub const MAX_ERROR_BOUND: f64 = 1e-6;
+
+/// `Ok` if `bound` is a number at most [`MAX_ERROR_BOUND`] times `max(1, scale)` (`scale`: the
+/// size of the values the bound is absolute on, 1 for probabilities and relative bounds), else
+/// [`crate::Error::Uncertified`] naming `what`, with the `residual` and the `hint` (advice
+/// starting with "; ", or empty).
+///
+/// # Errors
+/// [`crate::Error::Uncertified`] as above (also for a `NaN` or infinite bound).
+pub fn certify(what: &'static str, bound: f64, scale: f64, residual: f64, hint: &str) -> crate::Result<()> {
+    let allowed = MAX_ERROR_BOUND
+        * if scale.is_finite() {
+            scale.abs().max(1.0)
+        } else {
+            1.0
+        };
+    if bound <= allowed {
+        return Ok(());
+    }
+    Err(crate::Error::Uncertified {
+        what,
+        bound,
+        residual,
+        hint: hint.to_string(),
+    })
+}
+
 /// How a linear system was solved: the method the automatic choice (or `--method`) took, with its
 /// size; `Display` gives the one-line description of the reports.
 #[derive(Clone, Debug, PartialEq, Serialize)]

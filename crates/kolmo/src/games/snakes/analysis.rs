@@ -14,9 +14,7 @@ use crate::model::StateSet;
 use crate::numeric::refine_pair;
 use crate::{Error, Result};
 
-/// Largest certified relative error accepted for floating-point expected rolls; beyond it the
-/// analysis fails with [`Error::Uncertified`] rather than print an unreliable number.
-pub const MAX_ERROR_BOUND: f64 = 1e-6;
+pub use crate::account::MAX_ERROR_BOUND;
 
 /// Boards from this many cells on solve for the expected rolls with the board's
 /// [`BoardOperator`](super::BoardOperator) (no matrix) when the method is automatic and the
