@@ -18,7 +18,7 @@ import numpy as np
 
 import os
 
-from ._kolmo import InputError, NotCertified, _Chain, _Mdp, __version__
+from ._kolmo import DEFAULT_MAX_STATES, InputError, NotCertified, _Chain, _Mdp, __version__
 from ._kolmo import check as _check
 from ._kolmo import read as _read
 from . import _checks, cards, snakes
@@ -722,12 +722,14 @@ def _constant(value: Any) -> str:
 
 
 @_checks.boundary
-def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: bool = False) -> dict:
+def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: bool = False, max_states: int = DEFAULT_MAX_STATES) -> dict:
     """Check properties on a model, as ``kolmo check --json`` does: ``model`` is a file in the
     PRISM language (``.pm``, ``.nm``, ``.prism``, ``.smg``) or any format kolmo reads;
     ``properties`` the text of one or more properties in PRISM's property language, a list of
     such texts, or the path of a property file; ``constants`` the values of undefined constants
-    (``{"N": 20, "K": 4}``); ``exact`` adds exact fractions where the operator has them.
+    (``{"N": 20, "K": 4}``); ``exact`` adds exact fractions where the operator has them; a model
+    with more than ``max_states`` reachable states is refused (:class:`InputError`) rather than
+    built.
 
     Returns the document ``kolmo check --json`` writes, as a dict: ``model`` (type, states,
     transitions, choices, initial_states — their number —, deadlocks), ``constants``, ``results``
@@ -761,7 +763,8 @@ def check(model: Any, properties: Any, constants: Optional[dict] = None, exact: 
     if constants is not None and not isinstance(constants, dict):
         raise InputError("constants: a dict from a constant's name to its value is needed, not %r" % (constants,))
     consts = ",".join("%s=%s" % (k, _constant(v)) for k, v in (constants or {}).items())
-    document, bounds = _check(model, sources, consts, _checks.flag(exact, "exact"))
+    limit = _checks.integer(max_states, "max_states", 1, 2**32 - 1)
+    document, bounds = _check(model, sources, consts, _checks.flag(exact, "exact"), limit)
     report = json.loads(document)
     for result, bound in zip(report["results"], bounds):
         result["error_bound"] = bound

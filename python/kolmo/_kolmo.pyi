@@ -5,6 +5,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+DEFAULT_MAX_STATES: int
 
 class InputError(ValueError):
     """The input is not a valid model or argument; the message names the place."""
@@ -66,7 +67,7 @@ class _Mdp:
     ) -> dict: ...
 
 def check(
-    model: str, properties: List[Tuple[str, str]], constants: str = "", exact: bool = False
+    model: str, properties: List[Tuple[str, str]], constants: str = "", exact: bool = False, max_states: int = ...
 ) -> Tuple[str, List[float]]: ...
 
 def read(path: str, reward: Optional[str] = None) -> Tuple[str, object, List[str], List[Tuple[str, List[int]]]]: ...

@@ -979,16 +979,18 @@ fn cards_value(py: Python<'_>, rounds: u64, alice: &str, bob: &str) -> PyResult<
 /// Checks the properties `properties` (pairs: a name for messages, the text) on the model file
 /// `model` (the PRISM language by its extension, or any format the engine reads) with the
 /// constants `constants` (`N=20,K=4`, as `kolmo check --const`); `exact` adds exact fractions
-/// where the operator has them. Returns the JSON document `kolmo check --json` writes and each
+/// where the operator has them; a model with more than `max_states` reachable states is refused.
+/// Returns the JSON document `kolmo check --json` writes and each
 /// property's certified bound on the absolute error of its values.
 #[pyfunction]
-#[pyo3(signature = (model, properties, constants="", exact=false))]
+#[pyo3(signature = (model, properties, constants="", exact=false, max_states=kolmo::check::DEFAULT_MAX_STATES))]
 fn check(
     py: Python<'_>,
     model: std::path::PathBuf,
     properties: Vec<(String, String)>,
     constants: &str,
     exact: bool,
+    max_states: usize,
 ) -> PyResult<(String, Vec<f64>)> {
     use kolmo::check::{CheckOptions, CheckRequest, check_file};
     let request = CheckRequest {
@@ -999,6 +1001,7 @@ fn check(
             .collect(),
         constants: kolmo::lang::parse_constants(constants).map_err(to_py)?,
         fix_deadlocks: true,
+        max_states: Some(max_states),
         options: CheckOptions {
             exact,
             ..CheckOptions::default()
@@ -1025,5 +1028,6 @@ fn _kolmo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("NotCertified", m.py().get_type::<NotCertified>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DEFAULT_MAX_STATES", kolmo::check::DEFAULT_MAX_STATES)?;
     Ok(())
 }

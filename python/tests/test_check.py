@@ -55,3 +55,10 @@ def test_errors_name_the_place():
         kolmo.check(os.path.join(HERE, "no-such-model.pm"), "P=? [F true]")
     with pytest.raises(kolmo.InputError, match="constants"):
         kolmo.check(snakes, "P=? [F pos=100]", constants={"x": "text"})
+
+
+def test_state_limit():
+    # The README's snakes model has 101 reachable states: a limit of 50 refuses it, naming it.
+    with pytest.raises(kolmo.InputError, match="50"):
+        kolmo.check(os.path.join(ROOT, "examples", "models", "snakes.pm"), "P=? [F pos=100]", max_states=50)
+    assert kolmo.DEFAULT_MAX_STATES == 100_000_000

@@ -317,7 +317,7 @@ pub struct CheckArgs {
     pub max_iterations: u64,
     /// Refuse a model with more reachable states than this (exploration stops there rather than
     /// filling the memory: a state costs some tens of bytes while building).
-    #[arg(long, value_name = "N", default_value_t = 100_000_000, value_parser = clap::value_parser!(u64).range(1..=4_294_967_295))]
+    #[arg(long, value_name = "N", default_value_t = kolmo::check::DEFAULT_MAX_STATES as u64, value_parser = clap::value_parser!(u64).range(1..=4_294_967_295))]
     pub max_states: u64,
     /// Also the exact value as a fraction: the model's probabilities and rewards evaluated in
     /// rational arithmetic (1/3 stays 1/3; a file's numbers as written), then exact solves.

@@ -2140,6 +2140,11 @@ fn absorbing_where<T: Clone + Send + Sync>(m: &CsrMatrix<T>, set: &StateSet, one
 /// The file extensions read as the PRISM modelling language (others go to [`crate::io`]).
 pub const LANGUAGE_EXTENSIONS: &[&str] = &["pm", "nm", "prism", "smg"];
 
+/// The default limit on a PRISM-language model's reachable states (`kolmo check --max-states`,
+/// `kolmo.check(max_states=)`): exploration stops there rather than filling the memory (a state
+/// costs some tens of bytes while building).
+pub const DEFAULT_MAX_STATES: usize = 100_000_000;
+
 /// What to check: a model file, property sources, constants.
 #[derive(Clone, Debug, Default)]
 pub struct CheckRequest {
@@ -2153,7 +2158,8 @@ pub struct CheckRequest {
     /// Give deadlock states a self-loop (PRISM's default, `-fixdl`) instead of refusing the model.
     pub fix_deadlocks: bool,
     /// Refuse ([`Error::TooManyStates`]) a PRISM-language model with more states than this
-    /// (`None`: up to `u32::MAX`).
+    /// (`None`: up to `u32::MAX`; the command line and the Python package default to
+    /// [`DEFAULT_MAX_STATES`]).
     pub max_states: Option<usize>,
     /// Build everything an export writes (PRISM-language models): every reward structure, not
     /// only those the properties use, and the MDP's action names.
