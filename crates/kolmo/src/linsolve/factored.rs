@@ -73,6 +73,11 @@ impl SolveMethod {
 /// took 10 ms where the rank-1,000 Woodbury correction took 160 ms.
 pub const KRYLOV_FROM: usize = 5_000;
 
+/// Below [`KRYLOV_FROM`], the smallest system on which a costly Woodbury correction gives way to
+/// the Krylov method (smaller ones are solved directly whatever the structure: the random chain of
+/// 10³ states took 21-70 ms by its rank-692 correction, BiCGSTAB a few).
+const KRYLOV_SMALL_FROM: usize = 256;
+
 /// The Krylov method's work in units of `nnz`, for comparing it with a direct method: about 40
 /// preconditioned products and the refinement's residuals, with room to spare.
 const KRYLOV_WORK: f64 = 1_000.0;
@@ -209,10 +214,15 @@ impl<T: Solvable> Factored<T> {
             // From KRYLOV_FROM unknowns with long-range structure: the Krylov method, unless the
             // Woodbury correction is cheap (a few dozen products' worth of work).
             SolveMethod::Auto if !T::EXACT && n >= KRYLOV_FROM && !band_pays(n, &rows) => {
-                let (k, nnz) = TriangularWoodbury::<T>::shape(n, &rows);
-                let (kf, nf, zf) = (k as f64, n as f64, nnz as f64);
-                let direct = kf * (zf + nf) + kf * kf * kf / 3.0;
-                let go = !woodbury || direct > KRYLOV_WORK * zf;
+                let go = !woodbury || Self::woodbury_work(n, &rows) > KRYLOV_WORK;
+                woodbury &= !go;
+                go
+            }
+            // Below that, a Woodbury correction of high rank (a random chain's: rank 0.7 n,
+            // its k³/3 dominating) gives way to the Krylov method when it would cost more than
+            // the Krylov solve's budget; dense and sparse LU keep the small systems.
+            SolveMethod::Auto if !T::EXACT && woodbury && n >= KRYLOV_SMALL_FROM => {
+                let go = Self::woodbury_work(n, &rows) > KRYLOV_WORK;
                 woodbury &= !go;
                 go
             }
@@ -288,6 +298,17 @@ impl<T: Solvable> Factored<T> {
             }
             Ok(Self::Dense(T::dense_factor(n, what, a)?, n))
         }
+    }
+
+    /// The triangular-plus-Woodbury method's work on the matrix with rows `rows`, in units of its
+    /// stored entries: `(k (nnz + n) + k³/3) / nnz` for a correction of rank `k`.
+    fn woodbury_work<I>(n: usize, rows: &impl Fn(usize) -> I) -> f64
+    where
+        I: Iterator<Item = (u32, T)>,
+    {
+        let (k, nnz) = TriangularWoodbury::<T>::shape(n, rows);
+        let (kf, nf, zf) = (k as f64, n as f64, nnz.max(1) as f64);
+        (kf * (zf + nf) + kf * kf * kf / 3.0) / zf
     }
 
     /// Whether the triangular-plus-Woodbury method beats dense LU on the matrix with rows `rows`:
