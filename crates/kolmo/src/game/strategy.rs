@@ -152,17 +152,8 @@ fn iterate(
             ),
         ));
     }
-    if let Goal::Reward(r) | Goal::Forever(r) = goal
-        && (r.len() != mdp.choices() || r.iter().any(|x| !(x.is_finite() && *x >= 0.0)))
-    {
-        return Err(Error::arg(
-            "rewards",
-            format!(
-                "need {} finite rewards, one per choice (got {}), all ≥ 0 or all ≤ 0",
-                mdp.choices(),
-                r.len()
-            ),
-        ));
+    if let Goal::Reward(r) | Goal::Forever(r) = goal {
+        crate::mdp::check_total_rewards(mdp, r)?;
     }
     let m = mdp.matrix();
     let affine = match goal {

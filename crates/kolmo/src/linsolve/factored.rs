@@ -74,9 +74,10 @@ impl SolveMethod {
 pub const KRYLOV_FROM: usize = 5_000;
 
 /// Below [`KRYLOV_FROM`], the smallest system on which a costly Woodbury correction gives way to
-/// the Krylov method (smaller ones are solved directly whatever the structure: the random chain of
-/// 10³ states took 21-70 ms by its rank-692 correction, BiCGSTAB a few).
-const KRYLOV_SMALL_FROM: usize = 256;
+/// the Krylov method (smaller ones are solved directly whatever the structure, which also keeps
+/// policy iteration's low-rank updates of its evaluations on small MDPs: the random chain of 10³
+/// states took 21-70 ms by its rank-692 correction, BiCGSTAB 1 ms).
+const KRYLOV_SMALL_FROM: usize = 512;
 
 /// The Krylov method's work in units of `nnz`, for comparing it with a direct method: about 40
 /// preconditioned products and the refinement's residuals, with room to spare.

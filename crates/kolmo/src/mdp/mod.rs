@@ -223,6 +223,27 @@ pub(crate) fn check_rewards(mdp: &Mdp, rewards: &[f64]) -> Result<()> {
     crate::model::check_choice_rewards(mdp.matrix(), rewards)
 }
 
+/// [`check_rewards`], and no reward below 0: the rewards of a total until a target, after the
+/// callers have turned all-≤ 0 rewards (costs) around, so a negative one left means rewards of
+/// both signs, under which the total can be undefined (`+∞ − ∞`); the message names a choice of
+/// each sign.
+pub(crate) fn check_total_rewards(mdp: &Mdp, rewards: &[f64]) -> Result<()> {
+    check_rewards(mdp, rewards)?;
+    match rewards.iter().position(|r| *r < 0.0) {
+        None => Ok(()),
+        Some(neg) => {
+            let pos = rewards.iter().position(|r| *r > 0.0).unwrap_or(neg);
+            Err(Error::arg(
+                "rewards",
+                format!(
+                    "rewards of both signs (choice {pos}: {}, choice {neg}: {}): the total until the target can be undefined; give all ≥ 0 or all ≤ 0",
+                    rewards[pos], rewards[neg]
+                ),
+            ))
+        }
+    }
+}
+
 /// An MDP for tests: `groups[s]` lists state `s`'s choices, each a list of `(target, probability)`;
 /// initial state 0.
 #[cfg(test)]

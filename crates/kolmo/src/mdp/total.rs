@@ -65,16 +65,7 @@ fn non_negative(
 ) -> Result<MdpSolution> {
     let n = mdp.n();
     let m = mdp.matrix();
-    if rewards.len() != mdp.choices() || rewards.iter().any(|r| !(r.is_finite() && *r >= 0.0)) {
-        return Err(Error::arg(
-            "rewards",
-            format!(
-                "need {} finite rewards, one per choice (got {}), all ≥ 0 or all ≤ 0: with rewards of both signs the total until the target can be undefined",
-                mdp.choices(),
-                rewards.len()
-            ),
-        ));
-    }
+    super::check_total_rewards(mdp, rewards)?;
     if target.universe() != n {
         return Err(Error::arg(
             "target",
