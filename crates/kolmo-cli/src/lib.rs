@@ -236,6 +236,7 @@ fn fix(e: &anyhow::Error, command: &str) -> String {
         Some(E::NotAlmostSure { .. }) => {
             "the states named cannot finish: change the model or the target".into()
         }
+        Some(E::Interrupted) => "run the command again to compute the result".into(),
         _ if command == "judge" => {
             "correct the input at the place named (format: kolmo judge PROBLEM --help)".into()
         }
@@ -326,9 +327,11 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// 1 for numerical failures kolmo could not certify or finish; 2 for everything the user can fix
-/// in the input or the flags.
+/// in the input or the flags; 130 (the shell's 128 + SIGINT) for a computation stopped by a stop
+/// request ([`kolmo::interrupt`]).
 fn exit_code(e: &anyhow::Error) -> u8 {
     match e.downcast_ref::<kolmo::Error>() {
+        Some(kolmo::Error::Interrupted) => 130,
         Some(kolmo::Error::Singular { .. })
         | Some(kolmo::Error::LimitReached { .. })
         | Some(kolmo::Error::Uncertified { .. })

@@ -158,6 +158,11 @@ pub enum Error {
         /// What was left unfinished.
         message: String,
     },
+    /// A computation was stopped because a stop was requested ([`crate::interrupt::request`]:
+    /// Ctrl-C in the Python bindings). It returned at its next check between units of work and
+    /// left no partial result.
+    #[error("interrupted (a stop was requested)")]
+    Interrupted,
 }
 
 /// `states` as listed in a message: the first 20, comma-separated, then `... (N in all)` when

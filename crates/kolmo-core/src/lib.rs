@@ -10,6 +10,7 @@ mod error;
 pub mod exact;
 pub mod explore;
 pub mod graph;
+pub mod interrupt;
 pub mod io;
 pub mod lang;
 pub mod model;

@@ -27,6 +27,8 @@ turn-based stochastic games.
   horizons, long-run average reward, with guaranteed bounds.
 - [`game`]: turn-based stochastic games: the Bellman step by owner, finite horizons, the
   long-run gain, reachability games.
+- [`interrupt`]: the process-wide stop request (Ctrl-C): every long loop checks it between
+  units of work and returns [`Error::Interrupted`].
 - [`games`]: built-in models: Snakes and Ladders, the 3-card rock-paper-scissors game, the
   ladder-climbing MDP of Codeforces 1245E.
 
@@ -44,6 +46,7 @@ and fails on an import that points up or sideways; tests may use anything):
  model
  exact (arithmetic only)
  sparse (the CSR matrix, the multiply-and-reduce kernel)
+ interrupt (the process-wide stop request every long loop checks)
  numeric · error · progress · account
 ```
 Games build models through `explore`; analyses take models and return result structs; nothing
@@ -70,7 +73,9 @@ assert!(analysis.solve.residual < 1e-12);
 // The lower layers live in `kolmo-core` (they need no linear algebra, so they compile while faer
 // does); they are re-exported here under their own names.
 pub use kolmo_core::{Error, Result, StateId, excerpt, preview};
-pub use kolmo_core::{account, exact, explore, graph, io, lang, model, numeric, progress, sim, sparse};
+pub use kolmo_core::{
+    account, exact, explore, graph, interrupt, io, lang, model, numeric, progress, sim, sparse,
+};
 
 pub mod analysis;
 pub mod check;

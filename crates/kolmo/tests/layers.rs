@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// Root items (`crate::Error`, `crate::Result`, `crate::StateId`, …) belong to the lowest layer.
 const LAYERS: &[&[&str]] = &[
     &["numeric", "error", "progress", "account", "lib"],
+    &["interrupt"],
     &["sparse"],
     &["exact"],
     &["model"],

@@ -4,6 +4,7 @@
 //! `generator/NextStateGenerator` and `builder/ExplicitModelBuilder`: built-in games implement
 //! only the generator.
 
+use crate::interrupt;
 use crate::model::{Dtmc, Player};
 use crate::sparse::{CsrBuilder, CsrMatrix};
 use crate::{Error, Result, StateId};
@@ -126,7 +127,8 @@ impl Default for ExploreOptions {
 ///
 /// # Errors
 /// [`Error::TooManyStates`] if more than `options.max_states` states are reachable;
-/// [`Error::Deadlock`] if a state has no choice.
+/// [`Error::Deadlock`] if a state has no choice; [`Error::Interrupted`] if a stop is requested
+/// ([`crate::interrupt`], checked every 256 expansions).
 ///
 /// The states discovered are reported every 4096 expansions, and at the end, to the observer of
 /// [`Work::Exploration`](crate::progress::Work::Exploration) if one is installed.
@@ -169,6 +171,9 @@ pub fn explore<G: Generator>(generator: &G, options: ExploreOptions) -> Result<E
     while let Some(id) = queue.pop_front() {
         if id % 4096 == 4095 {
             report_discovered(states.len(), &mut reported);
+        }
+        if id % 256 == 0 {
+            interrupt::check()?;
         }
         out.clear();
         generator.expand(&states[id as usize], &mut out);
@@ -263,6 +268,10 @@ where
                     marks: Vec::with_capacity(block.len()),
                 };
                 let mut one = Successors::new();
+                if interrupt::requested() {
+                    // Stopped: the chunk stays empty and the check below returns.
+                    return chunk;
+                }
                 for s in block {
                     one.clear();
                     generator.expand(s, &mut one);
@@ -275,6 +284,7 @@ where
                 chunk
             })
             .collect();
+        interrupt::check()?;
         let mut id = next;
         for chunk in &chunks {
             let Chunk { out, marks } = chunk;

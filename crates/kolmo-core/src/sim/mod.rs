@@ -12,6 +12,7 @@ mod chain;
 
 pub use chain::ChainSampler;
 
+use crate::interrupt;
 use crate::{Error, Result, StateId};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
@@ -134,7 +135,8 @@ impl Sums {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] if `options.games < 2`; [`Error::LimitReached`] if a game exceeds
-/// `options.max_steps` (the remaining chunks are abandoned).
+/// `options.max_steps` (the remaining chunks are abandoned); [`Error::Interrupted`] if a stop is
+/// requested ([`crate::interrupt`], checked before each chunk).
 ///
 /// # Complexity
 /// O(games · steps per game) / threads.
@@ -158,7 +160,8 @@ where
 /// Runs `options.games` games in chunks of `chunk` in parallel: chunk `k` gets the seeded
 /// generator advanced by `k · 2¹⁹²` steps and its number of games, and returns their sums, or
 /// `None` when a game reached the step limit (which stops the other chunks and is reported as
-/// [`Error::LimitReached`]).
+/// [`Error::LimitReached`]). A stop request ([`crate::interrupt`]) skips the chunks not yet
+/// started and returns [`Error::Interrupted`].
 fn in_chunks(
     options: &MonteCarloOptions,
     chunk: u64,
@@ -185,7 +188,7 @@ fn in_chunks(
         .enumerate()
         .map(|(k, rng)| {
             let k = k as u64;
-            if stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) || interrupt::requested() {
                 return Sums::default();
             }
             let games = chunk.min(options.games - k * chunk);
@@ -199,6 +202,8 @@ fn in_chunks(
             s
         })
         .reduce(Sums::default, Sums::merge);
+    // A stop request empties the chunks not yet started: their sums are not a result.
+    interrupt::check()?;
     summarise(sums, options, stop.load(Ordering::Relaxed))
 }
 

@@ -10,6 +10,7 @@
 
 use crate::account::{Account, Guarantee, Method};
 use crate::graph::Qualitative;
+use crate::interrupt;
 use crate::model::{Dtmc, StateSet};
 use crate::numeric::NeumaierSum;
 use crate::sparse::Propagator;
@@ -21,24 +22,27 @@ use crate::{Error, Result, StateId};
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] if `initial` has the wrong length, negative or non-finite entries, or
-/// does not sum to 1 within 1e-12.
+/// does not sum to 1 within 1e-12; [`Error::Interrupted`] if a stop is requested
+/// ([`crate::interrupt`], checked every step).
 ///
 /// # Complexity
 /// O(k · nnz) time, on all threads once the support is large; O(nnz) extra memory for the sliced
 /// transpose (built only then).
 pub fn distribution_after(dtmc: &Dtmc, initial: &[f64], k: u64) -> Result<Vec<f64>> {
     check_initial(dtmc, initial)?;
-    Ok(step(dtmc, initial, k).into_vector())
+    Ok(step(dtmc, initial, k)?.into_vector())
 }
 
-fn step<'a>(dtmc: &'a Dtmc, initial: &[f64], k: u64) -> Propagator<'a> {
+fn step<'a>(dtmc: &'a Dtmc, initial: &[f64], k: u64) -> Result<Propagator<'a>> {
     let mut p = Propagator::new(dtmc.matrix(), initial.to_vec());
     p.run(|p| {
         for _ in 0..k {
+            interrupt::check()?;
             p.step();
         }
-    });
-    p
+        Ok::<_, Error>(())
+    })?;
+    Ok(p)
 }
 
 /// Largest chain whose `P^k` is formed by repeated squaring when `k` steps one at a time would
@@ -169,6 +173,7 @@ fn squared(dtmc: &Dtmc, initial: &[f64], k: u64, max_work: u64) -> Result<Vec<f6
     let mut rest = k;
     let mut next = vec![0.0; n * n];
     loop {
+        interrupt::check()?;
         if rest & 1 == 1 {
             let mut y = vec![0.0; n];
             for (i, &xi) in x.iter().enumerate() {
@@ -496,7 +501,8 @@ impl TimeDistribution {
 /// # Errors
 /// [`Error::InvalidArgument`] for a bad `initial` or `target`; [`Error::NotAlmostSure`] if
 /// `initial` puts mass on a state that does not reach the target with probability 1 (the tail would
-/// never vanish).
+/// never vanish); [`Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked
+/// every step).
 ///
 /// `survival` is each step's sum of the mass left (in fixed slices, see
 /// [`StepSums`](crate::sparse::StepSums)), not `1 −` the summed pmf.
@@ -539,13 +545,15 @@ pub fn absorption_time_distribution(
     walk.run(|walk| {
         // Once no mass is left every later pmf entry is exactly 0: stop even before `min_steps`.
         while (left >= options.tail_tolerance || t < options.min_steps) && t < max_steps && left > 0.0 {
+            interrupt::check()?;
             let moved = walk.step();
             left = moved.mass;
             pmf.push(moved.absorbed);
             survival.push(left);
             t += 1;
         }
-    });
+        Ok::<_, Error>(())
+    })?;
     Ok(TimeDistribution {
         pmf,
         survival,
@@ -723,7 +731,7 @@ mod tests {
         assert_eq!(got.method, Method::Stepping);
         // Both kernels ran.
         let start: Vec<f64> = (0..d.n()).map(|s| f64::from(u8::from(s == 10_000))).collect();
-        let p = step(&d, &start, 400);
+        let p = step(&d, &start, 400).unwrap();
         assert!(p.sparse_steps() > 0 && p.full_steps() > 0);
         assert!(got.mass_error < 1e-13, "{}", got.mass_error);
         assert_eq!(got.mass_error, mass_error(&x));
