@@ -27,12 +27,12 @@ pub fn run(args: &CardsArgs) -> Result<()> {
     // (long-run) strategies, which are optimal for every horizon past it.
     let in_table = k < sol.table.len() as u64;
     let alice_choice = if in_table {
-        g.finite(k).first_choices
+        g.finite(k)?.first_choices
     } else {
         sol.long_run.choices.clone()
     };
     let bob_choice = if in_table {
-        kolmo::game::finite_horizon(g.game(), 2 * k - 1).first_choices
+        kolmo::game::finite_horizon(g.game(), 2 * k - 1)?.first_choices
     } else {
         sol.long_run.choices.clone()
     };

@@ -463,7 +463,7 @@ fn card_game_model_matches_kolmo_cards() {
             };
             assert_eq!(m.n(), 280);
         }
-        let want = cards.finite(k).values[start];
+        let want = cards.finite(k).unwrap().values[start];
         for res in &r.results {
             let Answer::Number(v) = res.value else {
                 panic!("a number")

@@ -303,6 +303,7 @@ impl<'a> AbsorbingChain<'a> {
         self.dtmc.check_set("absorbing set", into)?;
         let b = self.transient.probabilities_into(self.dtmc.matrix(), into);
         let (x, residual) = self.transient.solve_refined(&self.lu, &b);
+        crate::interrupt::check()?;
         let mut full = vec![f64::NAN; self.dtmc.n()];
         for s in self.target.iter() {
             full[s as usize] = if into.contains(s) { 1.0 } else { 0.0 };
@@ -367,6 +368,7 @@ impl<'a> AbsorbingChain<'a> {
             return Ok((values, c * t.residual, bound));
         }
         let (x, residual) = self.transient.solve_refined(&self.lu, &b);
+        crate::interrupt::check()?;
         let x_max = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let one_sign = b.iter().all(|&r| r >= 0.0) || b.iter().all(|&r| r <= 0.0);
         // The expected steps, when the bound needs them: N|r| ≤ max|r| · t.
@@ -490,6 +492,7 @@ impl<'a> AbsorbingChain<'a> {
         let mut e = vec![0.0; self.transient.len()];
         e[p] = 1.0;
         let (v, residual) = self.transient.solve_transposed_refined(&self.lu, &e);
+        crate::interrupt::check()?;
         for (i, &s) in self.transient.states.iter().enumerate() {
             visits[s as usize] = v[i];
         }
@@ -530,6 +533,7 @@ impl<'a> AbsorbingChain<'a> {
             .map(|&s| initial[s as usize])
             .collect();
         let (z, residual) = self.transient.solve_transposed_refined(&self.lu, &b);
+        crate::interrupt::check()?;
         let mut visits = vec![0.0; n];
         for (i, &s) in self.transient.states.iter().enumerate() {
             visits[s as usize] = z[i];

@@ -218,6 +218,7 @@ pub fn distributions_exact(dtmc: &Dtmc, from: StateId, steps: &[u64]) -> Result<
         if t == last {
             break;
         }
+        crate::interrupt::check()?;
         let mut next = vec![Rational::ZERO; n];
         for (i, x) in pi.iter().enumerate() {
             if x.is_zero() {

@@ -66,6 +66,7 @@ pub fn mean_first_passage_matrix(dtmc: &Dtmc) -> Result<FirstPassage> {
     for j in 0..n {
         let a = AbsorbingChain::new(dtmc, &StateSet::from_states(n, [j as StateId]))?;
         let (t, r) = a.expected_steps();
+        crate::interrupt::check()?;
         residual = residual.max(r);
         error_bound = error_bound.max(a.steps_error_bound(r));
         for i in 0..n {

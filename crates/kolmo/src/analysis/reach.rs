@@ -64,6 +64,8 @@ pub fn reach_probability_given(dtmc: &Dtmc, qualitative: Qualitative) -> Result<
         let (x, r) = maybe.solve_refined(&lu, &b);
         residual = r;
         let (tau, r_tau) = maybe.solve_refined(&lu, &vec![1.0; maybe.len()]);
+        // A Krylov solve stopped by a stop request left NaN: report the stop.
+        crate::interrupt::check()?;
         let tau_max = tau.iter().fold(0.0f64, |m, v| m.max(*v));
         // + one rounding to f64, and what the rounding of the input probabilities can do
         // (relative on x = N b ≤ 1, b the rounded one-step masses into the probability-1 states).

@@ -307,6 +307,8 @@ pub fn chain_report<'a>(dtmc: &'a Dtmc, options: &ReportOptions) -> Result<Chain
         }),
         _ => None,
     };
+    // A Krylov solve stopped by a stop request left NaN: report the stop.
+    crate::interrupt::check()?;
     let after = match options.steps {
         Some(k) => Some(transient_distribution(dtmc, &initial, k, MAX_STEP_WORK)?),
         None => None,

@@ -212,6 +212,7 @@ impl<'a, T: Solvable> RecurrentClass<'a, T> {
         let mut reference = if T::EXACT { 0 } else { Self::likely_state(p, class) };
         let mut rounds = 0;
         loop {
+            crate::interrupt::check()?;
             let states: Vec<StateId> = class
                 .iter()
                 .enumerate()
@@ -401,6 +402,8 @@ impl<'a, T: Solvable> RecurrentClass<'a, T> {
         let b: Vec<f64> = b.iter().map(Scalar::to_f64).collect();
         let (x, e) = rest.solve_transposed_refined(lu, &b);
         let (y, f) = rest.solve_transposed_refined(lu, &vec![1.0; b.len()]);
+        // A Krylov solve stopped by a stop request left NaN: report the stop.
+        crate::interrupt::check()?;
         if f.is_nan() || f >= 1.0 || !e.is_finite() || x.iter().any(|v| !v.is_finite()) {
             return Err(Error::Uncertified {
                 what: "stationary distribution",

@@ -716,8 +716,8 @@ impl<'s, 'a> Checker<'s, 'a> {
         // Steps left over (k − K not a multiple of the period): T is monotone, so each end
         // of the interval is carried on by itself.
         for _ in 0..extra {
-            low = self.step(&low, Some(r), opt);
-            high = self.step(&high, Some(r), opt);
+            low = self.step(&low, Some(r), opt)?;
+            high = self.step(&high, Some(r), opt)?;
         }
         let mut bound = 0.0f64;
         let values: Vec<f64> = low
@@ -752,7 +752,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             PathKind::Next(phi) => {
                 let phi = self.state_set(scope, phi)?;
                 let x = indicator(&phi);
-                let y = self.step(&x, None, opt);
+                let y = self.step(&x, None, opt)?;
                 self.note("one step (a product)");
                 let exact = self.exact_steps(exact_indicator(&phi), 1, None, opt, |_| None)?;
                 Ok(self.probabilities(y, 1, exact))
@@ -1047,8 +1047,10 @@ impl<'s, 'a> Checker<'s, 'a> {
     }
 
     /// One product `P x` (chains) or Bellman step `opt_a Σ P(a) x` (MDPs), plus `offset` per
-    /// choice.
-    fn step(&self, x: &[f64], offset: Option<&[f64]>, opt: Option<Optimum>) -> Vec<f64> {
+    /// choice; [`Error::Interrupted`] if a stop is requested ([`crate::interrupt`]: every step
+    /// loop of the checker goes through here).
+    fn step(&self, x: &[f64], offset: Option<&[f64]>, opt: Option<Optimum>) -> Result<Vec<f64>> {
+        crate::interrupt::check()?;
         let m = self.matrix();
         let n = self.n();
         let mut out = vec![0.0; n];
@@ -1076,7 +1078,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 memoryless: false,
             }));
         }
-        out
+        Ok(out)
     }
 
     /// Records `policy` as the strategy of the operator being evaluated (an MDP's or a game's).
@@ -1134,6 +1136,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         }
         let mut x = x;
         for _ in 0..k {
+            crate::interrupt::check()?;
             let mut y = Vec::with_capacity(x.len());
             for g in 0..p.row_groups() {
                 if let Some(v) = fix(g) {
@@ -1172,7 +1175,7 @@ impl<'s, 'a> Checker<'s, 'a> {
     ) -> Result<Outcome> {
         let mut x = indicator(psi);
         for _ in 0..k {
-            let mut y = self.step(&x, None, opt);
+            let mut y = self.step(&x, None, opt)?;
             for (s, v) in y.iter_mut().enumerate() {
                 let sid = s as StateId;
                 if psi.contains(sid) {
@@ -1371,7 +1374,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 }
                 let mut v = vec![0.0; self.n()];
                 for _ in 0..k {
-                    v = self.step(&v, Some(&r), opt);
+                    v = self.step(&v, Some(&r), opt)?;
                 }
                 self.note(format!(
                     "{k} step{} of {}",
@@ -1403,7 +1406,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let mut v = rewards.state.clone().unwrap_or_else(|| vec![0.0; self.n()]);
                 let r_max = v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
                 for _ in 0..k {
-                    v = self.step(&v, None, opt);
+                    v = self.step(&v, None, opt)?;
                 }
                 self.note(format!(
                     "{k} step{} of {}",

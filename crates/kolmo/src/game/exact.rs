@@ -90,6 +90,7 @@ pub fn reach_exact(
     let n = mdp.n();
     let mut st = strategy.to_vec();
     for _ in 0..ROUNDS {
+        crate::interrupt::check()?;
         let chain = policy_chain(mdp, &p, &rows_of(mdp, &st))?;
         let v = chain_reach_exact(&chain, target)?;
         // Where the minimiser can avoid the target forever against σ, the value must be 0.
@@ -160,6 +161,7 @@ pub fn total_reward_exact(
     let (finite, _, _) = qualitative_strategy(mdp, &minimiser, target);
     let mut st = strategy.to_vec();
     for _ in 0..ROUNDS {
+        crate::interrupt::check()?;
         let rows = rows_of(mdp, &st);
         let chain = policy_chain(mdp, &p, &rows)?;
         let r_pi: Vec<Rational> = rows.iter().map(|&row| rewards[row].clone()).collect();
@@ -234,6 +236,7 @@ pub fn long_run_exact(
     let n = mdp.n();
     let mut st = strategy.to_vec();
     for _ in 0..ROUNDS {
+        crate::interrupt::check()?;
         let rows = rows_of(mdp, &st);
         let chain = policy_chain(mdp, &p, &rows)?;
         let cls = classes(chain.matrix());

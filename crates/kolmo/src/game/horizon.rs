@@ -19,28 +19,34 @@ pub struct FiniteHorizon {
 /// Decision Processes*, 1994, §4.5; for games, Shapley 1953), each step the kernel
 /// [`CsrMatrix::multiply_and_reduce`](crate::sparse::CsrMatrix::multiply_and_reduce).
 ///
+/// # Errors
+/// [`crate::Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked every
+/// step).
+///
 /// # Complexity
 /// O(steps · nnz).
-#[must_use]
-pub fn finite_horizon(game: &Game, steps: u64) -> FiniteHorizon {
+pub fn finite_horizon(game: &Game, steps: u64) -> Result<FiniteHorizon> {
     let (v, choices, _) =
-        backward_induction(game.matrix(), game.rewards(), None, direction(game), steps, false);
-    FiniteHorizon {
+        backward_induction(game.matrix(), game.rewards(), None, direction(game), steps, false)?;
+    Ok(FiniteHorizon {
         steps,
         values: v,
         first_choices: choices,
-    }
+    })
 }
 
 /// The optimal choices of both players at every stage of a `steps`-step horizon:
 /// `result[t][s]` is the choice in state `s` when `steps − t` steps remain (`t = 0` is the first
 /// step). Shape `steps × n`.
 ///
+/// # Errors
+/// [`crate::Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked every
+/// step).
+///
 /// # Complexity
 /// O(steps · nnz) time, O(steps · n) space.
-#[must_use]
-pub fn finite_horizon_strategy(game: &Game, steps: u64) -> Vec<Vec<u32>> {
-    backward_induction(game.matrix(), game.rewards(), None, direction(game), steps, true).2
+pub fn finite_horizon_strategy(game: &Game, steps: u64) -> Result<Vec<Vec<u32>>> {
+    Ok(backward_induction(game.matrix(), game.rewards(), None, direction(game), steps, true)?.2)
 }
 
 /// The gain of a game whose optimal play induces a single recurrent class (unichain), by value
@@ -72,7 +78,7 @@ pub fn long_run(game: &Game, options: &LongRunOptions) -> Result<LongRun> {
 pub fn finite_horizon_exact(game: &Game, steps: u64) -> Result<Vec<crate::exact::Rational>> {
     let p = crate::exact::rationalize_matrix(game.matrix(), true)?;
     let rewards = crate::exact::rationalize_rewards(game.rewards())?;
-    Ok(backward_induction_exact(&p, &rewards, None, direction(game), steps).0)
+    Ok(backward_induction_exact(&p, &rewards, None, direction(game), steps)?.0)
 }
 
 /// Each state's direction: its owner's.

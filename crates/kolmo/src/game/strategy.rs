@@ -230,6 +230,7 @@ fn iterate(
     let mut last_width = None;
     for round in 1..=MAX_ROUNDS {
         options.report(round, f64::NAN);
+        crate::interrupt::check()?;
         let lo = solve(
             mdp,
             goal,

@@ -262,8 +262,10 @@ impl CardGame {
 
     /// Alice's optimal expected total over `rounds` rounds from every position, by backward
     /// induction over `2 · rounds` steps.
-    #[must_use]
-    pub fn finite(&self, rounds: u64) -> FiniteHorizon {
+    ///
+    /// # Errors
+    /// As [`finite_horizon`] (a stop request).
+    pub fn finite(&self, rounds: u64) -> Result<FiniteHorizon> {
         finite_horizon(&self.game, 2 * rounds)
     }
 
@@ -376,6 +378,7 @@ impl CardGame {
         let mut table = vec![vec![0.0; 100]];
         let (mut v, mut next, mut ch) = (vec![0.0; n], vec![0.0; n], vec![0u32; n]);
         for _ in 0..long_run.stages {
+            crate::interrupt::check()?;
             for _ in 0..2 {
                 crate::game::bellman(game, &v, &mut next, &mut ch);
                 std::mem::swap(&mut v, &mut next);
@@ -427,7 +430,7 @@ mod tests {
     use super::*;
 
     fn value(g: &CardGame, k: u64, a: &str, b: &str) -> f64 {
-        g.finite(k).values[g.alice_state(Hand::parse(a).unwrap(), Hand::parse(b).unwrap())]
+        g.finite(k).unwrap().values[g.alice_state(Hand::parse(a).unwrap(), Hand::parse(b).unwrap())]
     }
 
     // shared/cases/02-rps-3card.md (derived by exact backward induction, cross-checked
@@ -483,7 +486,7 @@ mod tests {
         assert!((v - (1e9 * rho + sol.bias[i])).abs() < 1e-3);
         // Beyond the table the extrapolation agrees with plain backward induction.
         let k = sol.table.len() as u64 + 50;
-        let direct = g.finite(k).values[i];
+        let direct = g.finite(k).unwrap().values[i];
         assert!((sol.value(k, i).0 - direct).abs() < 1e-9);
     }
 
@@ -504,7 +507,7 @@ mod tests {
     fn f64_agrees_with_exact_for_small_horizons() {
         let g = CardGame::new().unwrap();
         for k in [1u64, 2, 7, 20] {
-            let f = g.finite(k).values;
+            let f = g.finite(k).unwrap().values;
             let x = crate::game::finite_horizon_exact(g.game(), 2 * k).unwrap();
             for i in 0..100 {
                 let e = x[i].to_f64().value();
@@ -522,12 +525,14 @@ mod tests {
     #[test]
     fn strategies_by_stage() {
         let g = CardGame::new().unwrap();
-        let by_stage = crate::game::finite_horizon_strategy(g.game(), 12);
+        let by_stage = crate::game::finite_horizon_strategy(g.game(), 12).unwrap();
         assert_eq!(by_stage.len(), 12);
         for (t, choices) in by_stage.iter().enumerate() {
             assert_eq!(
                 *choices,
-                crate::game::finite_horizon(g.game(), 12 - t as u64).first_choices
+                crate::game::finite_horizon(g.game(), 12 - t as u64)
+                    .unwrap()
+                    .first_choices
             );
         }
     }

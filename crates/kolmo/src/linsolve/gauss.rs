@@ -19,7 +19,9 @@ impl<T: Scalar> GaussLu<T> {
     /// Factors the row-major `n × n` matrix `a`.
     ///
     /// # Errors
-    /// [`Error::Singular`] naming `what` if a column has no nonzero pivot.
+    /// [`Error::Singular`] naming `what` if a column has no nonzero pivot;
+    /// [`Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked at every pivot:
+    /// one pivot of an exact elimination can take seconds).
     ///
     /// # Panics
     /// - panics if `a.len() != n * n`.
@@ -31,6 +33,7 @@ impl<T: Scalar> GaussLu<T> {
         assert!(a.len() == n * n);
         let mut perm: Vec<usize> = (0..n).collect();
         for k in 0..n {
+            crate::interrupt::check()?;
             let (p, best) = (k..n)
                 .map(|i| (i, a[i * n + k].to_f64().abs()))
                 .filter(|(i, _)| !a[i * n + k].is_zero())

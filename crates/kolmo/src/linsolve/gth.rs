@@ -44,7 +44,8 @@ impl GthLu {
     /// # Errors
     /// [`Error::Singular`] naming `what` and the row if a pivot is zero (from that state the
     /// system is never left: `A` is singular) or not finite; [`Error::TooLarge`] beyond
-    /// [`GTH_LIMIT`] unknowns.
+    /// [`GTH_LIMIT`] unknowns; [`Error::Interrupted`] if a stop is requested
+    /// ([`crate::interrupt`], checked at every pivot).
     ///
     /// # Panics
     /// - panics if `leave.len() != n`, a column is `>= n`, or a value is negative.
@@ -81,6 +82,7 @@ impl GthLu {
         );
         let mut pivots = vec![0.0; n];
         for p in 0..n {
+            crate::interrupt::check()?;
             let (done, rest) = a.split_at_mut((p + 1) * n);
             let row_p = &done[p * n..];
             let d = v[p] + crate::exact::Scalar::sum(row_p[p + 1..].iter());

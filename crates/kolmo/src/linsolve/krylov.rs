@@ -26,9 +26,15 @@
 //! after a bounded number of products. Callers never trust it: they evaluate the residual in
 //! extended precision and refine (`analysis::subsystem`), so an unconverged solve shows up as a
 //! large certified bound, never as a silently wrong number.
+//!
+//! A stop request ([`crate::interrupt`]) is looked at before every product: the solve then ends at
+//! once with every entry of the solution `NaN` and a `NaN` residual (a solve returns no `Result`),
+//! so nothing downstream can take it for an answer; the callers that return a `Result` turn it
+//! into [`Error::Interrupted`](crate::Error::Interrupted).
 
 use super::DenseSolve;
 use crate::Result;
+use crate::interrupt;
 use crate::progress::{self, Work};
 use crate::sparse::{CodedValues, RowSink, ValueAt, par_rows, with_values};
 use rayon::prelude::*;
@@ -592,6 +598,13 @@ fn solve_counted<O: SplitOperator + ?Sized>(
             KrylovMethod::BiCgStab => bicgstab(op, options.max_products, b, norm_b, tolerance),
         }
     };
+    // Stopped by a stop request: no partial solution.
+    let rel = if interrupt::requested() {
+        b.fill(f64::NAN);
+        f64::NAN
+    } else {
+        rel
+    };
     // The true residual, in place of the last estimate from the recurrence.
     progress::report(Work::Krylov, 0, rel);
     let mut s = stats.lock().unwrap();
@@ -639,7 +652,7 @@ fn bicgstab<O: SplitOperator + ?Sized>(
     let mut res2 = norm_b * norm_b;
     let mut rho1 = dot(&r0, &r);
     while res2 > tol2 && products + 2 <= max_products {
-        if rho1 == 0.0 || !rho1.is_finite() {
+        if rho1 == 0.0 || !rho1.is_finite() || interrupt::requested() {
             break;
         }
         let beta = (rho1 / rho) * (alpha / omega);
@@ -710,7 +723,7 @@ fn gmres<O: SplitOperator + ?Sized>(
     let (mut cs, mut sn, mut g) = (vec![0.0; m], vec![0.0; m], vec![0.0; m + 1]);
     let mut products = 0;
     let mut beta = norm_b;
-    while beta > tol && products < max_products && beta.is_finite() {
+    while beta > tol && products < max_products && beta.is_finite() && !interrupt::requested() {
         basis.clear();
         let mut v0 = r.clone();
         scale(&mut v0, 1.0 / beta);
@@ -718,7 +731,7 @@ fn gmres<O: SplitOperator + ?Sized>(
         g.iter_mut().for_each(|e| *e = 0.0);
         g[0] = beta;
         let mut k = 0;
-        while k < m && products < max_products {
+        while k < m && products < max_products && !interrupt::requested() {
             z.copy_from_slice(&basis[k]);
             precondition_in_place(op, &mut z);
             op.remainder_plain(&basis[k], &z, &mut w);

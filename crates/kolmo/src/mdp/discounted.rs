@@ -16,6 +16,7 @@
 use super::{MdpOptions, MdpSolution, Method, Optimum};
 use crate::account;
 use crate::exact::Rational;
+use crate::interrupt;
 use crate::linsolve::{Factored, SPARSE_FROM, SolveMethod};
 use crate::model::Mdp;
 use crate::sparse::{Affine, Direction};
@@ -28,7 +29,8 @@ use rayon::prelude::*;
 /// # Errors
 /// [`Error::InvalidArgument`] for `gamma` outside `[0, 1)` or rewards of the wrong length or not
 /// finite; [`Error::LimitReached`] if `options.max_iterations` is exhausted; [`Error::Singular`]
-/// from a policy evaluation (it cannot for `γ < 1` in exact arithmetic).
+/// from a policy evaluation (it cannot for `γ < 1` in exact arithmetic); [`Error::Interrupted`] if
+/// a stop is requested ([`crate::interrupt`], checked every sweep and round).
 pub fn discounted(
     mdp: &Mdp,
     rewards: &[f64],
@@ -544,6 +546,7 @@ fn policy_iteration(
         evaluation: evaluation.lu.solver(),
     };
     for round in 1..=options.max_iterations {
+        interrupt::check()?;
         if round > 1 {
             evaluation.update(mdp, gamma, policy_rows(mdp, &policy))?;
         }
@@ -698,6 +701,7 @@ fn value_iteration(
         let mut settled = 0u32;
         let order = crate::graph::finishing_order(m);
         for sweep in 1..=GAUSS_SEIDEL_SWEEPS.min(limit) {
+            interrupt::check()?;
             let changes = sweep_in_order(mdp, rewards, gamma, optimum, &order, &mut v, &mut policy);
             done = sweep;
             options.report(sweep, f64::NAN);
@@ -745,7 +749,8 @@ fn sweep_limit(mdp: &Mdp, options: &MdpOptions) -> u64 {
 /// greedy policy, the sweeps done and the method.
 ///
 /// # Errors
-/// [`Error::LimitReached`] after the last sweep of `sweeps`.
+/// [`Error::LimitReached`] after the last sweep of `sweeps`; [`Error::Interrupted`] if a stop is
+/// requested ([`crate::interrupt`], checked every sweep).
 fn jacobi_sweeps(
     mdp: &Mdp,
     rewards: &[f64],
@@ -761,6 +766,7 @@ fn jacobi_sweeps(
     let allowance = Allowance::new(mdp, rewards);
     let mut tv = vec![0.0; mdp.n()];
     for sweep in sweeps {
+        interrupt::check()?;
         m.multiply_and_reduce(
             direction,
             &v,
@@ -844,6 +850,7 @@ pub(crate) fn discounted_exact_from(
     let q = |v: &[Rational], row: usize| pm.row_value(row, v, Affine::discounted(r, gamma));
     let n = mdp.n();
     for _ in 0..rounds.unwrap_or(u64::MAX) {
+        interrupt::check()?;
         let rows: Vec<usize> = (0..n)
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();

@@ -67,6 +67,7 @@ pub fn total_reward_exact(
     let m = mdp.matrix();
     let mut policy = policy.to_vec();
     loop {
+        crate::interrupt::check()?;
         let rows: Vec<usize> = (0..mdp.n())
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();
@@ -115,6 +116,7 @@ pub fn reach_probability_exact(
     let m = mdp.matrix();
     let mut policy = policy.to_vec();
     loop {
+        crate::interrupt::check()?;
         let rows: Vec<usize> = (0..mdp.n())
             .map(|s| m.group_rows(s).start + policy[s] as usize)
             .collect();

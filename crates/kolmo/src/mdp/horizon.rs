@@ -5,6 +5,7 @@
 
 use super::{Optimum, check_rewards};
 use crate::exact::Rational;
+use crate::interrupt;
 use crate::model::Mdp;
 use crate::sparse::{Affine, CsrMatrix, Direction};
 use crate::{Error, Result};
@@ -38,7 +39,9 @@ pub struct HorizonSolution {
 /// # Errors
 /// [`crate::Error::InvalidArgument`] for rewards of the wrong length, a discount outside
 /// `[0, 1]`, or `steps × nnz` beyond
-/// [`MAX_HORIZON_WORK`]; [`crate::Error::Uncertified`] if the values overflow `f64`.
+/// [`MAX_HORIZON_WORK`]; [`crate::Error::Uncertified`] if the values overflow `f64`;
+/// [`crate::Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked every
+/// step).
 ///
 /// # Complexity
 /// O(steps · nnz) time, O(min(steps · n, [`MAX_STORED_DECISIONS`])) space for the decisions.
@@ -86,7 +89,7 @@ pub(crate) fn finite_horizon_by(
         direction,
         steps,
         every_stage,
-    );
+    )?;
     let decisions = if every_stage { by_stage } else { vec![first] };
     let m = mdp.matrix();
     // One rounding per term of a row, one for the reward and one for the discount's product.
@@ -110,7 +113,8 @@ pub(crate) fn finite_horizon_by(
 /// [`Error::InvalidArgument`] for rewards of the wrong length or more work than
 /// [`crate::analysis::exact::check_exact_steps`] allows;
 /// [`Error::InvalidDistribution`] if a probability is not a simple fraction (see
-/// [`Mdp::exact_matrix`]).
+/// [`Mdp::exact_matrix`]); [`Error::Interrupted`] if a stop is requested
+/// ([`crate::interrupt`], checked every step).
 pub fn finite_horizon_exact(
     mdp: &Mdp,
     rewards: &[Rational],
@@ -131,14 +135,21 @@ pub(crate) fn finite_horizon_exact_by(
 ) -> Result<(Vec<Rational>, Vec<u32>)> {
     crate::analysis::exact::check_exact_steps("exact finite horizon", steps, mdp.matrix().nnz())?;
     let p = super::exact::exact_parts(mdp, rewards)?;
-    Ok(backward_induction_exact(&p, rewards, discount, direction, steps))
+    backward_induction_exact(&p, rewards, discount, direction, steps)
 }
+
+/// What [`backward_induction`] returns: the values, the first step's choices, and every stage's
+/// choices (or none).
+pub(crate) type Induction = (Vec<f64>, Vec<u32>, Vec<Vec<u32>>);
 
 /// `V_k = T^k 0` over `steps` Bellman steps ([`CsrMatrix::multiply_and_reduce`]) of the
 /// row-grouped `matrix` with `rewards` per row and the future discounted by `gamma` (`None`: 1),
 /// group `s` reduced in `direction(s)`: the values
 /// `V_k`, the choices of the first step (all 0 when `steps = 0`), and with `every_stage` the
 /// choices of every stage (`result[t][s]` with `steps − t` steps to go; empty otherwise).
+///
+/// # Errors
+/// [`Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked every step).
 ///
 /// # Complexity
 /// O(steps · nnz) time; O(steps · n) space with `every_stage`.
@@ -149,13 +160,14 @@ pub(crate) fn backward_induction(
     direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
     every_stage: bool,
-) -> (Vec<f64>, Vec<u32>, Vec<Vec<u32>>) {
+) -> Result<Induction> {
     let n = matrix.row_groups();
     let mut v = vec![0.0; n];
     let mut next = vec![0.0; n];
     let mut choices = vec![0u32; n];
     let mut by_remaining = Vec::new();
     for _ in 0..steps {
+        interrupt::check()?;
         let affine = Affine {
             b: Some(rewards),
             gamma,
@@ -167,12 +179,15 @@ pub(crate) fn backward_induction(
         }
     }
     by_remaining.reverse();
-    (v, choices, by_remaining)
+    Ok((v, choices, by_remaining))
 }
 
 /// [`backward_induction`]'s values in exact rational arithmetic on the exact probabilities `p`
 /// (the row-grouped matrix), exact `rewards` (one per row) and discount `gamma` (`None`: 1):
 /// `V_k = T^k 0` with exact maxima and minima.
+///
+/// # Errors
+/// [`Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked every step).
 ///
 /// # Complexity
 /// O(steps · nnz) rational operations on numbers whose length grows with `steps`.
@@ -182,12 +197,13 @@ pub(crate) fn backward_induction_exact(
     gamma: Option<&Rational>,
     direction: impl Fn(usize) -> Direction + Copy + Sync,
     steps: u64,
-) -> (Vec<Rational>, Vec<u32>) {
+) -> Result<(Vec<Rational>, Vec<u32>)> {
     let n = p.row_groups();
     let mut v = vec![Rational::ZERO; n];
     let mut next = vec![Rational::ZERO; n];
     let mut choices = vec![0u32; n];
     for _ in 0..steps {
+        interrupt::check()?;
         let affine = Affine {
             b: Some(rewards),
             gamma,
@@ -195,7 +211,7 @@ pub(crate) fn backward_induction_exact(
         p.multiply_and_reduce(direction, &v, affine, &mut next, &mut choices);
         std::mem::swap(&mut v, &mut next);
     }
-    (v, choices)
+    Ok((v, choices))
 }
 
 #[cfg(test)]

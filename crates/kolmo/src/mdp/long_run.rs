@@ -123,6 +123,7 @@ pub(crate) fn long_run(
         let before = v.clone();
         let mut stage_choices = Vec::with_capacity(n * options.period as usize);
         for _ in 0..options.period {
+            crate::interrupt::check()?;
             matrix.multiply_and_reduce(direction, &v, Affine::offset(rewards), &mut next, &mut choices);
             std::mem::swap(&mut v, &mut next);
             stage_choices.extend_from_slice(&choices);

@@ -23,6 +23,7 @@ use super::{MdpOptions, MdpSolution, Optimum, total_reward};
 use crate::account;
 use crate::analysis::reach_probability as chain_reach;
 use crate::graph::{end_components, prob01_min, steer_to};
+use crate::interrupt;
 use crate::model::{Dtmc, Mdp, StateSet};
 use crate::sparse::{Affine, CsrBuilder};
 use crate::{Error, Result, StateId};
@@ -32,7 +33,9 @@ use crate::{Error, Result, StateId};
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] if `target` does not range over the model's states;
-/// [`Error::LimitReached`] if policy iteration exceeds `options.max_iterations`.
+/// [`Error::LimitReached`] if policy iteration exceeds `options.max_iterations`;
+/// [`Error::Interrupted`] if a stop is requested ([`crate::interrupt`], checked every round and
+/// sweep).
 pub fn reach_probability(
     mdp: &Mdp,
     target: &StateSet,
@@ -72,7 +75,7 @@ pub fn reach_probability(
     // Large quotients: interval iteration, which needs no linear solve; policy iteration when it
     // does not close (or on small quotients, where its solves are cheap and exact).
     if q.nodes > INTERVAL_ITERATION_FROM
-        && let Some((v, bound, choice, sweeps)) = interval_iteration(&q, optimum, options)
+        && let Some((v, bound, choice, sweeps)) = interval_iteration(&q, optimum, options)?
     {
         for (i, &s) in maybe.iter().enumerate() {
             values[s as usize] = v[q.node[i] as usize];
@@ -100,6 +103,7 @@ pub fn reach_probability(
     let v = loop {
         rounds += 1;
         options.report(rounds, f64::NAN);
+        interrupt::check()?;
         if rounds > options.max_iterations {
             return Err(Error::LimitReached {
                 what: "policy iteration",
@@ -317,6 +321,10 @@ const INTERVAL_ITERATION_FROM: usize = 2_000;
 /// The sweeps interval iteration may take before policy iteration takes over.
 const MAX_SWEEPS: u64 = 20_000;
 
+/// What [`interval_iteration`] returns when it closes: the midpoints, the certified half-width,
+/// the choices and the sweeps over the largest component.
+type Bracketed = (Vec<f64>, f64, Vec<u32>, u64);
+
 /// Interval iteration on the quotient `q`: a lower bound from 0 and an upper bound from 1 on the
 /// nodes, each improved by Gauss–Seidel sweeps of the Bellman operator (every policy leaves the
 /// nodes, so both converge to the one fixed point), strongly connected component by component
@@ -328,12 +336,9 @@ const MAX_SWEEPS: u64 = 20_000;
 /// such operator. A component is done when each of its nodes' intervals is within `precision`
 /// relative to its lower bound (or 1e-300 absolute). Returns the midpoints, the half-width (the
 /// certified bound), the choices greedy for the lower bound and the sweeps over the largest
-/// component; `None` if a component needs more than `MAX_SWEEPS`.
-fn interval_iteration(
-    q: &Quotient,
-    optimum: Optimum,
-    options: &MdpOptions,
-) -> Option<(Vec<f64>, f64, Vec<u32>, u64)> {
+/// component; `None` if a component needs more than `MAX_SWEEPS`; [`Error::Interrupted`] if a stop
+/// is requested ([`crate::interrupt`], checked every sweep).
+fn interval_iteration(q: &Quotient, optimum: Optimum, options: &MdpOptions) -> Result<Option<Bracketed>> {
     let k = q.nodes;
     let m = q.mdp.matrix();
     let longest = (0..m.nrows()).map(|r| m.row(r).0.len()).max().unwrap_or(0);
@@ -360,6 +365,7 @@ fn interval_iteration(
         }
         let mut closed = false;
         for sweep in 1..=MAX_SWEEPS.min(options.max_iterations) {
+            interrupt::check()?;
             let mut open = false;
             for &s in members.iter().rev() {
                 // Both bounds in one pass over the state's rows, plain sums (their rounding is
@@ -403,7 +409,7 @@ fn interval_iteration(
             }
         }
         if !closed {
-            return None;
+            return Ok(None);
         }
         options.report(most, f64::NAN);
     }
@@ -417,7 +423,7 @@ fn interval_iteration(
         })
         .collect();
     // Half the widest interval, and the midpoint's own rounding.
-    Some((v, width / 2.0 + f64::EPSILON, choice, most))
+    Ok(Some((v, width / 2.0 + f64::EPSILON, choice, most)))
 }
 
 /// The MDP on the undecided states: nodes `0..nodes` (end components collapsed when asked), then

@@ -36,6 +36,7 @@
 use super::total::policy_iteration;
 use super::{MdpOptions, Optimum};
 use crate::StateId;
+use crate::interrupt;
 use crate::model::{Mdp, StateSet};
 use crate::sparse::{Affine, CsrBuilder};
 
@@ -67,7 +68,9 @@ pub(super) struct Topological {
 /// to `region` and `target`, and maximising, every policy over them must reach the target almost
 /// surely; `start` is a policy over them that reaches the target almost surely (an attractor).
 /// Returns `None` when a component's policy iteration fails (the caller then iterates policies on
-/// the whole model).
+/// the whole model), and when a stop is requested ([`crate::interrupt`], checked every sweep and
+/// component: the caller's policy iteration then returns [`crate::Error::Interrupted`] at its
+/// first check).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn total_reward_bounds(
     mdp: &Mdp,
@@ -123,6 +126,9 @@ pub(super) fn total_reward_bounds(
         }
         // A cyclic component (or one state whose only choices loop on it).
         cyclic += members.len();
+        if interrupt::requested() {
+            return None;
+        }
         let sweeps = match solver.by_value_iteration(members) {
             Some(sweeps) => sweeps,
             None => {
@@ -261,7 +267,7 @@ impl Solver<'_> {
 
     /// Value iteration on the cyclic component `members` (see the module docs): the sweeps it
     /// took, or `None` if it did not close within [`VALUE_ITERATION_SWEEPS`] (or the greedy
-    /// policy cannot leave the component, or no Lyapunov function was found).
+    /// policy cannot leave the component, or no Lyapunov function was found, or a stop was requested).
     fn by_value_iteration(&mut self, members: &[u32]) -> Option<u64> {
         let (down, up) = (1.0 - self.slack, 1.0 + self.slack);
         let dir = self.optimum.direction();
@@ -276,6 +282,9 @@ impl Solver<'_> {
         let mut history = [0.0f64; 16];
         let limit = VALUE_ITERATION_SWEEPS.min(self.options.max_iterations);
         for sweeps in 1..=limit {
+            if interrupt::requested() {
+                return None;
+            }
             self.work += nnz as f64;
             // One Gauss–Seidel sweep of the lower bound, kept monotone.
             let (mut change, mut scale) = (0.0f64, 0.0f64);
@@ -544,6 +553,9 @@ fn lyapunov<'a>(
     let in_component = |r: usize, w: &[f64]| m.row_value(r, w, Affine::product());
     let row = |s: usize, c: u32| m.group_rows(s).start + c as usize;
     for sweep in 1..=max_sweeps {
+        if interrupt::requested() {
+            return (false, sweep);
+        }
         let mut rise = 0.0f64;
         for &s in members.iter().rev() {
             let s = s as usize;

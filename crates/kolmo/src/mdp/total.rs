@@ -134,7 +134,8 @@ fn non_negative(
 ///
 /// # Errors
 /// [`Error::LimitReached`] if the policy keeps changing past `options.max_iterations`; as
-/// [`AbsorbingChain::new`] and [`AbsorbingChain::expected_reward`].
+/// [`AbsorbingChain::new`] and [`AbsorbingChain::expected_reward`]; [`Error::Interrupted`] if a
+/// stop is requested ([`crate::interrupt`], checked every round).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn policy_iteration(
     mdp: &Mdp,
@@ -152,6 +153,7 @@ pub(super) fn policy_iteration(
     let q = |v: &[f64], row: usize| m.row_value(row, v, Affine::offset(rewards));
     for round in 1..=options.max_iterations {
         options.report(round, f64::NAN);
+        crate::interrupt::check()?;
         let rows: Vec<usize> = (0..n).map(|s| row_of(s, policy[s])).collect();
         let chain = Dtmc::new(m.select_rows(&rows), mdp.initial().to_vec())?;
         let absorbing = AbsorbingChain::new(&chain, target)?;
@@ -195,6 +197,7 @@ pub(super) fn policy_iteration(
         }
         if !changed {
             let t = absorbing.absorption_time();
+            crate::interrupt::check()?;
             let t_max = t
                 .mean
                 .iter()

@@ -209,6 +209,8 @@ impl Board {
             .collect();
         let time = AbsorbingChain::new(&dtmc, &goal)?;
         let (expected_rolls_by_cell, residual) = time.expected_steps();
+        // A Krylov solve stopped by a stop request left NaN: report the stop.
+        crate::interrupt::check()?;
         let expected_rolls_error_bound = if residual < 1.0 {
             residual / (1.0 - residual) + f64::EPSILON
         } else {
@@ -274,6 +276,7 @@ impl Board {
         let dtmc = self.dtmc()?;
         let goal = StateSet::from_states(dtmc.n(), [self.size]);
         let mut t = AbsorbingChain::new(&dtmc, &goal)?.absorption_time();
+        crate::interrupt::check()?;
         t.error_bound = self.with_rounded_input(t.error_bound);
         Ok(t)
     }
@@ -369,6 +372,8 @@ impl Board {
             let (mean, residual) = chain.expected_steps();
             (mean[self.initial_cell() as usize], residual)
         };
+        // A Krylov solve stopped by a stop request left NaN: report the stop.
+        crate::interrupt::check()?;
         let bound = self.with_rounded_input(if residual < 1.0 {
             residual / (1.0 - residual)
         } else {
@@ -527,6 +532,8 @@ impl Board {
                 t
             }
         };
+        // A Krylov solve stopped by a stop request left NaN: report the stop.
+        crate::interrupt::check()?;
         self.certify(&solve)?;
         let visits = chain.expected_visits(init)?;
         let fundamental = if options.fundamental {
