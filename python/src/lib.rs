@@ -1,8 +1,12 @@
 //! `kolmo._kolmo`: the engine's Python bindings (PyO3). The Python package `kolmo` (in
 //! `python/kolmo/`) wraps these in its public classes; this module only converts between NumPy
-//! arrays and the engine's types, releases the GIL while the engine works and turns the engine's
-//! errors into Python exceptions. Every number it returns comes with the engine's certificate.
+//! arrays and the engine's types, releases the GIL while the engine works (Ctrl-C stopping it:
+//! [`interrupt`]) and turns the engine's errors into Python exceptions. Every number it returns
+//! comes with the engine's certificate.
 
+mod interrupt;
+
+use interrupt::{interruptible, interruptible_with};
 use kolmo::analysis::{AbsorbingChain, reach_probability, stationary::stationary_distribution};
 use kolmo::model::{Dtmc, StateSet};
 use kolmo::sparse::CsrBuilder;
@@ -25,11 +29,12 @@ create_exception!(
     "The engine could not certify an answer (an iteration limit, a singular system, a bound that does not close): no number is returned."
 );
 
-/// The engine's error as a Python exception: bad input is an [`InputError`], everything else a
-/// [`NotCertified`].
+/// The engine's error as a Python exception: bad input is an [`InputError`], a stop (Ctrl-C, see
+/// [`interrupt`]) a `KeyboardInterrupt`, everything else a [`NotCertified`].
 fn to_py(e: kolmo::Error) -> PyErr {
     use kolmo::Error as E;
     match e {
+        E::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
         E::InvalidArgument { .. }
         | E::InvalidDistribution { .. }
         | E::Deadlock { .. }
@@ -253,20 +258,18 @@ impl Chain {
             )));
         }
         let mut entries = Coordinates::new(coo, exact, (n, n), "states")?;
-        let dtmc = py
-            .detach(|| {
-                entries.sort();
-                let mut b = CsrBuilder::new(n);
-                for i in 0..n as i64 {
-                    entries.add_row(i, &mut b, || format!("state {i}"))?;
-                }
-                let dtmc = Dtmc::new(b.build(), vec![0])?;
-                match entries.written() {
-                    Some(written) => dtmc.with_written(written),
-                    None => Ok(dtmc),
-                }
-            })
-            .map_err(to_py)?;
+        let dtmc = interruptible(py, || {
+            entries.sort();
+            let mut b = CsrBuilder::new(n);
+            for i in 0..n as i64 {
+                entries.add_row(i, &mut b, || format!("state {i}"))?;
+            }
+            let dtmc = Dtmc::new(b.build(), vec![0])?;
+            match entries.written() {
+                Some(written) => dtmc.with_written(written),
+                None => Ok(dtmc),
+            }
+        })?;
         Ok(Self { dtmc })
     }
 
@@ -289,32 +292,29 @@ impl Chain {
         let target = target_set(self.dtmc.n(), &target)?;
         let dtmc = &self.dtmc;
         let clock = std::time::Instant::now();
-        let (time, reach) = py
-            .detach(|| -> kolmo::Result<_> {
-                let time = AbsorbingChain::new(dtmc, &target)?.absorption_time_with(variance);
-                let reach = reach_probability(dtmc, &target)?;
-                if time.mean.iter().any(|x| x.is_finite() && *x > 0.0) || time.error_bound.is_nan() {
-                    certify("the expected steps", time.error_bound, 1.0, time.residual)?;
-                }
-                // An overflowed time is +inf where the target is reached surely: no answer.
-                if let Some(s) = (0..dtmc.n()).find(|&s| time.mean[s].is_infinite() && reach.values[s] >= 1.0)
-                {
-                    return Err(kolmo::Error::Uncertified {
-                        what: "the expected steps",
-                        bound: f64::INFINITY,
-                        residual: time.residual,
-                        hint: format!("; from state {s} they exceed the floating-point range{EXACT_HINT}"),
-                    });
-                }
-                certify(
-                    "the probability of reaching the target",
-                    reach.error_bound,
-                    1.0,
-                    reach.residual,
-                )?;
-                Ok((time, reach))
-            })
-            .map_err(to_py)?;
+        let (time, reach) = interruptible(py, || -> kolmo::Result<_> {
+            let time = AbsorbingChain::new(dtmc, &target)?.absorption_time_with(variance);
+            let reach = reach_probability(dtmc, &target)?;
+            if time.mean.iter().any(|x| x.is_finite() && *x > 0.0) || time.error_bound.is_nan() {
+                certify("the expected steps", time.error_bound, 1.0, time.residual)?;
+            }
+            // An overflowed time is +inf where the target is reached surely: no answer.
+            if let Some(s) = (0..dtmc.n()).find(|&s| time.mean[s].is_infinite() && reach.values[s] >= 1.0) {
+                return Err(kolmo::Error::Uncertified {
+                    what: "the expected steps",
+                    bound: f64::INFINITY,
+                    residual: time.residual,
+                    hint: format!("; from state {s} they exceed the floating-point range{EXACT_HINT}"),
+                });
+            }
+            certify(
+                "the probability of reaching the target",
+                reach.error_bound,
+                1.0,
+                reach.residual,
+            )?;
+            Ok((time, reach))
+        })?;
         let seconds = clock.elapsed().as_secs_f64();
         let d = PyDict::new(py);
         d.set_item("seconds", seconds)?;
@@ -339,9 +339,9 @@ impl Chain {
     ) -> PyResult<(Vec<Option<String>>, Vec<Option<String>>)> {
         let target = target_set(self.dtmc.n(), &target)?;
         let dtmc = &self.dtmc;
-        let t = py
-            .detach(|| kolmo::analysis::exact::absorption_time_exact(dtmc, &target))
-            .map_err(to_py)?;
+        let t = interruptible(py, || {
+            kolmo::analysis::exact::absorption_time_exact(dtmc, &target)
+        })?;
         let text = |v: Vec<Option<kolmo::exact::Rational>>| -> Vec<Option<String>> {
             v.into_iter().map(|x| x.map(|x| x.to_string())).collect()
         };
@@ -354,18 +354,16 @@ impl Chain {
     fn fundamental<'py>(&self, py: Python<'py>, target: Vec<i64>) -> PyResult<Bound<'py, PyDict>> {
         let target = target_set(self.dtmc.n(), &target)?;
         let dtmc = &self.dtmc;
-        let f = py
-            .detach(|| {
-                let f = AbsorbingChain::new(dtmc, &target)?.fundamental()?;
-                certify(
-                    "the fundamental matrix",
-                    f.error_bound,
-                    largest(&f.matrix),
-                    f.residual,
-                )?;
-                Ok(f)
-            })
-            .map_err(to_py)?;
+        let f = interruptible(py, || {
+            let f = AbsorbingChain::new(dtmc, &target)?.fundamental()?;
+            certify(
+                "the fundamental matrix",
+                f.error_bound,
+                largest(&f.matrix),
+                f.residual,
+            )?;
+            Ok(f)
+        })?;
         let d = PyDict::new(py);
         d.set_item("states", f.states)?;
         d.set_item("matrix", f.matrix.into_pyarray(py))?;
@@ -384,18 +382,16 @@ impl Chain {
     ) -> PyResult<Bound<'py, PyDict>> {
         let initial = initial.as_slice()?;
         let dtmc = &self.dtmc;
-        let t = py
-            .detach(|| {
-                let t = kolmo::analysis::transient::transient_distribution(
-                    dtmc,
-                    initial,
-                    k,
-                    kolmo::analysis::report::MAX_STEP_WORK,
-                )?;
-                certify("the distribution", t.error_bound, 1.0, t.mass_error)?;
-                Ok(t)
-            })
-            .map_err(to_py)?;
+        let t = interruptible(py, || {
+            let t = kolmo::analysis::transient::transient_distribution(
+                dtmc,
+                initial,
+                k,
+                kolmo::analysis::report::MAX_STEP_WORK,
+            )?;
+            certify("the distribution", t.error_bound, 1.0, t.mass_error)?;
+            Ok(t)
+        })?;
         let d = PyDict::new(py);
         d.set_item("distribution", t.probabilities.into_pyarray(py))?;
         d.set_item("mass_error", t.mass_error)?;
@@ -407,13 +403,11 @@ impl Chain {
     /// not reached surely) with its certified relative error bound.
     fn first_passage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dtmc = &self.dtmc;
-        let f = py
-            .detach(|| {
-                let f = kolmo::analysis::mean_first_passage_matrix(dtmc)?;
-                certify("the mean first-passage times", f.error_bound, 1.0, f64::NAN)?;
-                Ok(f)
-            })
-            .map_err(to_py)?;
+        let f = interruptible(py, || {
+            let f = kolmo::analysis::mean_first_passage_matrix(dtmc)?;
+            certify("the mean first-passage times", f.error_bound, 1.0, f64::NAN)?;
+            Ok(f)
+        })?;
         let d = PyDict::new(py);
         d.set_item("matrix", f.matrix.into_pyarray(py))?;
         d.set_item("error_bound", f.error_bound)?;
@@ -425,9 +419,7 @@ impl Chain {
     fn stationary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dtmc = &self.dtmc;
         let clock = std::time::Instant::now();
-        let s = py
-            .detach(|| stationary_distribution(dtmc.matrix()))
-            .map_err(to_py)?;
+        let s = interruptible(py, || stationary_distribution(dtmc.matrix()))?;
         let seconds = clock.elapsed().as_secs_f64();
         let d = PyDict::new(py);
         d.set_item("seconds", seconds)?;
@@ -444,9 +436,9 @@ impl Chain {
     /// was built with, else the simplest fractions within 2 ulps of its `f64` values).
     fn stationary_exact(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         let dtmc = &self.dtmc;
-        let s = py
-            .detach(|| stationary_distribution::<kolmo::exact::Rational>(&dtmc.exact_matrix()?))
-            .map_err(to_py)?;
+        let s = interruptible(py, || {
+            stationary_distribution::<kolmo::exact::Rational>(&dtmc.exact_matrix()?)
+        })?;
         Ok(s.pi.iter().map(ToString::to_string).collect())
     }
 
@@ -460,9 +452,9 @@ impl Chain {
             )));
         }
         let dtmc = &self.dtmc;
-        let d = py
-            .detach(|| kolmo::analysis::exact::distributions_exact(dtmc, start as u32, &[k]))
-            .map_err(to_py)?;
+        let d = interruptible(py, || {
+            kolmo::analysis::exact::distributions_exact(dtmc, start as u32, &[k])
+        })?;
         Ok(d[0].iter().map(ToString::to_string).collect())
     }
 
@@ -489,28 +481,24 @@ impl Chain {
             (true, None) => Some(kolmo::exact::rationalize_rewards(rewards).map_err(to_py)?),
         };
         let dtmc = &self.dtmc;
-        let (values, bound, fractions) = py
-            .detach(|| -> kolmo::Result<_> {
-                let (values, residual, bound) =
-                    AbsorbingChain::new(dtmc, &target)?.expected_reward(rewards)?;
-                let x = match &exact {
-                    Some(r) => Some(kolmo::analysis::exact::expected_reward_exact(dtmc, &target, r)?),
-                    None => {
-                        let reach = reach_probability(dtmc, &target)?;
-                        let overflow =
-                            (0..dtmc.n()).any(|s| values[s].is_infinite() && reach.values[s] >= 1.0);
-                        certify(
-                            "the expected reward",
-                            if overflow { f64::INFINITY } else { bound },
-                            largest(&values),
-                            residual,
-                        )?;
-                        None
-                    }
-                };
-                Ok((values, bound, x))
-            })
-            .map_err(to_py)?;
+        let (values, bound, fractions) = interruptible(py, || -> kolmo::Result<_> {
+            let (values, residual, bound) = AbsorbingChain::new(dtmc, &target)?.expected_reward(rewards)?;
+            let x = match &exact {
+                Some(r) => Some(kolmo::analysis::exact::expected_reward_exact(dtmc, &target, r)?),
+                None => {
+                    let reach = reach_probability(dtmc, &target)?;
+                    let overflow = (0..dtmc.n()).any(|s| values[s].is_infinite() && reach.values[s] >= 1.0);
+                    certify(
+                        "the expected reward",
+                        if overflow { f64::INFINITY } else { bound },
+                        largest(&values),
+                        residual,
+                    )?;
+                    None
+                }
+            };
+            Ok((values, bound, x))
+        })?;
         let text = fractions.map(|x| x.into_iter().map(|v| v.map(|v| v.to_string())).collect());
         Ok((values.into_pyarray(py), bound, text))
     }
@@ -526,21 +514,19 @@ impl Chain {
     ) -> PyResult<Vec<(Vec<u32>, f64, f64, Bound<'py, numpy::PyArray1<f64>>, f64)>> {
         let rewards = rewards.as_slice()?;
         let dtmc = &self.dtmc;
-        let per_class = py
-            .detach(|| -> kolmo::Result<_> {
-                let a = kolmo::analysis::ClassAnalysis::new(dtmc)?;
-                let gb = a.gain_bias(rewards)?;
-                for g in &gb {
-                    certify("the gain", g.gain_error_bound, g.gain, g.bias_residual)?;
-                }
-                let states: Vec<Vec<u32>> = a
-                    .closed
-                    .iter()
-                    .map(|&c| a.classes.classes[c].states.clone())
-                    .collect();
-                Ok(states.into_iter().zip(gb).collect::<Vec<_>>())
-            })
-            .map_err(to_py)?;
+        let per_class = interruptible(py, || -> kolmo::Result<_> {
+            let a = kolmo::analysis::ClassAnalysis::new(dtmc)?;
+            let gb = a.gain_bias(rewards)?;
+            for g in &gb {
+                certify("the gain", g.gain_error_bound, g.gain, g.bias_residual)?;
+            }
+            let states: Vec<Vec<u32>> = a
+                .closed
+                .iter()
+                .map(|&c| a.classes.classes[c].states.clone())
+                .collect();
+            Ok(states.into_iter().zip(gb).collect::<Vec<_>>())
+        })?;
         Ok(per_class
             .into_iter()
             .map(|(states, g)| {
@@ -650,24 +636,22 @@ impl Mdp {
         };
         let coo = (choice.as_slice()?, cols.as_slice()?, probs.as_slice()?);
         let mut entries = Coordinates::new(coo, exact, (m, n), "choices")?;
-        let mdp = py
-            .detach(|| {
-                entries.sort();
-                let mut b = CsrBuilder::new(n);
-                for s in 0..n {
-                    // (Also for state 0: explicit groups even when there is one state.)
-                    b.new_row_group();
-                    for c in ptr[s]..ptr[s + 1] {
-                        entries.add_row(c, &mut b, || format!("state {s}, choice {}", c - ptr[s]))?;
-                    }
+        let mdp = interruptible(py, || {
+            entries.sort();
+            let mut b = CsrBuilder::new(n);
+            for s in 0..n {
+                // (Also for state 0: explicit groups even when there is one state.)
+                b.new_row_group();
+                for c in ptr[s]..ptr[s + 1] {
+                    entries.add_row(c, &mut b, || format!("state {s}, choice {}", c - ptr[s]))?;
                 }
-                let mdp = kolmo::model::Mdp::new(b.build(), vec![0])?;
-                match entries.written() {
-                    Some(written) => mdp.with_written(written),
-                    None => Ok(mdp),
-                }
-            })
-            .map_err(to_py)?;
+            }
+            let mdp = kolmo::model::Mdp::new(b.build(), vec![0])?;
+            match entries.written() {
+                Some(written) => mdp.with_written(written),
+                None => Ok(mdp),
+            }
+        })?;
         Ok(Self {
             mdp,
             rewards,
@@ -767,14 +751,13 @@ impl Mdp {
             None => kolmo::exact::rationalize_rewards(rewards),
         });
         let solved = match &maximiser {
-            Some(max) => {
-                py.detach(|| kolmo::game::solve(mdp, max, &objective, rewards, exact_rewards, &options))
-            }
-            None => {
-                py.detach(|| kolmo::mdp::solve(mdp, &objective, optimum, rewards, exact_rewards, &options))
-            }
-        }
-        .map_err(to_py)?;
+            Some(max) => interruptible(py, || {
+                kolmo::game::solve(mdp, max, &objective, rewards, exact_rewards, &options)
+            }),
+            None => interruptible(py, || {
+                kolmo::mdp::solve(mdp, &objective, optimum, rewards, exact_rewards, &options)
+            }),
+        }?;
         let d = solution_dict(py, solved.solution)?;
         let text = solved.exact.map(|x| {
             x.into_iter()
@@ -796,9 +779,7 @@ impl Mdp {
 #[pyo3(signature = (path, reward=None))]
 fn read(py: Python<'_>, path: std::path::PathBuf, reward: Option<String>) -> PyResult<Py<PyAny>> {
     use kolmo::io::{Model, ReadOptions, read_model};
-    let file = py
-        .detach(|| read_model(&path, &ReadOptions::default()))
-        .map_err(to_py)?;
+    let file = interruptible(py, || read_model(&path, &ReadOptions::default()))?;
     let labels = |l: &std::collections::BTreeMap<String, StateSet>| -> Vec<(String, Vec<u32>)> {
         l.iter().map(|(k, v)| (k.clone(), v.to_vec())).collect()
     };
@@ -925,12 +906,14 @@ fn snakes_analyze<'py>(
         players,
         ..AnalysisOptions::default()
     };
-    let a = py.detach(|| Board::new(&spec)?.analyze(&options)).map_err(|e| {
-        match kolmo::games::InputError::try_from_error(e) {
+    let a = interruptible_with(
+        py,
+        || Board::new(&spec)?.analyze(&options),
+        |e| match kolmo::games::InputError::try_from_error(e) {
             Ok(input) => InputError::new_err(input.to_string()),
             Err(e) => to_py(e),
-        }
-    })?;
+        },
+    )?;
     let d = PyDict::new(py);
     d.set_item("expected_rolls", a.expected_rolls)?;
     d.set_item("variance", a.variance)?;
@@ -967,13 +950,12 @@ fn cards_value(py: Python<'_>, rounds: u64, alice: &str, bob: &str) -> PyResult<
     use kolmo::games::rps_cards::{CardGame, Hand};
     let a = Hand::parse(alice).map_err(|e| InputError::new_err(format!("alice: {e}")))?;
     let b = Hand::parse(bob).map_err(|e| InputError::new_err(format!("bob: {e}")))?;
-    py.detach(|| -> kolmo::Result<_> {
+    interruptible(py, || -> kolmo::Result<_> {
         let g = CardGame::new()?;
         let sol = g.solve()?;
         let (value, bound) = sol.value(rounds, g.alice_state(a, b));
         Ok((value, bound, sol.gain()))
     })
-    .map_err(to_py)
 }
 
 /// Checks the properties `properties` (pairs: a name for messages, the text) on the model file
@@ -1008,7 +990,7 @@ fn check(
         },
         ..CheckRequest::default()
     };
-    let report = py.detach(|| check_file(&request)).map_err(to_py)?;
+    let report = interruptible(py, || check_file(&request))?;
     // The document `kolmo check --json` writes (the library's serialisation of the report), and
     // each property's certified bound, which the document leaves to its intervals.
     let document = serde_json::to_string(&report)
