@@ -87,10 +87,12 @@ impl Generator for Counter {
     }
 }
 
-/// A game of geometric length: each step ends it with probability 1/4 (mean 4 steps).
-fn geometric(rng: &mut SimRng, max: u64) -> Option<u64> {
-    use rand::Rng;
-    (1..=max).find(|_| rng.next_u64() < u64::MAX / 4)
+/// A game of geometric length: each step ends it with probability `1/mean`.
+fn geometric(mean: u64) -> impl Fn(&mut SimRng, u64) -> Option<u64> + Sync {
+    move |rng, max| {
+        use rand::Rng;
+        (1..=max).find(|_| rng.next_u64() < u64::MAX / mean)
+    }
 }
 
 #[test]
@@ -125,17 +127,17 @@ fn a_stop_request_ends_long_calls_and_clearing_it_lets_them_finish() {
     assert_eq!(after[234], 1.0);
     assert_eq!(after.iter().sum::<f64>(), 1.0);
 
-    // Monte Carlo over 10¹⁰ games (610 352 chunks).
+    // Monte Carlo: 10⁷ games of 1000 steps on average (611 chunks of 16 384 games).
     let many = MonteCarloOptions {
-        games: 10_000_000_000,
+        games: 10_000_000,
         ..MonteCarloOptions::default()
     };
-    stopped("Monte Carlo", || absorption_times(&many, None, geometric));
+    stopped("Monte Carlo", || absorption_times(&many, None, geometric(1000)));
     let few = MonteCarloOptions {
         games: 100_000,
         ..MonteCarloOptions::default()
     };
-    let mc = absorption_times(&few, None, geometric).unwrap();
+    let mc = absorption_times(&few, None, geometric(4)).unwrap();
     assert_eq!(mc.games, 100_000);
     assert!(mc.z_score(4.0).abs() < 4.0, "mean {}", mc.mean);
 

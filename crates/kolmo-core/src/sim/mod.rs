@@ -176,13 +176,16 @@ fn in_chunks(
     }
     let stop = AtomicBool::new(false);
     let mut next = SimRng::seed_from_u64(options.seed);
-    let starts: Vec<SimRng> = (0..options.games.div_ceil(chunk))
-        .map(|_| {
-            let start = next.clone();
-            next.long_jump();
-            start
-        })
-        .collect();
+    let chunks = options.games.div_ceil(chunk);
+    let mut starts: Vec<SimRng> = Vec::with_capacity(usize::try_from(chunks).unwrap_or(0));
+    for k in 0..chunks {
+        // A long jump is some thousand operations: 10⁹ games are 6·10⁴ of them.
+        if k % 4096 == 0 {
+            interrupt::check()?;
+        }
+        starts.push(next.clone());
+        next.long_jump();
+    }
     let sums = starts
         .into_par_iter()
         .enumerate()
