@@ -59,7 +59,10 @@ pub fn run(args: &CardsArgs) -> Result<()> {
         None
     };
     if let Some(path) = &args.plot {
-        crate::plot::CardsFigure::render(path, &sol, i, k, &format!("Alice {alice} vs Bob {bob}"))?;
+        let target = crate::plot::Target::new("--plot", path)?;
+        let hands = format!("Alice {alice} vs Bob {bob}");
+        target.render(&crate::plot::CardsFigure::of(&sol, i, k, &hands))?;
+        target.wrote();
     }
     let lr = &sol.long_run;
     let stdout = std::io::stdout();

@@ -53,7 +53,7 @@ pub fn run(args: &SnakesArgs) -> Result<()> {
         r => r.map_err(|e| located(e, args))?,
     };
     drop(phase);
-    plots.render(args, &board, &analysis)?;
+    plots.render(&board, &analysis)?;
     let exact = if args.exact {
         let _phase = Phase::start("exact arithmetic", String::new);
         Some(

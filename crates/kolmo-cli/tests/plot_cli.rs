@@ -224,8 +224,8 @@ fn bad_extension_is_a_usage_error() {
     }
 }
 
-/// Every plot with degenerate input (issue 15 §4; the first two panicked in
-/// `plot/game_length.rs`): a game over before the first roll, a distribution stopped before any
+/// Every plot with degenerate input (issue 15 §4; the first two panicked in the game-length
+/// figure, now kolmo-plot's `game_length.rs`): a game over before the first roll, a distribution stopped before any
 /// roll was computed, both with several players; the board of a 1-cell game; a one-state chain;
 /// the shortest card game. Each writes its figure and says what it shows.
 #[test]

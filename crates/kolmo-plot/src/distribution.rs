@@ -1,8 +1,7 @@
 //! `kolmo analyze --plot`: a distribution over the states (the long-run one, or after K steps)
 //! as bars named by the states.
 
-use super::{BLUE, DESC_SIZE, Figure, GREY, LABEL_SIZE, TITLE_SIZE, clip, font, nice_max, short};
-use anyhow::Result;
+use super::{BLUE, DESC_SIZE, Figure, GREY, LABEL_SIZE, Result, TITLE_SIZE, clip, font, nice_max, short};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -1,8 +1,7 @@
 //! `kolmo cards --plot`: Alice's optimal expected total per number of rounds, and the gain line
 //! `kρ + h` it approaches.
 
-use super::{BLUE, DESC_SIZE, Figure, GREY, LABEL_SIZE, VERMILION, font, short};
-use anyhow::Result;
+use super::{BLUE, DESC_SIZE, Figure, GREY, LABEL_SIZE, Result, VERMILION, font, short};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -23,19 +22,15 @@ pub struct CardsFigure {
 }
 
 impl CardsFigure {
-    /// Draws the values of `sol` from Alice position `i` to `path` (--plot), marking `rounds`:
-    /// to round 20 at least, past the backward-induction table, and to `rounds` up to 100.
+    /// The values of `sol` from Alice's position `i` (`hands` names it in the title), marking
+    /// `rounds`: to round 20 at least, past the backward-induction table, and to `rounds` up to
+    /// 100.
     ///
-    /// # Errors
-    /// A bad extension, or as [`super::Target::render`].
-    pub fn render(
-        path: &std::path::Path,
-        sol: &kolmo::games::rps_cards::CardSolution,
-        i: usize,
-        rounds: u64,
-        hands: &str,
-    ) -> Result<()> {
-        let target = super::Target::new("--plot", path)?;
+    /// # Panics
+    /// If `i` is not a position of `sol` (`sol.bias.len()` positions).
+    #[must_use]
+    #[track_caller]
+    pub fn of(sol: &kolmo::games::rps_cards::CardSolution, i: usize, rounds: u64, hands: &str) -> Self {
         let values: Vec<(u64, f64)> = sol
             .table
             .iter()
@@ -44,17 +39,14 @@ impl CardsFigure {
             .map(|(v, k)| (k, v))
             .collect();
         let k_max = values.len() as u64 - 1;
-        let figure = CardsFigure {
+        CardsFigure {
             hands: hands.to_string(),
             values,
             gain: sol.gain(),
             bias: sol.bias[i],
             last: rounds.min(100).max(k_max + 2).max(20),
             rounds,
-        };
-        target.render(&figure)?;
-        target.wrote();
-        Ok(())
+        }
     }
 
     fn line(&self, k: u64) -> f64 {
