@@ -83,3 +83,45 @@ def snakes_analyze(
     players: int = 1,
 ) -> dict: ...
 def cards_value(rounds: int, alice: str = "RPS", bob: str = "RPS") -> Tuple[float, float, float]: ...
+
+# The figures of kolmo snakes (kolmo-plot): each one's description as plain data, or drawn as SVG.
+def snakes_board_figure(
+    size: int = 100,
+    start: int = 0,
+    faces: int = 6,
+    weights: Optional[List[float]] = None,
+    rule: str = "clamp",
+    portals: List[Tuple[str, int, int]] = ...,
+    classic: bool = False,
+) -> dict: ...
+def snakes_board_svg(
+    size: int = 100,
+    start: int = 0,
+    faces: int = 6,
+    weights: Optional[List[float]] = None,
+    rule: str = "clamp",
+    portals: List[Tuple[str, int, int]] = ...,
+    classic: bool = False,
+) -> str: ...
+def snakes_length_figure(
+    size: int = 100,
+    start: int = 0,
+    faces: int = 6,
+    weights: Optional[List[float]] = None,
+    rule: str = "clamp",
+    portals: List[Tuple[str, int, int]] = ...,
+    classic: bool = False,
+    players: int = 1,
+    quantiles: Optional[List[float]] = None,
+) -> dict: ...
+def snakes_length_svg(
+    size: int = 100,
+    start: int = 0,
+    faces: int = 6,
+    weights: Optional[List[float]] = None,
+    rule: str = "clamp",
+    portals: List[Tuple[str, int, int]] = ...,
+    classic: bool = False,
+    players: int = 1,
+    quantiles: Optional[List[float]] = None,
+) -> str: ...

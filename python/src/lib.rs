@@ -5,6 +5,7 @@
 //! comes with the engine's certificate.
 
 mod interrupt;
+mod plot;
 
 use interrupt::{interruptible, interruptible_with};
 use kolmo::analysis::{AbsorbingChain, reach_probability, stationary::stationary_distribution};
@@ -845,12 +846,70 @@ fn solution_dict<'py>(py: Python<'py>, solution: kolmo::mdp::MdpSolution) -> PyR
     Ok(d)
 }
 
-/// A Snakes and Ladders board analysed as an absorbing chain (`kolmo snakes`): the board is
-/// `size` (cells `0..=size`), `start`, the die (`faces` for a fair die, else `weights`), the
-/// `rule` for rolls past the end ("clamp", "stay", "bounce") and its portals `(kind, from, to)`
-/// with kind "snake", "ladder" or "portal"; `classic` takes the built-in 100-cell board instead.
-/// Returns the analysis with its certified bounds; with `players` > 1 the race's win
-/// probabilities.
+/// The board given to [`snakes_analyze`] and the plots (`plot.rs`): `size` (cells `0..=size`),
+/// `start`, the die (`faces` for a fair die, else `weights`), the `rule` for rolls past the end
+/// ("clamp", "stay", "bounce") and its portals `(kind, from, to)` with kind "snake", "ladder" or
+/// "portal"; `classic` takes the built-in 100-cell board instead. Checked when the board is built
+/// ([`board_error`]).
+#[allow(clippy::too_many_arguments)]
+fn board_spec(
+    size: i64,
+    start: i64,
+    faces: usize,
+    weights: Option<Vec<f64>>,
+    rule: &str,
+    portals: Vec<(String, i64, i64)>,
+    classic: bool,
+) -> PyResult<kolmo::games::snakes::BoardSpec> {
+    use kolmo::games::snakes::{BoardSpec, Die, PortalKind, Rule};
+    if classic {
+        return Ok(BoardSpec::classic());
+    }
+    let rule = match rule {
+        "clamp" => Rule::Clamp,
+        "stay" => Rule::Stay,
+        "bounce" => Rule::Bounce,
+        other => {
+            return Err(InputError::new_err(format!(
+                "rule: {other:?} is not \"clamp\", \"stay\" or \"bounce\""
+            )));
+        }
+    };
+    let mut list = Vec::with_capacity(portals.len());
+    for (kind, from, to) in portals {
+        let kind = match kind.as_str() {
+            "snake" => PortalKind::Snake,
+            "ladder" => PortalKind::Ladder,
+            "portal" => PortalKind::Portal,
+            other => {
+                return Err(InputError::new_err(format!(
+                    "portals: kind {other:?} is not \"snake\", \"ladder\" or \"portal\""
+                )));
+            }
+        };
+        list.push((kind, from, to, None));
+    }
+    Ok(BoardSpec {
+        name: "python".into(),
+        start,
+        die: weights.map_or(Die::Fair(faces), Die::Weighted),
+        rule,
+        portals: list,
+        ..BoardSpec::empty(size)
+    })
+}
+
+/// A board's or its analysis' error: a bad board (naming the cell) is an [`InputError`].
+fn board_error(e: kolmo::Error) -> PyErr {
+    match kolmo::games::InputError::try_from_error(e) {
+        Ok(input) => InputError::new_err(input.to_string()),
+        Err(e) => to_py(e),
+    }
+}
+
+/// A Snakes and Ladders board analysed as an absorbing chain (`kolmo snakes`): the board as
+/// [`board_spec`] reads it. Returns the analysis with its certified bounds; with `players` > 1
+/// the race's win probabilities.
 #[pyfunction]
 #[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false, players=1))]
 #[allow(clippy::too_many_arguments)]
@@ -865,55 +924,13 @@ fn snakes_analyze<'py>(
     classic: bool,
     players: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec, Die, PortalKind, Rule};
-    let spec = if classic {
-        BoardSpec::classic()
-    } else {
-        let rule = match rule {
-            "clamp" => Rule::Clamp,
-            "stay" => Rule::Stay,
-            "bounce" => Rule::Bounce,
-            other => {
-                return Err(InputError::new_err(format!(
-                    "rule: {other:?} is not \"clamp\", \"stay\" or \"bounce\""
-                )));
-            }
-        };
-        let mut list = Vec::with_capacity(portals.len());
-        for (kind, from, to) in portals {
-            let kind = match kind.as_str() {
-                "snake" => PortalKind::Snake,
-                "ladder" => PortalKind::Ladder,
-                "portal" => PortalKind::Portal,
-                other => {
-                    return Err(InputError::new_err(format!(
-                        "portals: kind {other:?} is not \"snake\", \"ladder\" or \"portal\""
-                    )));
-                }
-            };
-            list.push((kind, from, to, None));
-        }
-        BoardSpec {
-            name: "python".into(),
-            start,
-            die: weights.map_or(Die::Fair(faces), Die::Weighted),
-            rule,
-            portals: list,
-            ..BoardSpec::empty(size)
-        }
-    };
+    use kolmo::games::snakes::{AnalysisOptions, Board};
+    let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
     let options = AnalysisOptions {
         players,
         ..AnalysisOptions::default()
     };
-    let a = interruptible_with(
-        py,
-        || Board::new(&spec)?.analyze(&options),
-        |e| match kolmo::games::InputError::try_from_error(e) {
-            Ok(input) => InputError::new_err(input.to_string()),
-            Err(e) => to_py(e),
-        },
-    )?;
+    let a = interruptible_with(py, || Board::new(&spec)?.analyze(&options), board_error)?;
     let d = PyDict::new(py);
     d.set_item("expected_rolls", a.expected_rolls)?;
     d.set_item("variance", a.variance)?;
@@ -1007,6 +1024,7 @@ fn _kolmo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(snakes_analyze, m)?)?;
     m.add_function(wrap_pyfunction!(cards_value, m)?)?;
+    plot::register(m)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("NotCertified", m.py().get_type::<NotCertified>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

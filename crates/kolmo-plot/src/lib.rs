@@ -1,8 +1,8 @@
 /*!
 kolmo's figures. Each figure kind is a *description* — a struct holding what the figure shows,
 built in one place from the library's typed results (`BoardFigure::of(&board, &analysis)`) —
-and a drawing of that description with plotters, rendered to SVG text ([`svg`]) or PNG bytes
-([`png`]). The command line (`kolmo snakes --plot`, `--plot-board`, `kolmo analyze --plot`,
+and a drawing of that description with plotters, rendered to SVG text ([`svg()`]) or PNG bytes
+([`png()`]). The command line (`kolmo snakes --plot`, `--plot-board`, `kolmo analyze --plot`,
 `kolmo cards --plot`) writes the rendered figures to files; the Python package hands the
 descriptions to matplotlib, or the SVG text where matplotlib is not installed. Either way the
 rules (which cell sits where, what each shade means, which rolls are shown, which quantiles are
