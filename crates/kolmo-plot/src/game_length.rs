@@ -34,7 +34,8 @@ pub struct RaceFigure {
     /// The last round shown: where 99.9 % of the decided games are decided (at least 1).
     pub x_max: u64,
     /// `by_round[i][t]`: the probability that seat `i + 1` has won by round `t`, for
-    /// `t = 0 ..= x_max` ([`win_by_round`]; shorter when the distribution is).
+    /// `t = 0 ..= x_max` (shorter when the distribution is): the partial sums of
+    /// [`wins_by_round`](kolmo::analysis::race::wins_by_round).
     pub by_round: Vec<Vec<f64>>,
     /// Each seat's probability to win, over every computed round.
     pub wins: Vec<f64>,
@@ -381,7 +382,7 @@ fn x_max(time: &TimeDistribution, markers: &[Marker]) -> u64 {
 /// The race of `players` seats with the game length `time`, shown to the round by which
 /// [`SHOWN`] of the decided games are decided.
 fn race(time: &TimeDistribution, players: usize) -> RaceFigure {
-    let curves = win_by_round(&time.pmf, &time.survival, players);
+    let curves = win_by_round(time, players);
     let wins: Vec<f64> = curves.iter().map(|c| c.last().copied().unwrap_or(0.0)).collect();
     let total: f64 = wins.iter().sum();
     let len = time.pmf.len();
@@ -414,21 +415,17 @@ fn race(time: &TimeDistribution, players: usize) -> RaceFigure {
     }
 }
 
-/// `curves[i][t]`: the probability that seat `i + 1` has won by round `t`, for independent tokens
-/// with the game-length distribution `(pmf, survival)`. Seat `i + 1` wins in round `t` when its
-/// token finishes at roll `t`, the seats before it have not finished by roll `t` and the seats
-/// after it had not by roll `t − 1`: `pmf(t) · S(t)^i · S(t−1)^(N−1−i)`.
-pub fn win_by_round(pmf: &[f64], survival: &[f64], players: usize) -> Vec<Vec<f64>> {
-    let mut curves = vec![Vec::with_capacity(pmf.len()); players];
+/// `curves[i][t]`: the probability that seat `i + 1` of `players` has won by round `t`, for
+/// independent tokens with the game length `time`: the partial sums of
+/// [`wins_by_round`](kolmo::analysis::race::wins_by_round).
+fn win_by_round(time: &TimeDistribution, players: usize) -> Vec<Vec<f64>> {
+    let mut curves = vec![Vec::with_capacity(time.pmf.len()); players];
     let mut acc = vec![0.0; players];
-    let mut s_prev = 1.0f64;
-    for (t, &f) in pmf.iter().enumerate() {
-        let s = survival.get(t).copied().unwrap_or(s_prev);
-        for (i, curve) in curves.iter_mut().enumerate() {
-            acc[i] += f * s.powi(i as i32) * s_prev.powi((players - 1 - i) as i32);
-            curve.push(acc[i]);
+    for wins in kolmo::analysis::race::wins_by_round(time, players) {
+        for ((curve, a), p) in curves.iter_mut().zip(&mut acc).zip(wins) {
+            *a += p;
+            curve.push(*a);
         }
-        s_prev = s;
     }
     curves
 }
@@ -495,9 +492,7 @@ mod tests {
         // The seats' chances are the analysis's race (the same sums), and the first seat's
         // is the best.
         let r = a.race.as_ref().unwrap();
-        for (w, p) in race.wins.iter().zip(&r.win_probability) {
-            assert!((w - p).abs() < 1e-12, "{w} vs {p}");
-        }
+        assert_eq!(race.wins, r.win_probability);
         assert!(race.wins[0] > race.wins[1] && race.wins[1] > race.wins[2]);
         assert!(race.by_round.iter().all(|c| c.len() == race.x_max as usize + 1));
         assert!(race.by_round.iter().all(|c| c.windows(2).all(|w| w[0] <= w[1])));
@@ -529,7 +524,13 @@ mod tests {
             .map(|t| if t == 0 { 0.0 } else { p * (1.0 - p).powi(t - 1) })
             .collect();
         let survival: Vec<f64> = (0..400).map(|t| (1.0 - p).powi(t)).collect();
-        let c = win_by_round(&pmf, &survival, 2);
+        let time = TimeDistribution {
+            tail: survival[399],
+            pmf,
+            survival,
+            converged: true,
+        };
+        let c = win_by_round(&time, 2);
         assert!((c[0][399] - 4.0 / 7.0).abs() < 1e-12);
         assert!((c[1][399] - 3.0 / 7.0).abs() < 1e-12);
         // Round 1: seat 1 wins with p, seat 2 with (1 − p)·p.

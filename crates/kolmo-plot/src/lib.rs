@@ -41,7 +41,7 @@ mod game_length;
 pub use board::{Arrow, BoardFigure, Cell, MAX_BOARD_CELLS};
 pub use cards::CardsFigure;
 pub use distribution::DistributionFigure;
-pub use game_length::{GameLengthFigure, Marker, RaceFigure, win_by_round};
+pub use game_length::{GameLengthFigure, Marker, RaceFigure};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

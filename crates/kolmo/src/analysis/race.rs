@@ -50,26 +50,14 @@ pub fn race(dist: &TimeDistribution, players: usize) -> Result<Race> {
     let mut win = vec![0.0; n];
     let mut expected_rolls = 0.0;
     let mut expected_rounds = 0.0;
-    let mut s_prev = 1.0f64; // S(t − 1)
-    for (t, &f) in dist.pmf.iter().enumerate() {
-        let s = dist.survival[t];
+    for (t, (wins, &s)) in wins_by_round(dist, n).zip(&dist.survival).enumerate() {
         expected_rounds += s.powi(n as i32);
-        // Seat i + 1 needs S(t)^i · S(t−1)^(n−1−i): walk i upwards, trading one S(t−1) for one
-        // S(t) each seat (powers of S(t−1) taken from a table to avoid dividing by it).
-        let mut prev_pow = vec![1.0; n];
-        for k in 1..n {
-            prev_pow[k] = prev_pow[k - 1] * s_prev;
-        }
-        let mut s_pow = 1.0;
-        for (i, w) in win.iter_mut().enumerate() {
-            let p = f * s_pow * prev_pow[n - 1 - i];
+        for (i, (w, p)) in win.iter_mut().zip(wins).enumerate() {
             *w += p;
             if t > 0 {
                 expected_rolls += p * (((t - 1) * n + i + 1) as f64);
             }
-            s_pow *= s;
         }
-        s_prev = s;
     }
     let total: f64 = win.iter().sum();
     Ok(Race {
@@ -78,6 +66,41 @@ pub fn race(dist: &TimeDistribution, players: usize) -> Result<Race> {
         expected_rounds,
         expected_total_rolls: expected_rolls,
         unresolved: (1.0 - total).max(0.0),
+    })
+}
+
+/// For each round `t = 0 ..= horizon` of `dist`, the probability that each of `players` seats
+/// wins in round `t`: `f(t) · S(t)^(i−1) · S(t−1)^(N−i)` for seat `i` (the module's formula),
+/// `players` values per round. [`race`] sums them; their partial sums are each seat's chance to have
+/// won by round `t`.
+///
+/// # Panics
+/// - panics if `players` is 0.
+///
+/// # Complexity
+/// O(players) per round.
+#[track_caller]
+pub fn wins_by_round(dist: &TimeDistribution, players: usize) -> impl Iterator<Item = Vec<f64>> + '_ {
+    assert!(players > 0, "a race needs a player");
+    let n = players;
+    let mut s_prev = 1.0f64; // S(t − 1)
+    let mut prev_pow = vec![1.0; n];
+    dist.pmf.iter().zip(&dist.survival).map(move |(&f, &s)| {
+        // Seat i + 1 needs S(t)^i · S(t−1)^(n−1−i): walk i upwards, trading one S(t−1) for one
+        // S(t) each seat (powers of S(t−1) taken from a table to avoid dividing by it).
+        for k in 1..n {
+            prev_pow[k] = prev_pow[k - 1] * s_prev;
+        }
+        let mut s_pow = 1.0;
+        let wins = (0..n)
+            .map(|i| {
+                let p = f * s_pow * prev_pow[n - 1 - i];
+                s_pow *= s;
+                p
+            })
+            .collect();
+        s_prev = s;
+        wins
     })
 }
 
