@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Un
 
 import numpy as np
 
+from ._checks import finite, integer
 from ._kolmo import (
-    InputError,
     snakes_analyze,
     snakes_board_figure,
     snakes_board_svg,
@@ -110,9 +110,7 @@ class Board:
 
     def analyze(self, players: int = 1) -> BoardAnalysis:
         """The board's analysis (see :class:`BoardAnalysis`); ``players`` > 1 adds the race."""
-        if players < 1:
-            raise InputError("players: at least 1")
-        return BoardAnalysis(**snakes_analyze(**self._spec(), players=players))
+        return BoardAnalysis(**snakes_analyze(**self._spec(), players=integer(players, "players", 1)))
 
     def plot_board(self) -> Union["Figure", str]:
         """The board as ``kolmo snakes --plot-board`` draws it: the cells in a grid numbered from
@@ -146,11 +144,9 @@ class Board:
         needed) if matplotlib can be imported; otherwise the same figure drawn by the engine, as
         SVG text (a ``str`` starting ``<svg``). Both are drawn from one description, the
         engine's. A bad board, level or number of players raises :class:`kolmo.InputError`."""
-        if players < 1:
-            raise InputError("players: at least 1")
-        args = dict(self._spec(), players=players)
+        args = dict(self._spec(), players=integer(players, "players", 1))
         if quantiles is not None:
-            args["quantiles"] = [float(q) for q in quantiles]
+            args["quantiles"] = [finite(q, "quantiles") for q in quantiles]
         matplotlib_figure = _matplotlib_figure()
         if matplotlib_figure is None:
             return snakes_length_svg(**args)

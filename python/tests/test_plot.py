@@ -124,3 +124,7 @@ def test_bad_figures_raise():
         snakes.Board.classic().plot_length(quantiles=[1.5])
     with pytest.raises(kolmo.InputError, match="players"):
         snakes.Board.classic().plot_length(players=0)
+    with pytest.raises(kolmo.InputError, match="players"):
+        snakes.Board.classic().plot_length(players="2")
+    with pytest.raises(kolmo.InputError, match="quantiles"):
+        snakes.Board.classic().plot_length(quantiles=["0.5"])
