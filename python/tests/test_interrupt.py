@@ -63,7 +63,7 @@ def test_ctrl_c_interrupts_a_long_solve():
         time.sleep(1.0)
         sent = time.monotonic()
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=20)
+        out, err = p.communicate(timeout=60)
         took = time.monotonic() - sent
     finally:
         if p.poll() is None:
@@ -71,10 +71,10 @@ def test_ctrl_c_interrupts_a_long_solve():
             p.wait()
     lines = out.splitlines()
     assert lines and lines[0].startswith("interrupted after"), (out, err)
-    # Stopped within moments of the signal (generous: a loaded machine), not after the solve's
-    # tens of seconds.
-    assert float(lines[0].split()[2]) < 6.0, out
-    assert took < 10.0, (took, out, err)
+    # Stopped within moments of the signal (generous: a loaded 2-core machine, where a niced run
+    # once needed more than 20 s in all), not after the solve's minutes.
+    assert float(lines[0].split()[2]) < 15.0, out
+    assert took < 30.0, (took, out, err)
     # The short call after the interrupt runs normally and is right.
     value, bound = lines[1].split()[1:]
     assert abs(float(value) - 6561 / 250) <= float(bound) + 1e-12, out
