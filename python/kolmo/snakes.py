@@ -9,14 +9,21 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Un
 
 import numpy as np
 
+from . import _checks
 from ._checks import finite, integer
 from ._kolmo import (
+    InputError,
     snakes_analyze,
     snakes_board_figure,
     snakes_board_svg,
     snakes_length_figure,
     snakes_length_svg,
 )
+
+# Integers passed to the engine are checked to fit its types here; the engine then applies its own
+# limits (cells, faces) with its messages.
+MAX_CELLS = 2**62
+MAX_FACES = 2**62
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -73,15 +80,35 @@ class Board:
         rule: str = "clamp",
         start: int = 0,
     ):
-        def pairs(x):
+        def pairs(x, what):
             if x is None:
                 return []
-            return list(x.items()) if isinstance(x, dict) else [tuple(p) for p in x]
+            if isinstance(x, dict):
+                items = list(x.items())
+            elif isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
+                raise InputError("%s: a dict {from: to} or a list of (from, to) pairs is needed, not %r" % (what, x))
+            else:
+                items = [tuple(p) if isinstance(p, (tuple, list)) else p for p in x]
+            out = []
+            for p in items:
+                if not (isinstance(p, tuple) and len(p) == 2):
+                    raise InputError("%s: %r is not a (from, to) pair" % (what, p))
+                out.append((_checks.integer(p[0], what, -MAX_CELLS, MAX_CELLS), _checks.integer(p[1], what, -MAX_CELLS, MAX_CELLS)))
+            return out
 
-        self.size, self.start, self.rule = int(size), int(start), rule
-        self.die = die
-        self.portals = [("snake", int(a), int(b)) for a, b in pairs(snakes)] + [
-            ("ladder", int(a), int(b)) for a, b in pairs(ladders)
+        self.size = _checks.integer(size, "size", 1, MAX_CELLS)
+        self.start = _checks.integer(start, "start", -MAX_CELLS, MAX_CELLS)
+        if not isinstance(rule, str):
+            raise InputError("rule: %r is not \"clamp\", \"stay\" or \"bounce\"" % (rule,))
+        self.rule = rule
+        if _checks.is_int(die):
+            self.die = _checks.integer(die, "die", 1, MAX_FACES)
+        elif isinstance(die, (str, bytes)) or not hasattr(die, "__iter__"):
+            raise InputError("die: %r is neither a number of faces nor a list of face weights" % (die,))
+        else:
+            self.die = [_checks.finite(w, "die[%d]" % k) for k, w in enumerate(die)]
+        self.portals = [("snake", a, b) for a, b in pairs(snakes, "snakes")] + [
+            ("ladder", a, b) for a, b in pairs(ladders, "ladders")
         ]
         self._classic = False
 
