@@ -72,56 +72,23 @@ def check(
 
 def read(path: str, reward: Optional[str] = None) -> Tuple[str, object, List[str], List[Tuple[str, List[int]]]]: ...
 
-def snakes_analyze(
-    size: int = 100,
-    start: int = 0,
-    faces: int = 6,
-    weights: Optional[List[float]] = None,
-    rule: str = "clamp",
-    portals: List[Tuple[str, int, int]] = ...,
-    classic: bool = False,
-    players: int = 1,
-) -> dict: ...
+class _Board:
+    def __init__(
+        self,
+        size: int = 100,
+        start: int = 0,
+        faces: int = 6,
+        weights: Optional[List[float]] = None,
+        rule: str = "clamp",
+        portals: List[Tuple[str, int, int]] = ...,
+        classic: bool = False,
+    ) -> None: ...
+    def analyze(self, players: int = 1) -> dict: ...
+
 def cards_value(rounds: int, alice: str = "RPS", bob: str = "RPS") -> Tuple[float, float, float]: ...
 
 # The figures of kolmo snakes (kolmo-plot): each one's description as plain data, or drawn as SVG.
-def snakes_board_figure(
-    size: int = 100,
-    start: int = 0,
-    faces: int = 6,
-    weights: Optional[List[float]] = None,
-    rule: str = "clamp",
-    portals: List[Tuple[str, int, int]] = ...,
-    classic: bool = False,
-) -> dict: ...
-def snakes_board_svg(
-    size: int = 100,
-    start: int = 0,
-    faces: int = 6,
-    weights: Optional[List[float]] = None,
-    rule: str = "clamp",
-    portals: List[Tuple[str, int, int]] = ...,
-    classic: bool = False,
-) -> str: ...
-def snakes_length_figure(
-    size: int = 100,
-    start: int = 0,
-    faces: int = 6,
-    weights: Optional[List[float]] = None,
-    rule: str = "clamp",
-    portals: List[Tuple[str, int, int]] = ...,
-    classic: bool = False,
-    players: int = 1,
-    quantiles: Optional[List[float]] = None,
-) -> dict: ...
-def snakes_length_svg(
-    size: int = 100,
-    start: int = 0,
-    faces: int = 6,
-    weights: Optional[List[float]] = None,
-    rule: str = "clamp",
-    portals: List[Tuple[str, int, int]] = ...,
-    classic: bool = False,
-    players: int = 1,
-    quantiles: Optional[List[float]] = None,
-) -> str: ...
+def snakes_board_figure(board: _Board) -> dict: ...
+def snakes_board_svg(board: _Board) -> str: ...
+def snakes_length_figure(board: _Board, players: int = 1, quantiles: Optional[List[float]] = None) -> dict: ...
+def snakes_length_svg(board: _Board, players: int = 1, quantiles: Optional[List[float]] = None) -> str: ...

@@ -13,7 +13,7 @@ from . import _checks
 from ._checks import finite, integer
 from ._kolmo import (
     InputError,
-    snakes_analyze,
+    _Board,
     snakes_board_figure,
     snakes_board_svg,
     snakes_length_figure,
@@ -119,25 +119,17 @@ class Board:
         b._classic = True
         return b
 
-    def _spec(self) -> Dict[str, Any]:
-        """The board as the extension's functions take it (``snakes_analyze`` and the figures)."""
+    def _engine(self) -> _Board:
+        """The board built by the engine (a bad board raises :class:`kolmo.InputError` here)."""
         if isinstance(self.die, (int, np.integer)):
             faces, weights = int(self.die), None
         else:
             faces, weights = 0, [float(w) for w in self.die]
-        return dict(
-            size=self.size,
-            start=self.start,
-            faces=faces,
-            weights=weights,
-            rule=self.rule,
-            portals=self.portals,
-            classic=self._classic,
-        )
+        return _Board(self.size, self.start, faces, weights, self.rule, self.portals, self._classic)
 
     def analyze(self, players: int = 1) -> BoardAnalysis:
         """The board's analysis (see :class:`BoardAnalysis`); ``players`` > 1 adds the race."""
-        return BoardAnalysis(**snakes_analyze(**self._spec(), players=integer(players, "players", 1)))
+        return BoardAnalysis(**self._engine().analyze(integer(players, "players", 1)))
 
     def plot_board(self) -> Union["Figure", str]:
         """The board as ``kolmo snakes --plot-board`` draws it: the cells in a grid numbered from
@@ -154,8 +146,8 @@ class Board:
         boards do."""
         matplotlib_figure = _matplotlib_figure()
         if matplotlib_figure is None:
-            return snakes_board_svg(**self._spec())
-        return _draw_board(matplotlib_figure, snakes_board_figure(**self._spec()))
+            return snakes_board_svg(self._engine())
+        return _draw_board(matplotlib_figure, snakes_board_figure(self._engine()))
 
     def plot_length(
         self, players: int = 1, quantiles: Optional[Sequence[float]] = None
@@ -171,13 +163,13 @@ class Board:
         needed) if matplotlib can be imported; otherwise the same figure drawn by the engine, as
         SVG text (a ``str`` starting ``<svg``). Both are drawn from one description, the
         engine's. A bad board, level or number of players raises :class:`kolmo.InputError`."""
-        args = dict(self._spec(), players=integer(players, "players", 1))
-        if quantiles is not None:
-            args["quantiles"] = [finite(q, "quantiles") for q in quantiles]
+        players = integer(players, "players", 1)
+        levels = None if quantiles is None else [finite(q, "quantiles") for q in quantiles]
+        board = self._engine()
         matplotlib_figure = _matplotlib_figure()
         if matplotlib_figure is None:
-            return snakes_length_svg(**args)
-        return _draw_length(matplotlib_figure, snakes_length_figure(**args))
+            return snakes_length_svg(board, players, levels)
+        return _draw_length(matplotlib_figure, snakes_length_figure(board, players, levels))
 
 
 def _matplotlib_figure():

@@ -846,7 +846,7 @@ fn solution_dict<'py>(py: Python<'py>, solution: kolmo::mdp::MdpSolution) -> PyR
     Ok(d)
 }
 
-/// The board given to [`snakes_analyze`] and the plots (`plot.rs`): `size` (cells `0..=size`),
+/// The board `_Board` ([`SnakesBoard`]) is built from: `size` (cells `0..=size`),
 /// `start`, the die (`faces` for a fair die, else `weights`), the `rule` for rolls past the end
 /// ("clamp", "stay", "bounce") and its portals `(kind, from, to)` with kind "snake", "ladder" or
 /// "portal"; `classic` takes the built-in 100-cell board instead. Checked when the board is built
@@ -865,16 +865,9 @@ fn board_spec(
     if classic {
         return Ok(BoardSpec::classic());
     }
-    let rule = match rule {
-        "clamp" => Rule::Clamp,
-        "stay" => Rule::Stay,
-        "bounce" => Rule::Bounce,
-        other => {
-            return Err(InputError::new_err(format!(
-                "rule: {other:?} is not \"clamp\", \"stay\" or \"bounce\""
-            )));
-        }
-    };
+    let rule: Rule = rule
+        .parse()
+        .map_err(|e| InputError::new_err(format!("rule: {e}")))?;
     let mut list = Vec::with_capacity(portals.len());
     for (kind, from, to) in portals {
         let kind = match kind.as_str() {
@@ -907,55 +900,69 @@ fn board_error(e: kolmo::Error) -> PyErr {
     }
 }
 
-/// A Snakes and Ladders board analysed as an absorbing chain (`kolmo snakes`): the board as
-/// [`board_spec`] reads it. Returns the analysis with its certified bounds; with `players` > 1
-/// the race's win probabilities.
-#[pyfunction]
-#[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false, players=1))]
-#[allow(clippy::too_many_arguments)]
-fn snakes_analyze<'py>(
-    py: Python<'py>,
-    size: i64,
-    start: i64,
-    faces: usize,
-    weights: Option<Vec<f64>>,
-    rule: &str,
-    portals: Vec<(String, i64, i64)>,
-    classic: bool,
-    players: usize,
-) -> PyResult<Bound<'py, PyDict>> {
-    use kolmo::games::snakes::{AnalysisOptions, Board};
-    let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
-    let options = AnalysisOptions {
-        players,
-        ..AnalysisOptions::default()
-    };
-    let a = interruptible_with(py, || Board::new(&spec)?.analyze(&options), board_error)?;
-    let d = PyDict::new(py);
-    d.set_item("expected_rolls", a.expected_rolls)?;
-    d.set_item("variance", a.variance)?;
-    d.set_item("std_dev", a.std_dev)?;
-    d.set_item("error_bound", a.solve.error_bound)?;
-    d.set_item(
-        "expected_rolls_by_cell",
-        a.expected_rolls_by_cell.into_pyarray(py),
-    )?;
-    d.set_item("variance_by_cell", a.variance_by_cell.into_pyarray(py))?;
-    d.set_item("pmf", a.time.pmf.into_pyarray(py))?;
-    d.set_item("median", a.median)?;
-    d.set_item("mode", a.mode)?;
-    d.set_item("min_rolls", a.min_rolls)?;
-    let usage: Vec<(&str, u32, u32, f64)> = a
-        .portal_usage
-        .iter()
-        .map(|u| (u.portal.kind.name(), u.portal.from, u.portal.to, u.expected_uses))
-        .collect();
-    d.set_item("portal_usage", usage)?;
-    if let Some(r) = a.race {
-        d.set_item("win_probability", r.win_probability.into_pyarray(py))?;
-        d.set_item("expected_rounds", r.expected_rounds)?;
+/// A Snakes and Ladders board (`kolmo snakes`) built once from Python's arguments, as
+/// [`board_spec`] reads them (a bad board raises `InputError` naming the cell); its analysis here,
+/// its figures in `plot.rs`.
+#[pyclass(module = "kolmo._kolmo", name = "_Board", frozen)]
+pub(crate) struct SnakesBoard {
+    pub(crate) board: kolmo::games::snakes::Board,
+}
+
+#[pymethods]
+impl SnakesBoard {
+    #[new]
+    #[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        size: i64,
+        start: i64,
+        faces: usize,
+        weights: Option<Vec<f64>>,
+        rule: &str,
+        portals: Vec<(String, i64, i64)>,
+        classic: bool,
+    ) -> PyResult<Self> {
+        let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
+        let board = kolmo::games::snakes::Board::new(&spec).map_err(board_error)?;
+        Ok(Self { board })
     }
-    Ok(d)
+
+    /// The board analysed as an absorbing chain, with its certified bounds; with `players` > 1
+    /// the race's win probabilities.
+    #[pyo3(signature = (players=1))]
+    fn analyze<'py>(&self, py: Python<'py>, players: usize) -> PyResult<Bound<'py, PyDict>> {
+        use kolmo::games::snakes::AnalysisOptions;
+        let options = AnalysisOptions {
+            players,
+            ..AnalysisOptions::default()
+        };
+        let a = interruptible_with(py, || self.board.analyze(&options), board_error)?;
+        let d = PyDict::new(py);
+        d.set_item("expected_rolls", a.expected_rolls)?;
+        d.set_item("variance", a.variance)?;
+        d.set_item("std_dev", a.std_dev)?;
+        d.set_item("error_bound", a.solve.error_bound)?;
+        d.set_item(
+            "expected_rolls_by_cell",
+            a.expected_rolls_by_cell.into_pyarray(py),
+        )?;
+        d.set_item("variance_by_cell", a.variance_by_cell.into_pyarray(py))?;
+        d.set_item("pmf", a.time.pmf.into_pyarray(py))?;
+        d.set_item("median", a.median)?;
+        d.set_item("mode", a.mode)?;
+        d.set_item("min_rolls", a.min_rolls)?;
+        let usage: Vec<(&str, u32, u32, f64)> = a
+            .portal_usage
+            .iter()
+            .map(|u| (u.portal.kind.name(), u.portal.from, u.portal.to, u.expected_uses))
+            .collect();
+        d.set_item("portal_usage", usage)?;
+        if let Some(r) = a.race {
+            d.set_item("win_probability", r.win_probability.into_pyarray(py))?;
+            d.set_item("expected_rounds", r.expected_rounds)?;
+        }
+        Ok(d)
+    }
 }
 
 /// The 3-card rock-paper-scissors game (`kolmo cards`): Alice's optimal expected total over
@@ -1022,7 +1029,7 @@ fn _kolmo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Mdp>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
-    m.add_function(wrap_pyfunction!(snakes_analyze, m)?)?;
+    m.add_class::<SnakesBoard>()?;
     m.add_function(wrap_pyfunction!(cards_value, m)?)?;
     plot::register(m)?;
     m.add("InputError", m.py().get_type::<InputError>())?;

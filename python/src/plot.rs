@@ -1,12 +1,12 @@
 //! The figures of `kolmo snakes` for Python (`kolmo.snakes.Board.plot_board()` and
 //! `plot_length()`): each figure's description from the crate kolmo-plot as plain Python data
 //! (dicts, lists, NumPy arrays), which `kolmo/snakes.py` draws with matplotlib, and the same
-//! figure rendered by kolmo-plot as SVG text, for when matplotlib is not installed. The board is
-//! given as to `snakes_analyze` (`board_spec` in lib.rs).
+//! figure rendered by kolmo-plot as SVG text, for when matplotlib is not installed. Each takes the
+//! board built once by `_Board` (lib.rs).
 
 use crate::interrupt::interruptible_with;
-use crate::{InputError, board_error, board_spec};
-use kolmo::games::snakes::{AnalysisOptions, Board, BoardSpec};
+use crate::{InputError, SnakesBoard, board_error};
+use kolmo::games::snakes::{AnalysisOptions, Board};
 use kolmo_plot::{BoardFigure, GameLengthFigure};
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyRuntimeError;
@@ -31,23 +31,21 @@ fn to_py(e: kolmo_plot::Error) -> PyErr {
     }
 }
 
-/// The board figure of `spec`: a board too large to draw is refused before the analysis.
-fn board_figure(py: Python<'_>, spec: &BoardSpec) -> PyResult<BoardFigure> {
-    let board = Board::new(spec).map_err(board_error)?;
-    BoardFigure::check(&board).map_err(to_py)?;
+/// The board figure of `board`: a board too large to draw is refused before the analysis.
+fn board_figure(py: Python<'_>, board: &Board) -> PyResult<BoardFigure> {
+    BoardFigure::check(board).map_err(to_py)?;
     let analysis = interruptible_with(py, || board.analyze(&AnalysisOptions::default()), board_error)?;
-    BoardFigure::of(&board, &analysis).map_err(to_py)
+    BoardFigure::of(board, &analysis).map_err(to_py)
 }
 
-/// The game-length figure of `spec` with `players` taking turns, `quantiles` marked (by default
+/// The game-length figure of `board` with `players` taking turns, `quantiles` marked (by default
 /// those of `kolmo snakes`, 0.1, 0.5 and 0.9).
 fn length_figure(
     py: Python<'_>,
-    spec: &BoardSpec,
+    board: &Board,
     players: usize,
     quantiles: Option<Vec<f64>>,
 ) -> PyResult<GameLengthFigure> {
-    let board = Board::new(spec).map_err(board_error)?;
     let defaults = AnalysisOptions::default();
     let options = AnalysisOptions {
         players,
@@ -55,32 +53,19 @@ fn length_figure(
         ..defaults
     };
     let analysis = interruptible_with(py, || board.analyze(&options), board_error)?;
-    Ok(GameLengthFigure::of(&board, &analysis))
+    Ok(GameLengthFigure::of(board, &analysis))
 }
 
-/// The board figure's description (`kolmo snakes --plot-board`), the board as `snakes_analyze`
-/// takes it: `title`; `notes` (two lines: the grid's numbering, what the shade means); `rows`,
-/// `cols`; `cells`, a dict of arrays over cells 1..=size: `number`, `row` (from the bottom, 0),
+/// The board figure's description (`kolmo snakes --plot-board`) of `board`: `title`; `notes`
+/// (two lines: the grid's numbering, what the shade means); `rows`, `cols`; `cells`, a dict of arrays over cells 1..=size: `number`, `row` (from the bottom, 0),
 /// `col` (from the left, 0), `visits` (the shade: expected times the token stands on the cell per
 /// game); `start`, `goal`; `arrows`, a list of dicts `from`, `to`, `kind` ("ladder", "snake",
 /// "portal"), `up` (drawn green if it leads up, red if down), ladders first; `ladders`, `snakes`
 /// (the legend's counts); `scale_max`, `scale_ticks` (the colour scale's top and its number of
 /// tick intervals). Raises `InputError` for a bad board or one of more than 900 cells.
 #[pyfunction]
-#[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false))]
-#[allow(clippy::too_many_arguments)]
-fn snakes_board_figure<'py>(
-    py: Python<'py>,
-    size: i64,
-    start: i64,
-    faces: usize,
-    weights: Option<Vec<f64>>,
-    rule: &str,
-    portals: Vec<(String, i64, i64)>,
-    classic: bool,
-) -> PyResult<Bound<'py, PyDict>> {
-    let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
-    let f = board_figure(py, &spec)?;
+fn snakes_board_figure<'py>(py: Python<'py>, board: PyRef<'_, SnakesBoard>) -> PyResult<Bound<'py, PyDict>> {
+    let f = board_figure(py, &board.board)?;
     let cells = PyDict::new(py);
     let column = |get: fn(&kolmo_plot::Cell) -> u32| f.cells.iter().map(get).collect::<Vec<u32>>();
     cells.set_item("number", column(|c| c.number).into_pyarray(py))?;
@@ -117,28 +102,16 @@ fn snakes_board_figure<'py>(
 }
 
 /// The board figure (`kolmo snakes --plot-board`) as an SVG document, drawn by kolmo-plot; the
-/// board as `snakes_analyze` takes it. Raises as `snakes_board_figure`.
+/// board as `_Board` built it. Raises as `snakes_board_figure`.
 #[pyfunction]
-#[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false))]
-#[allow(clippy::too_many_arguments)]
-fn snakes_board_svg(
-    py: Python<'_>,
-    size: i64,
-    start: i64,
-    faces: usize,
-    weights: Option<Vec<f64>>,
-    rule: &str,
-    portals: Vec<(String, i64, i64)>,
-    classic: bool,
-) -> PyResult<String> {
-    let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
-    let figure = board_figure(py, &spec)?;
+fn snakes_board_svg(py: Python<'_>, board: PyRef<'_, SnakesBoard>) -> PyResult<String> {
+    let figure = board_figure(py, &board.board)?;
     py.detach(|| kolmo_plot::svg(&figure)).map_err(to_py)
 }
 
-/// The game-length figure's description (`kolmo snakes --plot`), the board as `snakes_analyze`
-/// takes it, `players` taking turns, the `quantiles` levels (each in (0, 1]; None: 0.1, 0.5 and
-/// 0.9, as `kolmo snakes`) marked: `title`, `x_label`, `y_label`, `cdf_label`; `x_max`, the last
+/// The game-length figure's description (`kolmo snakes --plot`) of `board`, `players` taking
+/// turns, the `quantiles` levels (each in (0, 1]; None: 0.1, 0.5 and 0.9, as `kolmo snakes`)
+/// marked: `title`, `x_label`, `y_label`, `cdf_label`; `x_max`, the last
 /// roll shown (where 99.9 % of games are over, every marker shown); `pmf` and `cdf`, arrays of
 /// P(T = t) and P(T ≤ t) for t = 0..=x_max; `mean`, `median` (None beyond the computed horizon),
 /// `quantiles`, a list of `(level, rolls or None)`; `markers`, a list of dicts `at`, `label`,
@@ -148,22 +121,14 @@ fn snakes_board_svg(
 /// t = 0..=x_max), `wins` (per seat), `labels` (per seat the legend's text, None for seats the
 /// legend leaves out). Raises `InputError` for a bad board, level or number of players.
 #[pyfunction]
-#[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false, players=1, quantiles=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (board, players=1, quantiles=None))]
 fn snakes_length_figure<'py>(
     py: Python<'py>,
-    size: i64,
-    start: i64,
-    faces: usize,
-    weights: Option<Vec<f64>>,
-    rule: &str,
-    portals: Vec<(String, i64, i64)>,
-    classic: bool,
+    board: PyRef<'_, SnakesBoard>,
     players: usize,
     quantiles: Option<Vec<f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
-    let f = length_figure(py, &spec, players, quantiles)?;
+    let f = length_figure(py, &board.board, players, quantiles)?;
     let markers = f
         .markers
         .iter()
@@ -210,21 +175,13 @@ fn snakes_length_figure<'py>(
 /// The game-length figure (`kolmo snakes --plot`) as an SVG document, drawn by kolmo-plot; the
 /// arguments as `snakes_length_figure`.
 #[pyfunction]
-#[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false, players=1, quantiles=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (board, players=1, quantiles=None))]
 fn snakes_length_svg(
     py: Python<'_>,
-    size: i64,
-    start: i64,
-    faces: usize,
-    weights: Option<Vec<f64>>,
-    rule: &str,
-    portals: Vec<(String, i64, i64)>,
-    classic: bool,
+    board: PyRef<'_, SnakesBoard>,
     players: usize,
     quantiles: Option<Vec<f64>>,
 ) -> PyResult<String> {
-    let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
-    let figure = length_figure(py, &spec, players, quantiles)?;
+    let figure = length_figure(py, &board.board, players, quantiles)?;
     py.detach(|| kolmo_plot::svg(&figure)).map_err(to_py)
 }

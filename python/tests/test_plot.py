@@ -9,14 +9,14 @@ import pytest
 
 import kolmo
 from kolmo import snakes
-from kolmo._kolmo import snakes_board_figure, snakes_length_figure
+from kolmo._kolmo import _Board, snakes_board_figure, snakes_length_figure
 
 # The classic board: E[T] = 35.834938413695426 rolls, P(T ≤ 20) = 0.2748926611928901, median 29.
 MEAN = 35.834938413695426
 
 
 def test_board_description():
-    d = snakes_board_figure(classic=True)
+    d = snakes_board_figure(_Board(classic=True))
     cells = d["cells"]
     assert (d["rows"], d["cols"]) == (10, 10)
     assert list(cells["number"]) == list(range(1, 101))
@@ -38,7 +38,7 @@ def test_board_description():
 
 
 def test_length_description():
-    d = snakes_length_figure(classic=True)
+    d = snakes_length_figure(_Board(classic=True))
     a = snakes.Board.classic().analyze()
     n = d["x_max"] + 1
     assert len(d["pmf"]) == len(d["cdf"]) == n
@@ -50,7 +50,7 @@ def test_length_description():
     assert labels[1:3] == ["median 29", "mean 35.83"] and len(labels) == 4
     assert [q[0] for q in d["quantiles"]] == [0.1, 0.5, 0.9]
     assert d["race"] is None
-    race = snakes_length_figure(classic=True, players=2, quantiles=[0.99])["race"]
+    race = snakes_length_figure(_Board(classic=True), players=2, quantiles=[0.99])["race"]
     assert len(race["by_round"]) == 2 and len(race["by_round"][0]) == race["x_max"] + 1
     assert abs(race["wins"].sum() - 1) < 1e-9 and race["wins"][0] > race["wins"][1]
     assert race["labels"][1].startswith("seat 2 (wins 0.")
@@ -84,7 +84,7 @@ def test_plot_length_with_matplotlib():
 
     board = snakes.Board.classic()
     fig = board.plot_length()
-    d = snakes_length_figure(classic=True)
+    d = snakes_length_figure(_Board(classic=True))
     assert isinstance(fig, Figure)
     assert len(fig.axes) == 2  # the bars, and the cumulative on a twin axis
     bars = fig.axes[0].containers[0]
