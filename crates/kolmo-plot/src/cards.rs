@@ -138,13 +138,7 @@ impl Figure for CardsFigure {
                 font(LABEL_SIZE),
             )))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(font(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(GREY)
-            .draw()?;
+        super::legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         // How fast V_k approaches the line, on a log scale (exact zeros, e.g. at k = K where h is
         // anchored, have no place on it and are left out).
         let gaps: Vec<(f64, f64)> = self

@@ -247,13 +247,7 @@ impl GameLengthFigure {
             ))?;
             area.draw(&Text::new(text, (px, py), font(LABEL_SIZE)))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::MiddleRight)
-            .label_font(font(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(GREY)
-            .draw()?;
+        super::legend(&mut chart, SeriesLabelPosition::MiddleRight)?;
         Ok(())
     }
 }
@@ -299,13 +293,7 @@ impl RaceFigure {
                     .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], style));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(font(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(GREY)
-            .draw()?;
+        super::legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     }
 }

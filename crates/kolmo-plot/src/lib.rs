@@ -166,6 +166,24 @@ fn font(size: f64) -> TextStyle<'static> {
     (FONT, size).into_font().color(&BLACK)
 }
 
+/// Draws `chart`'s legend at `position` in the one style every figure uses (the figures' font on
+/// a nearly opaque white box with a grey border).
+fn legend<'a, DB, CT>(chart: &mut ChartContext<'a, DB, CT>, position: SeriesLabelPosition) -> Result<()>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font(font(LABEL_SIZE))
+        .background_style(WHITE.mix(0.9))
+        .border_style(GREY)
+        .draw()?;
+    Ok(())
+}
+
 /// `x` with about `digits` significant digits, without trailing zeros (tick labels, legends).
 fn short(x: f64, digits: usize) -> String {
     if x == 0.0 || !x.is_finite() {
