@@ -625,12 +625,10 @@ _OBJECTIVES = ("discounted", "average", "reach", "total", "horizon")
 def _number_text(x: Any, what: str) -> str:
     """A number as the exact text the engine reads: a Fraction or int as ``p/q``, a float as its
     shortest decimal (0.9 is 9/10, as written)."""
-    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
-        raise InputError("%s: %r is not a number" % (what, x))
     if isinstance(x, (float, np.floating)):
-        if not math.isfinite(x):
-            raise InputError("%s: %r is not finite" % (what, x))
-        return repr(float(x))
+        return repr(_checks.finite(x, what))
+    if not _checks.is_number(x):
+        raise InputError("%s: %r is not a number" % (what, x))
     return str(Fraction(x))
 
 
@@ -842,7 +840,7 @@ def explore(initial: Any, successors: Any, reward: Any = None, owner: Any = None
                     p, t = entry
                 except (TypeError, ValueError):
                     raise InputError("state %r: %r is not a (probability, next state) pair" % (s, entry)) from None
-                if isinstance(p, bool) or not isinstance(p, (int, float, Fraction, np.integer, np.floating)):
+                if not _checks.is_number(p):
                     raise InputError("state %r: probability %r of moving to %r is not a number" % (s, p, t))
                 try:
                     j = index.get(t)

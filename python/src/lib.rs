@@ -133,17 +133,7 @@ impl<'a> Coordinates<'a> {
             Some(texts) if texts.len() != probs.len() => {
                 return Err(InputError::new_err("exact: one fraction per entry"));
             }
-            Some(texts) => Some(
-                texts
-                    .iter()
-                    .enumerate()
-                    .map(|(k, t)| {
-                        kolmo::exact::parse_exact(t).ok_or_else(|| {
-                            InputError::new_err(format!("entry {k}: {t:?} is not a fraction p/q"))
-                        })
-                    })
-                    .collect::<PyResult<_>>()?,
-            ),
+            Some(texts) => Some(fractions(texts, "entry")?),
         };
         Ok(Self {
             rows,
@@ -296,17 +286,9 @@ impl Chain {
         let (time, reach) = interruptible(py, || -> kolmo::Result<_> {
             let time = AbsorbingChain::new(dtmc, &target)?.absorption_time_with(variance);
             let reach = reach_probability(dtmc, &target)?;
-            if time.mean.iter().any(|x| x.is_finite() && *x > 0.0) || time.error_bound.is_nan() {
+            // (Certified where some time is finite and positive, or when one overflowed.)
+            if time.mean.iter().any(|x| x.is_finite() && *x > 0.0) || !time.error_bound.is_finite() {
                 certify("the expected steps", time.error_bound, 1.0, time.residual)?;
-            }
-            // An overflowed time is +inf where the target is reached surely: no answer.
-            if let Some(s) = (0..dtmc.n()).find(|&s| time.mean[s].is_infinite() && reach.values[s] >= 1.0) {
-                return Err(kolmo::Error::Uncertified {
-                    what: "the expected steps",
-                    bound: f64::INFINITY,
-                    residual: time.residual,
-                    hint: format!("; from state {s} they exceed the floating-point range{EXACT_HINT}"),
-                });
             }
             certify(
                 "the probability of reaching the target",
@@ -486,15 +468,9 @@ impl Chain {
             let (values, residual, bound) = AbsorbingChain::new(dtmc, &target)?.expected_reward(rewards)?;
             let x = match &exact {
                 Some(r) => Some(kolmo::analysis::exact::expected_reward_exact(dtmc, &target, r)?),
+                // (An overflowed value makes the bound +∞: refused.)
                 None => {
-                    let reach = reach_probability(dtmc, &target)?;
-                    let overflow = (0..dtmc.n()).any(|s| values[s].is_infinite() && reach.values[s] >= 1.0);
-                    certify(
-                        "the expected reward",
-                        if overflow { f64::INFINITY } else { bound },
-                        largest(&values),
-                        residual,
-                    )?;
+                    certify("the expected reward", bound, largest(&values), residual)?;
                     None
                 }
             };

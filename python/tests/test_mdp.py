@@ -126,7 +126,7 @@ def test_average_reward_has_the_bias_and_refuses_exact_values_with_a_reason():
     assert abs(np.array([0.1, 0.09, 0.81]) @ h) < 1e-9
 
 
-def test_total_reward_exact_and_infinite_values():
+def test_total_reward_exact_both_ways():
     m = kolmo.MDP.from_mdptoolbox(P, R)
     # Cutting at once from state 2 earns 2 and reaches state 0; from 1, 1.
     t = kolmo.solve(m, "total", target=0, minimize=True, exact=True)
