@@ -448,7 +448,18 @@ impl<'a> AbsorbingChain<'a> {
         } else {
             (None, None)
         };
-        let error_bound = self.steps_error_bound(residual);
+        // A time beyond the range of f64 from a state that reaches the target surely is an
+        // overflow, not the +∞ of a target missed: no bound holds for it.
+        let overflow = self
+            .transient
+            .states
+            .iter()
+            .any(|&s| !mean[s as usize].is_finite());
+        let error_bound = if overflow {
+            f64::INFINITY
+        } else {
+            self.steps_error_bound(residual)
+        };
         AbsorptionTime {
             mean,
             variance,
@@ -636,6 +647,17 @@ pub(crate) mod tests {
             }
             assert!(b2 < 1e-12, "{b2}");
         }
+    }
+
+    /// Leaving with probability 5e-324 per step takes 2^1074 steps on average, beyond `f64`:
+    /// an overflow, certified by nothing, where +∞ would claim the target is missed.
+    #[test]
+    fn an_overflowing_time_has_no_bound() {
+        let p = crate::sparse::from_rows(&[&[(0, 1.0), (1, 5e-324)], &[(1, 1.0)]]);
+        let d = Dtmc::new(p, vec![0]).unwrap();
+        let t = AbsorbingChain::new(&d, &StateSet::from_states(2, [1])).unwrap().absorption_time();
+        assert!(t.mean[0].is_infinite() && t.infinite.is_empty(), "{t:?}");
+        assert_eq!(t.error_bound, f64::INFINITY);
     }
 
     #[test]
