@@ -655,7 +655,9 @@ pub(crate) mod tests {
     fn an_overflowing_time_has_no_bound() {
         let p = crate::sparse::from_rows(&[&[(0, 1.0), (1, 5e-324)], &[(1, 1.0)]]);
         let d = Dtmc::new(p, vec![0]).unwrap();
-        let t = AbsorbingChain::new(&d, &StateSet::from_states(2, [1])).unwrap().absorption_time();
+        let t = AbsorbingChain::new(&d, &StateSet::from_states(2, [1]))
+            .unwrap()
+            .absorption_time();
         assert!(t.mean[0].is_infinite() && t.infinite.is_empty(), "{t:?}");
         assert_eq!(t.error_bound, f64::INFINITY);
     }
