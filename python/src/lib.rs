@@ -822,52 +822,6 @@ fn solution_dict<'py>(py: Python<'py>, solution: kolmo::mdp::MdpSolution) -> PyR
     Ok(d)
 }
 
-/// The board `_Board` ([`SnakesBoard`]) is built from: `size` (cells `0..=size`),
-/// `start`, the die (`faces` for a fair die, else `weights`), the `rule` for rolls past the end
-/// ("clamp", "stay", "bounce") and its portals `(kind, from, to)` with kind "snake", "ladder" or
-/// "portal"; `classic` takes the built-in 100-cell board instead. Checked when the board is built
-/// ([`board_error`]).
-#[allow(clippy::too_many_arguments)]
-fn board_spec(
-    size: i64,
-    start: i64,
-    faces: usize,
-    weights: Option<Vec<f64>>,
-    rule: &str,
-    portals: Vec<(String, i64, i64)>,
-    classic: bool,
-) -> PyResult<kolmo::games::snakes::BoardSpec> {
-    use kolmo::games::snakes::{BoardSpec, Die, PortalKind, Rule};
-    if classic {
-        return Ok(BoardSpec::classic());
-    }
-    let rule: Rule = rule
-        .parse()
-        .map_err(|e| InputError::new_err(format!("rule: {e}")))?;
-    let mut list = Vec::with_capacity(portals.len());
-    for (kind, from, to) in portals {
-        let kind = match kind.as_str() {
-            "snake" => PortalKind::Snake,
-            "ladder" => PortalKind::Ladder,
-            "portal" => PortalKind::Portal,
-            other => {
-                return Err(InputError::new_err(format!(
-                    "portals: kind {other:?} is not \"snake\", \"ladder\" or \"portal\""
-                )));
-            }
-        };
-        list.push((kind, from, to, None));
-    }
-    Ok(BoardSpec {
-        name: "python".into(),
-        start,
-        die: weights.map_or(Die::Fair(faces), Die::Weighted),
-        rule,
-        portals: list,
-        ..BoardSpec::empty(size)
-    })
-}
-
 /// A board's or its analysis' error: a bad board (naming the cell) is an [`InputError`].
 fn board_error(e: kolmo::Error) -> PyErr {
     match kolmo::games::InputError::try_from_error(e) {
@@ -876,9 +830,8 @@ fn board_error(e: kolmo::Error) -> PyErr {
     }
 }
 
-/// A Snakes and Ladders board (`kolmo snakes`) built once from Python's arguments, as
-/// [`board_spec`] reads them (a bad board raises `InputError` naming the cell); its analysis here,
-/// its figures in `plot.rs`.
+/// A Snakes and Ladders board (`kolmo snakes`) built once from Python's arguments (a bad board
+/// raises `InputError` naming the cell); its analysis here, its figures in `plot.rs`.
 #[pyclass(module = "kolmo._kolmo", name = "_Board", frozen)]
 pub(crate) struct SnakesBoard {
     pub(crate) board: kolmo::games::snakes::Board,
@@ -886,6 +839,10 @@ pub(crate) struct SnakesBoard {
 
 #[pymethods]
 impl SnakesBoard {
+    /// The board of cells `0..=size`, the token starting at `start`, the die (`faces` for a fair
+    /// die, else `weights`), the `rule` for rolls past the end ("clamp", "stay", "bounce") and
+    /// its portals `(kind, from, to)` with kind "snake", "ladder" or "portal"; `classic` takes
+    /// the built-in 100-cell board instead.
     #[new]
     #[pyo3(signature = (size=100, start=0, faces=6, weights=None, rule="clamp", portals=Vec::new(), classic=false))]
     #[allow(clippy::too_many_arguments)]
@@ -898,8 +855,37 @@ impl SnakesBoard {
         portals: Vec<(String, i64, i64)>,
         classic: bool,
     ) -> PyResult<Self> {
-        let spec = board_spec(size, start, faces, weights, rule, portals, classic)?;
-        let board = kolmo::games::snakes::Board::new(&spec).map_err(board_error)?;
+        use kolmo::games::snakes::{Board, BoardSpec, Die, PortalKind, Rule};
+        let spec = if classic {
+            BoardSpec::classic()
+        } else {
+            let rule: Rule = rule
+                .parse()
+                .map_err(|e| InputError::new_err(format!("rule: {e}")))?;
+            let mut list = Vec::with_capacity(portals.len());
+            for (kind, from, to) in portals {
+                let kind = match kind.as_str() {
+                    "snake" => PortalKind::Snake,
+                    "ladder" => PortalKind::Ladder,
+                    "portal" => PortalKind::Portal,
+                    other => {
+                        return Err(InputError::new_err(format!(
+                            "portals: kind {other:?} is not \"snake\", \"ladder\" or \"portal\""
+                        )));
+                    }
+                };
+                list.push((kind, from, to, None));
+            }
+            BoardSpec {
+                name: "python".into(),
+                start,
+                die: weights.map_or(Die::Fair(faces), Die::Weighted),
+                rule,
+                portals: list,
+                ..BoardSpec::empty(size)
+            }
+        };
+        let board = Board::new(&spec).map_err(board_error)?;
         Ok(Self { board })
     }
 
